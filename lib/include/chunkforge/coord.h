@@ -1,0 +1,77 @@
+// File: chunkforge/coord.h
+//
+// Positions that stay exact far from the origin. A coordinate is an integer cell plus a
+// fraction in [0, 1): at x = 2^40 the fraction still has 53 bits, so noise is as smooth there
+// as at 0 (no "Far Lands", DESIGN.md section 3).
+//
+//   Coord x = Coord::from_parts(1LL << 40, 0.25);
+//   Coord lattice = x.scaled(0.01);  // exact product, renormalised
+//
+// Plain values; all functions pure and thread-safe.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+namespace chunkforge {
+
+struct Coord {
+  int64_t cell = 0;
+  double frac = 0.0;  // always in [0, 1)
+
+  // Canonical form of cell + frac for any finite frac: one representation per point, so equal
+  // points hash and evaluate identically whichever way they were built.
+  static Coord from_parts(int64_t cell, double frac) {
+    double whole = std::floor(frac);
+    Coord c{cell + static_cast<int64_t>(whole), frac - whole};
+    if (c.frac >= 1.0) {  // frac - whole rounded up (frac was a tiny negative number)
+      c.cell += 1;
+      c.frac = 0.0;
+    }
+    return c;
+  }
+  // For moderate values only (|v| < 2^52); far positions should be built from parts.
+  static Coord from_double(double v) { return from_parts(0, v); }
+
+  double to_double() const { return static_cast<double>(cell) + frac; }
+
+  Coord plus(int64_t cells) const { return Coord{cell + cells, frac}; }
+  Coord plus(double d) const { return from_parts(cell, frac + d); }
+
+  // (cell + frac) * factor with the big product cell * factor computed exactly
+  // (Dekker's two-product; exact because -ffp-contract=off keeps every rounding step).
+  // Requires |cell| < 2^53 and |cell * factor| < 2^62.
+  Coord scaled(double factor) const;
+
+  friend bool operator==(const Coord&, const Coord&) = default;
+};
+
+namespace detail {
+
+// Splits a into hi + lo with hi holding the top 26 bits (Veltkamp).
+inline void split(double a, double& hi, double& lo) {
+  const double c = 134217729.0 * a;  // 2^27 + 1
+  hi = c - (c - a);
+  lo = a - hi;
+}
+
+// a * b == p + err exactly.
+inline void two_product(double a, double b, double& p, double& err) {
+  p = a * b;
+  double ah, al, bh, bl;
+  split(a, ah, al);
+  split(b, bh, bl);
+  err = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+}
+
+}  // namespace detail
+
+inline Coord Coord::scaled(double factor) const {
+  double p, err;
+  detail::two_product(static_cast<double>(cell), factor, p, err);
+  const double whole = std::floor(p);
+  // p - whole is exact; err and frac * factor are small corrections.
+  return from_parts(static_cast<int64_t>(whole), (p - whole) + (err + frac * factor));
+}
+
+}  // namespace chunkforge

@@ -1,0 +1,97 @@
+// File: chunkforge/terrain.h
+//
+// The prescriptive terrain: every field at any point of the infinite plane, computed on demand
+// by pure functions (DESIGN.md section 4, step 1). Structure checks and resource filters call
+// the same functions as the chunk grid, so nothing depends on which chunks were generated.
+//
+//   const Terrain& t = world.terrain();
+//   TerrainPoint p = t.sample(Coord::from_double(10.5), Coord::from_double(-4.0));
+//   TerrainGrid g = t.grid(/*cx=*/3, /*cz=*/-2, /*step=*/2);  // 32 x 32 for 64-unit chunks
+//
+// grid() returns exactly the values sample() returns at the same points (tested bit for bit).
+// Thread safety: immutable after construction; all methods const and thread-safe.
+// Cost: sample() evaluates elevation 5 times (centre + 4 for the slope); grid() with step 1
+// evaluates (n + 2)^2 elevations with batched noise, much cheaper per point.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "chunkforge/coord.h"
+#include "chunkforge/noise.h"
+
+namespace chunkforge {
+
+namespace v1 {
+class WorldDefinition;
+}
+
+struct Interval {
+  double min = -std::numeric_limits<double>::infinity();
+  double max = std::numeric_limits<double>::infinity();
+  bool contains(double v) const { return v >= min && v <= max; }
+};
+
+struct TerrainPoint {
+  double elevation = 0;    // surface y, world units
+  double temperature = 0;  // unitless
+  double moisture = 0;     // unitless
+  double slope = 0;        // rise over run
+  uint32_t biome = 0;      // index into WorldDefinition.biomes
+  uint32_t material = 0;   // index into WorldDefinition.materials
+};
+
+// Samples of one chunk at a step: sample (i, j) stands at
+// (cx * chunk_size + i * step, cz * chunk_size + j * step), row-major with j (z) outer.
+struct TerrainGrid {
+  int size = 0;  // samples per side: chunk_size / step
+  int64_t step = 1;
+  std::vector<double> elevation, temperature, moisture, slope;
+  std::vector<uint32_t> biome, material;
+  size_t index(int i, int j) const { return static_cast<size_t>(j) * size + i; }
+  TerrainPoint at(int i, int j) const;
+};
+
+class Terrain {
+ public:
+  // `resolved` must be valid with defaults applied (World::create does both).
+  explicit Terrain(const v1::WorldDefinition& resolved);
+
+  double elevation(Coord x, Coord z) const { return elevation_.at(x, z); }
+  double slope(Coord x, Coord z) const;
+  TerrainPoint sample(Coord x, Coord z) const;
+  // elevation - y, with caves carved; > 0 inside the ground, < 0 in the air.
+  double density(Coord x, double y, Coord z) const;
+
+  // The chunk's samples at `step` (which divides chunk_size).
+  TerrainGrid grid(int64_t cx, int64_t cz, int64_t step) const;
+
+ private:
+  struct BiomeRule {
+    Interval elevation, temperature, moisture;
+  };
+  struct MaterialRule {
+    Interval elevation, temperature, moisture, slope;
+    std::vector<uint32_t> biomes;  // empty: any
+    std::optional<Fractal> noise;
+    Interval noise_range;
+  };
+  struct Caves {
+    Fractal noise;
+    double threshold;
+    double strength;
+  };
+
+  uint32_t classify_biome(double elevation, double temperature, double moisture) const;
+  uint32_t classify_material(const TerrainPoint& p, Coord x, Coord z) const;
+
+  int64_t chunk_size_;
+  Fractal elevation_, temperature_, moisture_;
+  std::optional<Caves> caves_;
+  std::vector<BiomeRule> biomes_;
+  std::vector<MaterialRule> materials_;
+};
+
+}  // namespace chunkforge

@@ -1,0 +1,93 @@
+// File: chunkforge/world.h
+//
+// A World is a validated world definition with every default resolved, compiled into the
+// immutable parameters that generation reads. Build one once (from JSON, a file or the
+// built-in default), then share it across threads.
+//
+//   WorldResult r = load_world_file("docs/worlds/default.json");
+//   if (!r.ok()) { for (auto& e : r.errors) std::cerr << e.to_string() << '\n'; return 2; }
+//   const World& world = *r.world;
+//
+// Errors name the JSON field path and the reason, all of them at once:
+//   resources[1].density_range.min: must be > 0 (got 0)
+//
+// Thread safety: a World is immutable; every const method may be called from any thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "chunkforge/terrain.h"
+#include "chunkforge/v1/world.pb.h"
+
+namespace chunkforge {
+
+// The generation algorithms' version. Bumped whenever generation output changes; older
+// versions stay selectable through WorldDefinition.generator_version.
+inline constexpr uint32_t kGeneratorVersion = 1;
+inline constexpr uint32_t kOldestGeneratorVersion = 1;
+
+struct FieldError {
+  std::string path;  // JSON field path, e.g. "resources[1].density_range.min"; "" = document
+  std::string message;
+  std::string to_string() const { return path.empty() ? message : path + ": " + message; }
+};
+
+struct WorldResult;
+
+class World {
+ public:
+  // Validates, resolves defaults and compiles. On errors, no World.
+  static WorldResult create(const v1::WorldDefinition& definition);
+
+  // The definition with every default filled in (generator_version resolved too).
+  const v1::WorldDefinition& definition() const { return *definition_; }
+  uint64_t seed() const { return definition_->seed(); }
+  uint32_t generator_version() const { return definition_->generator_version(); }
+  int64_t chunk_size() const { return definition_->chunk_size(); }
+  const Terrain& terrain() const { return *terrain_; }
+  // 16 hex digits identifying the resolved definition (see WorldInfo.fingerprint).
+  const std::string& fingerprint() const { return fingerprint_; }
+
+ private:
+  World() = default;
+  // Shared so that copies of a World are cheap and can outlive the caller's definition.
+  std::shared_ptr<const v1::WorldDefinition> definition_;
+  std::shared_ptr<const Terrain> terrain_;
+  std::string fingerprint_;
+};
+
+struct WorldResult {
+  std::optional<World> world;
+  std::vector<FieldError> errors;
+  bool ok() const { return world.has_value(); }
+};
+
+// JSON (protobuf's mapping) to a definition. Unknown fields, wrong types and malformed JSON
+// are errors naming the field path. Does not validate semantics: World::create does.
+std::optional<v1::WorldDefinition> parse_world_json(std::string_view json,
+                                                    std::vector<FieldError>& errors);
+
+// Semantic validation of a parsed definition: ranges, references, required fields.
+std::vector<FieldError> validate_world(const v1::WorldDefinition& definition);
+
+// Fills absent fields with their documented defaults (world.proto). Assumes a valid definition.
+void apply_defaults(v1::WorldDefinition& definition);
+
+// Reads and parses a JSON file (no semantic validation); an unreadable file is one error.
+std::optional<v1::WorldDefinition> read_world_file(const std::string& path,
+                                                   std::vector<FieldError>& errors);
+
+// Parse + World::create.
+WorldResult load_world_json(std::string_view json);
+WorldResult load_world_file(const std::string& path);
+
+// The built-in world: docs/worlds/default.json compiled into the binary.
+std::string_view default_world_json();
+const World& default_world();
+
+}  // namespace chunkforge

@@ -1,0 +1,47 @@
+// Conversions from resolved world-definition messages (defaults applied) to the plain
+// parameters generation reads. Internal to lib/.
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "chunkforge/noise.h"
+#include "chunkforge/terrain.h"
+#include "chunkforge/v1/world.pb.h"
+
+namespace chunkforge {
+
+inline Fractal to_fractal(const v1::NoiseField& f, uint64_t seed, Salt salt) {
+  FractalSpec spec;
+  spec.kind = f.kind() == v1::NoiseField::simplex ? NoiseKind::kSimplex : NoiseKind::kPerlin;
+  spec.octaves = static_cast<int>(f.octaves());
+  spec.lacunarity = f.lacunarity();
+  spec.gain = f.gain();
+  spec.frequency = f.frequency();
+  spec.amplitude = f.amplitude();
+  spec.offset = f.offset();
+  return Fractal(spec, seed, salt);
+}
+
+inline Interval to_interval(const v1::Range& r) {
+  Interval i;
+  if (r.has_min()) i.min = r.min();
+  if (r.has_max()) i.max = r.max();
+  return i;
+}
+
+// Sorted ids of the named biomes (names already validated to exist).
+template <typename Names>
+std::vector<uint32_t> biome_ids(const v1::WorldDefinition& def, const Names& names) {
+  std::vector<uint32_t> ids;
+  for (const std::string& name : names) {
+    for (int id = 0; id < def.biomes_size(); ++id) {
+      if (def.biomes(id).name() == name) ids.push_back(static_cast<uint32_t>(id));
+    }
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+}  // namespace chunkforge

@@ -1,0 +1,82 @@
+#include "chunkforge/world.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "chunkforge/hash.h"
+
+namespace chunkforge {
+
+WorldResult World::create(const v1::WorldDefinition& definition) {
+  WorldResult result;
+  result.errors = validate_world(definition);
+  if (!result.errors.empty()) return result;
+
+  auto resolved = std::make_shared<v1::WorldDefinition>(definition);
+  apply_defaults(*resolved);
+
+  World world;
+  world.terrain_ = std::make_shared<const Terrain>(*resolved);
+  // Deterministic serialization of the resolved definition: equal definitions, equal bytes.
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream out(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&out);
+    coded.SetSerializationDeterministic(true);
+    resolved->SerializeToCodedStream(&coded);
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx",
+                static_cast<unsigned long long>(hash_bytes(0, salt("world.fingerprint"), bytes)));
+  world.fingerprint_ = hex;
+  world.definition_ = std::move(resolved);
+  result.world = std::move(world);
+  return result;
+}
+
+WorldResult load_world_json(std::string_view json) {
+  WorldResult result;
+  std::optional<v1::WorldDefinition> definition = parse_world_json(json, result.errors);
+  if (!definition) return result;
+  return World::create(*definition);
+}
+
+std::optional<v1::WorldDefinition> read_world_file(const std::string& path,
+                                                   std::vector<FieldError>& errors) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    errors.push_back(FieldError{"", "cannot read world file \"" + path + "\""});
+    return std::nullopt;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_world_json(text.str(), errors);
+}
+
+WorldResult load_world_file(const std::string& path) {
+  WorldResult result;
+  std::optional<v1::WorldDefinition> definition = read_world_file(path, result.errors);
+  if (!definition) return result;
+  return World::create(*definition);
+}
+
+const World& default_world() {
+  // Built once, on first use; the built-in definition is checked by the test suite, so a
+  // failure here is a broken build, not bad input.
+  static const World world = [] {
+    WorldResult r = load_world_json(default_world_json());
+    if (!r.ok()) {
+      for (const FieldError& e : r.errors) std::fprintf(stderr, "built-in world: %s\n", e.to_string().c_str());
+      std::abort();
+    }
+    return *std::move(r.world);
+  }();
+  return world;
+}
+
+}  // namespace chunkforge

@@ -1,0 +1,112 @@
+// JSON to WorldDefinition through protobuf's JSON mapping, with its errors rewritten into
+// "field.path: reason" form.
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/util/json_util.h>
+
+#include <string>
+
+#include "chunkforge/world.h"
+
+namespace chunkforge {
+namespace {
+
+namespace pb = google::protobuf;
+
+// The field a JSON path like "terrain.elevation.kind" or "resources[1].method" names.
+const pb::FieldDescriptor* find_field(const std::string& path) {
+  const pb::Descriptor* message = v1::WorldDefinition::descriptor();
+  const pb::FieldDescriptor* field = nullptr;
+  size_t start = 0;
+  while (message != nullptr && start <= path.size()) {
+    size_t end = path.find('.', start);
+    if (end == std::string::npos) end = path.size();
+    std::string name = path.substr(start, end - start);
+    name = name.substr(0, name.find('['));
+    field = message->FindFieldByName(name);
+    if (field == nullptr) field = message->FindFieldByCamelcaseName(name);
+    if (field == nullptr) return nullptr;
+    message = field->message_type();
+    start = end + 1;
+  }
+  return field;
+}
+
+std::string expected_type(const pb::FieldDescriptor* field) {
+  if (field == nullptr) return "";
+  switch (field->cpp_type()) {
+    case pb::FieldDescriptor::CPPTYPE_ENUM: {
+      std::string names;
+      for (int i = 0; i < field->enum_type()->value_count(); ++i) {
+        names += (i ? ", " : "") + field->enum_type()->value(i)->name();
+      }
+      return "must be one of " + names;
+    }
+    case pb::FieldDescriptor::CPPTYPE_UINT32:
+    case pb::FieldDescriptor::CPPTYPE_UINT64:
+      return "expected a non-negative integer";
+    case pb::FieldDescriptor::CPPTYPE_INT32:
+    case pb::FieldDescriptor::CPPTYPE_INT64:
+      return "expected an integer";
+    case pb::FieldDescriptor::CPPTYPE_DOUBLE:
+    case pb::FieldDescriptor::CPPTYPE_FLOAT:
+      return "expected a number";
+    case pb::FieldDescriptor::CPPTYPE_BOOL:
+      return "expected true or false";
+    case pb::FieldDescriptor::CPPTYPE_STRING:
+      return "expected a string";
+    case pb::FieldDescriptor::CPPTYPE_MESSAGE:
+      return field->is_repeated() ? "expected a list" : "expected an object";
+  }
+  return "";
+}
+
+// protobuf 3.21 reports, e.g.:
+//   "foo: Cannot find field."
+//   "(resources[1]) bogus: Cannot find field."
+//   "(terrain.elevation.kind): invalid value \"perlim\" for type ..."
+//   "Unexpected end of string. Expected an object key or }.\n..."
+FieldError rewrite(const std::string& raw) {
+  std::string parent, rest = raw;
+  if (!rest.empty() && rest[0] == '(') {
+    const size_t close = rest.find(')');
+    if (close != std::string::npos) {
+      parent = rest.substr(1, close - 1);
+      rest = rest.substr(close + 1);
+    }
+  }
+  const size_t colon = rest.find(": ");
+  if (colon == std::string::npos) {
+    return FieldError{"", "malformed JSON: " + raw};
+  }
+  std::string leaf = rest.substr(0, colon);
+  while (!leaf.empty() && leaf.front() == ' ') leaf.erase(0, 1);
+  const std::string reason = rest.substr(colon + 2);
+  const std::string path = leaf.empty() ? parent : (parent.empty() ? leaf : parent + "." + leaf);
+  if (reason.rfind("Cannot find field", 0) == 0) {
+    return FieldError{path, "unknown field (see proto/chunkforge/v1/world.proto for the schema)"};
+  }
+  if (reason.rfind("invalid value ", 0) == 0) {
+    std::string value = reason.substr(14);
+    value = value.substr(0, value.find(" for type "));
+    const std::string expected = expected_type(find_field(path));
+    return FieldError{path, "invalid value " + value + (expected.empty() ? "" : ": " + expected)};
+  }
+  return FieldError{path, reason};
+}
+
+}  // namespace
+
+std::optional<v1::WorldDefinition> parse_world_json(std::string_view json,
+                                                    std::vector<FieldError>& errors) {
+  v1::WorldDefinition definition;
+  pb::util::JsonParseOptions options;
+  options.ignore_unknown_fields = false;  // a misspelt field is an error, never ignored
+  const auto status = pb::util::JsonStringToMessage(std::string(json), &definition, options);
+  if (!status.ok()) {
+    errors.push_back(rewrite(std::string(status.message())));
+    return std::nullopt;
+  }
+  return definition;
+}
+
+}  // namespace chunkforge

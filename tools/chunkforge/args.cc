@@ -1,0 +1,30 @@
+#include "args.h"
+
+namespace chunkforge::tool {
+
+std::optional<Args> parse_args(const std::vector<std::string>& words, const ArgSpec& spec,
+                               std::string& error) {
+  Args args;
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    // A word like "-12.5" is a negative coordinate, not an option.
+    const bool is_option = w.size() > 1 && w[0] == '-' && !(w[1] >= '0' && w[1] <= '9') && w[1] != '.';
+    if (!is_option) {
+      args.positional.push_back(w);
+    } else if (spec.value_options.count(w)) {
+      if (i + 1 >= words.size()) {
+        error = w + " needs a value";
+        return std::nullopt;
+      }
+      args.values[w] = words[++i];
+    } else if (spec.flag_options.count(w)) {
+      args.flags.insert(w);
+    } else {
+      error = "unknown option " + w;
+      return std::nullopt;
+    }
+  }
+  return args;
+}
+
+}  // namespace chunkforge::tool
