@@ -62,7 +62,8 @@ uint32_t Terrain::classify_biome(double elevation, double temperature, double mo
   return static_cast<uint32_t>(biomes_.size() - 1);  // validation makes the last one match all
 }
 
-uint32_t Terrain::classify_material(const TerrainPoint& p, Coord x, Coord z) const {
+template <typename DetailNoise>
+uint32_t Terrain::classify_material(const TerrainPoint& p, const DetailNoise& detail_noise) const {
   for (uint32_t id = 0; id < materials_.size(); ++id) {
     const MaterialRule& m = materials_[id];
     if (!m.elevation.contains(p.elevation) || !m.temperature.contains(p.temperature) ||
@@ -74,7 +75,7 @@ uint32_t Terrain::classify_material(const TerrainPoint& p, Coord x, Coord z) con
     }
     // The detail noise is evaluated last and only when everything else matched: it is the
     // most expensive condition.
-    if (m.noise && !m.noise_range.contains(m.noise->at(x, z))) continue;
+    if (m.noise && !m.noise_range.contains(detail_noise(id))) continue;
     return id;
   }
   return static_cast<uint32_t>(materials_.size() - 1);
@@ -92,13 +93,14 @@ TerrainPoint Terrain::sample(Coord x, Coord z) const {
   p.moisture = moisture_.at(x, z);
   p.slope = slope(x, z);
   p.biome = classify_biome(p.elevation, p.temperature, p.moisture);
-  p.material = classify_material(p, x, z);
+  p.material = classify_material(p, [&](uint32_t id) { return materials_[id].noise->at(x, z); });
   return p;
 }
 
 double Terrain::density(Coord x, double y, Coord z) const {
   double d = elevation(x, z) - y;
-  if (caves_) {
+  // Caves carve solid ground only: in the air the density stays the height above the surface.
+  if (caves_ && d > 0) {
     const double c = caves_->noise.at(x, Coord::from_double(y), z);
     if (c > caves_->threshold) d = std::min(d, (caves_->threshold - c) * caves_->strength);
   }
@@ -142,15 +144,20 @@ TerrainGrid Terrain::grid(int64_t cx, int64_t cz, int64_t step) const {
     for (size_t k = 0; k < count; ++k) g.slope[k] = slope_from(xm[k], xp[k], zm[k], zp[k]);
   }
 
+  // Detail noises batched over the whole grid: cheaper than point by point where they are
+  // needed, and the same bits (Fractal::grid == Fractal::at).
+  std::vector<std::vector<double>> detail(materials_.size());
+  for (size_t id = 0; id < materials_.size(); ++id) {
+    if (!materials_[id].noise) continue;
+    detail[id].resize(count);
+    materials_[id].noise->grid(x0, z0, step, n, n, detail[id].data());
+  }
   g.biome.resize(count);
   g.material.resize(count);
-  for (int j = 0; j < n; ++j) {
-    for (int i = 0; i < n; ++i) {
-      const size_t k = g.index(i, j);
-      TerrainPoint p{g.elevation[k], g.temperature[k], g.moisture[k], g.slope[k], 0, 0};
-      g.biome[k] = p.biome = classify_biome(p.elevation, p.temperature, p.moisture);
-      g.material[k] = classify_material(p, x0.plus(i * step), z0.plus(j * step));
-    }
+  for (size_t k = 0; k < count; ++k) {
+    TerrainPoint p{g.elevation[k], g.temperature[k], g.moisture[k], g.slope[k], 0, 0};
+    g.biome[k] = p.biome = classify_biome(p.elevation, p.temperature, p.moisture);
+    g.material[k] = classify_material(p, [&](uint32_t id) { return detail[id][k]; });
   }
   return g;
 }

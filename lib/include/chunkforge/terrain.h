@@ -85,7 +85,10 @@ class Terrain {
   };
 
   uint32_t classify_biome(double elevation, double temperature, double moisture) const;
-  uint32_t classify_material(const TerrainPoint& p, Coord x, Coord z) const;
+  // `detail_noise(id)` gives material id's detail noise at the point; called only for rules
+  // that reach their noise condition.
+  template <typename DetailNoise>
+  uint32_t classify_material(const TerrainPoint& p, const DetailNoise& detail_noise) const;
 
   int64_t chunk_size_;
   Fractal elevation_, temperature_, moisture_;

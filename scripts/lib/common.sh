@@ -1,0 +1,31 @@
+# Shared by scripts/run and scripts/test: Debian packages and the CMake build in build/.
+# Sourced, not run.
+
+CHUNKFORGE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+
+# What any build needs, and what the tests and benchmarks add.
+CHUNKFORGE_BUILD_PACKAGES=(cmake ninja-build g++ pkg-config libprotobuf-dev protobuf-compiler)
+CHUNKFORGE_TEST_PACKAGES=(libgtest-dev libgmock-dev libbenchmark-dev)
+
+# Installs the packages that are missing; silent when all are there. Waits up to 10 minutes
+# for another apt/dpkg to release its lock instead of failing.
+ensure_packages() {
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local sudo=()
+  [ "$(id -u)" -ne 0 ] && sudo=(sudo)
+  echo "chunkforge: installing Debian packages: ${missing[*]}" >&2
+  "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+    --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# Configures (once, or when options change) and builds build/. Arguments: extra -D options.
+build_chunkforge() {
+  cmake -S "$CHUNKFORGE_ROOT" -B "$CHUNKFORGE_ROOT/build" -G Ninja "$@" >/dev/null
+  # --quiet: ninja prints compiler messages only, not a progress line per file.
+  cmake --build "$CHUNKFORGE_ROOT/build" -- --quiet
+}

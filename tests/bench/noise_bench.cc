@@ -1,0 +1,74 @@
+// Fractal noise throughput: samples per second, single-point (Fractal::at) and batched over a
+// 64 x 64 grid (Fractal::grid), 2D Perlin and simplex at 4 and 8 octaves, plus the terrain
+// grid of one default-world chunk. Items/s in the output are samples per second.
+//
+//   ./build/tests/bench/noise_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only
+#include <benchmark/benchmark.h>
+
+#include <vector>
+
+#include "chunkforge/noise.h"
+#include "chunkforge/world.h"
+
+namespace chunkforge {
+namespace {
+
+constexpr int kSide = 64;
+
+Fractal make_fractal(NoiseKind kind, int octaves) {
+  FractalSpec spec;
+  spec.kind = kind;
+  spec.octaves = octaves;
+  spec.frequency = 0.004;  // the default world's elevation: a lattice cell spans 250 units
+  return Fractal(spec, 1, salt("bench"));
+}
+
+void BM_FractalPoint(benchmark::State& state) {
+  const Fractal f = make_fractal(static_cast<NoiseKind>(state.range(0)), static_cast<int>(state.range(1)));
+  int64_t row = 0;
+  for (auto _ : state) {
+    double sum = 0;
+    const Coord z{row++, 0.0};
+    for (int i = 0; i < kSide; ++i) sum += f.at(Coord{i, 0.0}, z);
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetItemsProcessed(state.iterations() * kSide);
+}
+
+void BM_FractalGrid(benchmark::State& state) {
+  const Fractal f = make_fractal(static_cast<NoiseKind>(state.range(0)), static_cast<int>(state.range(1)));
+  std::vector<double> out(kSide * kSide);
+  int64_t chunk = 0;
+  for (auto _ : state) {
+    f.grid(Coord{0, 0.0}, Coord{kSide * chunk++, 0.0}, 1, kSide, kSide, out.data());
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetItemsProcessed(state.iterations() * kSide * kSide);
+}
+
+void noise_args(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"simplex", "octaves"});
+  for (int kind : {0, 1}) {
+    for (int octaves : {4, 8}) b->Args({kind, octaves});
+  }
+}
+
+BENCHMARK(BM_FractalPoint)->Apply(noise_args);
+BENCHMARK(BM_FractalGrid)->Apply(noise_args);
+
+// A default-world chunk's full terrain grid (elevation with slope border, climate, biome,
+// material) at step 1: items are grid points.
+void BM_TerrainChunkGrid(benchmark::State& state) {
+  const Terrain& t = default_world().terrain();
+  int64_t cx = 0;
+  for (auto _ : state) {
+    TerrainGrid g = t.grid(cx++, 3, state.range(0));
+    benchmark::DoNotOptimize(g.elevation.data());
+  }
+  const int64_t side = default_world().chunk_size() / state.range(0);
+  state.SetItemsProcessed(state.iterations() * side * side);
+}
+BENCHMARK(BM_TerrainChunkGrid)->ArgName("step")->Arg(1)->Arg(4);
+
+}  // namespace
+}  // namespace chunkforge

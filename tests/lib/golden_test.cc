@@ -1,0 +1,93 @@
+// Golden values: the exact output of noise, terrain and hashing for fixed seeds and points.
+//
+// Built twice (tests/CMakeLists.txt): against the library at the project's optimisation level
+// and at -O0. A failure means generation output changed. If that was deliberate, bump
+// kGeneratorVersion (keeping the old version selectable) and update the values here; run with
+// CHUNKFORGE_PRINT_GOLDEN=1 to print the current ones.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "chunkforge/hash.h"
+#include "chunkforge/noise.h"
+#include "chunkforge/world.h"
+
+namespace chunkforge {
+namespace {
+
+bool print_mode() { return std::getenv("CHUNKFORGE_PRINT_GOLDEN") != nullptr; }
+
+void expect_golden(const char* what, double got, double expected) {
+  if (print_mode()) std::printf("%s = %a\n", what, got);
+  EXPECT_TRUE(std::memcmp(&got, &expected, sizeof got) == 0)
+      << what << ": got " << std::hexfloat << got << ", golden " << expected;
+}
+
+void expect_golden(const char* what, uint64_t got, uint64_t expected) {
+  if (print_mode()) std::printf("%s = 0x%016llxULL\n", what, static_cast<unsigned long long>(got));
+  EXPECT_EQ(got, expected) << what << std::hex << ": got 0x" << got << ", golden 0x" << expected;
+}
+
+// Hash of every field of a terrain grid, bit for bit.
+uint64_t grid_hash(const TerrainGrid& g) {
+  std::string bytes;
+  auto append = [&bytes](const void* data, size_t size) {
+    bytes.append(static_cast<const char*>(data), size);
+  };
+  for (const auto* v : {&g.elevation, &g.temperature, &g.moisture, &g.slope}) {
+    append(v->data(), v->size() * sizeof(double));
+  }
+  append(g.biome.data(), g.biome.size() * sizeof(uint32_t));
+  append(g.material.data(), g.material.size() * sizeof(uint32_t));
+  return hash_bytes(0, salt("golden.grid"), bytes);
+}
+
+const Coord kFar{int64_t{1} << 40, 0.375};
+
+TEST(GoldenTest, Hashes) {
+  expect_golden("hash", hash(1, salt("golden"), 2, -3, 4), 0xfdd514486278bdb0ULL);
+  expect_golden("salt", salt("terrain.elevation").value, 0xda239e1d9f471e5fULL);
+}
+
+TEST(GoldenTest, RawNoise) {
+  const Coord a = Coord::from_double(0.3), b = Coord::from_double(-7.6), c = Coord::from_double(12.25);
+  expect_golden("perlin2", perlin2(7, a, b), -0x1.55a4acf312b15p-2);
+  expect_golden("perlin3", perlin3(7, a, b, c), -0x1.bf1d9af883d52p-4);
+  expect_golden("simplex2", simplex2(7, a, b), 0x1.2248116511685p-2);
+  expect_golden("simplex3", simplex3(7, a, b, c), 0x1.865fddebd902dp-2);
+  expect_golden("perlin2_far", perlin2(7, kFar, kFar.plus(0.1)), -0x1.82697c5526526p-2);
+  expect_golden("simplex2_far", simplex2(7, kFar, kFar.plus(0.1)), 0x1.0a159dae26121p-7);
+  expect_golden("simplex3_far", simplex3(7, kFar, b, kFar), -0x1.5f447a84ae7f9p-1);
+}
+
+TEST(GoldenTest, DefaultWorldTerrainPoints) {
+  const Terrain& t = default_world().terrain();
+  const TerrainPoint p = t.sample(Coord::from_double(100.5), Coord::from_double(-200.25));
+  expect_golden("elevation", p.elevation, 0x1.01156442f941p+3);
+  expect_golden("temperature", p.temperature, 0x1.3f967b026e0e3p-1);
+  expect_golden("moisture", p.moisture, 0x1.b961d54a6bb6p-2);
+  expect_golden("slope", p.slope, 0x1.822af5120d56fp-3);
+  expect_golden("density", t.density(Coord::from_double(100.5), -10.0, Coord::from_double(-200.25)),
+                0x1.208ab2217ca08p+4);
+  expect_golden("elevation_far", t.elevation(kFar, kFar), -0x1.17b0399ba1bd6p+2);
+}
+
+TEST(GoldenTest, DefaultWorldTerrainGrids) {
+  const Terrain& t = default_world().terrain();
+  const int64_t far = (int64_t{1} << 40) / default_world().chunk_size();
+  expect_golden("grid_0_0_step1", grid_hash(t.grid(0, 0, 1)), 0x6d3daa613b103424ULL);
+  expect_golden("grid_m3_7_step1", grid_hash(t.grid(-3, 7, 1)), 0x910c4e453715a802ULL);
+  expect_golden("grid_m3_7_step4", grid_hash(t.grid(-3, 7, 4)), 0x1de4b23dc683b238ULL);
+  expect_golden("grid_far_step2", grid_hash(t.grid(far, -far, 2)), 0x75ffa33fa17cf5b3ULL);
+}
+
+TEST(GoldenTest, DefaultWorldFingerprint) {
+  EXPECT_EQ(default_world().fingerprint(), "fcf118d32526b276") << "fingerprint";
+  if (print_mode()) std::printf("fingerprint = %s\n", default_world().fingerprint().c_str());
+}
+
+}  // namespace
+}  // namespace chunkforge
