@@ -31,7 +31,8 @@ const pb::FieldDescriptor* find_field(const std::string& path) {
   return field;
 }
 
-std::string expected_type(const pb::FieldDescriptor* field) {
+// `element`: the path names one element of a repeated field ("resources[1]").
+std::string expected_type(const pb::FieldDescriptor* field, bool element) {
   if (field == nullptr) return "";
   switch (field->cpp_type()) {
     case pb::FieldDescriptor::CPPTYPE_ENUM: {
@@ -55,7 +56,7 @@ std::string expected_type(const pb::FieldDescriptor* field) {
     case pb::FieldDescriptor::CPPTYPE_STRING:
       return "expected a string";
     case pb::FieldDescriptor::CPPTYPE_MESSAGE:
-      return field->is_repeated() ? "expected a list" : "expected an object";
+      return field->is_repeated() && !element ? "expected a list" : "expected an object";
   }
   return "";
 }
@@ -75,11 +76,15 @@ FieldError rewrite(const std::string& raw) {
     }
   }
   const size_t colon = rest.find(": ");
-  if (colon == std::string::npos) {
+  std::string leaf = colon == std::string::npos ? "" : rest.substr(0, colon);
+  while (!leaf.empty() && leaf.front() == ' ') leaf.erase(0, 1);
+  // Anything else (a syntax error quoting the input, a non-object document) is not about a
+  // field: report it whole.
+  const bool field_like = leaf.find_first_not_of(
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.[]") == std::string::npos;
+  if (colon == std::string::npos || !field_like || (leaf.empty() && parent.empty())) {
     return FieldError{"", "malformed JSON: " + raw};
   }
-  std::string leaf = rest.substr(0, colon);
-  while (!leaf.empty() && leaf.front() == ' ') leaf.erase(0, 1);
   const std::string reason = rest.substr(colon + 2);
   const std::string path = leaf.empty() ? parent : (parent.empty() ? leaf : parent + "." + leaf);
   if (reason.rfind("Cannot find field", 0) == 0) {
@@ -88,7 +93,7 @@ FieldError rewrite(const std::string& raw) {
   if (reason.rfind("invalid value ", 0) == 0) {
     std::string value = reason.substr(14);
     value = value.substr(0, value.find(" for type "));
-    const std::string expected = expected_type(find_field(path));
+    const std::string expected = expected_type(find_field(path), !path.empty() && path.back() == ']');
     return FieldError{path, "invalid value " + value + (expected.empty() ? "" : ": " + expected)};
   }
   return FieldError{path, reason};

@@ -107,6 +107,9 @@ class Validator {
   }
 
   void noise(const std::string& path, const v1::NoiseField& f) {
+    if (!v1::NoiseField::Kind_IsValid(f.kind())) {
+      error(at(path, "kind"), "must be one of perlin, simplex (got " + std::to_string(f.kind()) + ")");
+    }
     if (f.octaves() != 0) in_range(at(path, "octaves"), f.octaves(), 1, 16);
     if (f.has_lacunarity()) in_range(at(path, "lacunarity"), f.lacunarity(), 1.1, 4);
     if (f.has_gain()) in_range(at(path, "gain"), f.gain(), 0, 1, /*lo_open=*/true);
@@ -224,6 +227,10 @@ class Validator {
       const v1::ResourceLayer& r = def_.resources(i);
       const std::string p = at("resources", i);
       name_and_color(p, r.name(), r.color(), seen);
+      if (!v1::ResourceLayer::Method_IsValid(r.method())) {
+        error(at(p, "method"), "must be one of blue_noise, jittered_grid, noise_probability, noise_peaks, "
+                               "uniform (got " + std::to_string(r.method()) + ")");
+      }
       const std::string dr = at(p, "density_range");
       if (!r.density_range().has_min()) error(at(dr, "min"), "required");
       if (!r.density_range().has_max()) error(at(dr, "max"), "required");

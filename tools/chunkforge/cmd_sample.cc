@@ -1,4 +1,5 @@
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 

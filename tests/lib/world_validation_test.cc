@@ -1,0 +1,417 @@
+// Malformed world definitions are rejected with the JSON field path and a reason.
+//
+// Semantic errors start from the built-in world, break one thing in the parsed proto and run
+// validate_world; JSON-level errors go through parse_world_json. Every failure prints the full
+// error list, so a wrong path shows what was reported instead.
+#include <google/protobuf/util/message_differencer.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "chunkforge/world.h"
+
+namespace chunkforge {
+namespace {
+
+using v1::WorldDefinition;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+std::string describe(const std::vector<FieldError>& errors) {
+  if (errors.empty()) return "(no errors)";
+  std::string out;
+  for (const FieldError& e : errors) out += "\n  " + e.to_string();
+  return out;
+}
+
+// `json`, which must parse (semantic validity aside).
+WorldDefinition parsed(std::string_view json) {
+  std::vector<FieldError> errors;
+  std::optional<WorldDefinition> definition = parse_world_json(json, errors);
+  EXPECT_TRUE(definition.has_value()) << describe(errors);
+  return definition.value_or(WorldDefinition{});
+}
+
+// The built-in world, parsed but not resolved: exactly what a designer's file would give.
+WorldDefinition default_definition() { return parsed(default_world_json()); }
+
+// Passes when some error has exactly `path` and a message containing `fragment`.
+testing::AssertionResult HasError(const std::vector<FieldError>& errors, std::string_view path,
+                                  std::string_view fragment) {
+  const bool found = std::any_of(errors.begin(), errors.end(), [&](const FieldError& e) {
+    return e.path == path && e.message.find(fragment) != std::string::npos;
+  });
+  if (found) return testing::AssertionSuccess();
+  return testing::AssertionFailure() << "expected an error at \"" << path << "\" containing \""
+                                     << fragment << "\"; got:" << describe(errors);
+}
+
+testing::AssertionResult IsValid(const WorldDefinition& definition) {
+  const std::vector<FieldError> errors = validate_world(definition);
+  if (errors.empty()) return testing::AssertionSuccess();
+  return testing::AssertionFailure() << "expected no errors; got:" << describe(errors);
+}
+
+// --- Semantic errors -----------------------------------------------------------------------
+
+struct SemanticCase {
+  const char* name;  // the test's name: Rejects/<name>
+  std::function<void(WorldDefinition&)> mutate;
+  const char* path;
+  const char* fragment;
+};
+
+std::ostream& operator<<(std::ostream& out, const SemanticCase& c) { return out << c.name; }
+
+class SemanticErrorTest : public testing::TestWithParam<SemanticCase> {};
+
+TEST_P(SemanticErrorTest, Rejects) {
+  WorldDefinition definition = default_definition();
+  GetParam().mutate(definition);
+  EXPECT_TRUE(HasError(validate_world(definition), GetParam().path, GetParam().fragment));
+}
+
+// Indices refer to docs/worlds/default.json: resources forest, iron, coal (correlates with
+// iron), boulders; biomes[7] is plains (no ranges); materials[6] is gravel (noise + range),
+// materials[8] grass (no conditions); structures[2] watchtower (yaw [0, 90]), structures[3]
+// ruins (surface_falloff x 0, 12).
+const SemanticCase kSemanticCases[] = {
+    {"ZeroMinimumDensity",
+     [](WorldDefinition& d) { d.mutable_resources(1)->mutable_density_range()->set_min(0); },
+     "resources[1].density_range.min", "(got 0)"},
+    {"MissingMinimumDensity",
+     [](WorldDefinition& d) { d.mutable_resources(1)->mutable_density_range()->clear_min(); },
+     "resources[1].density_range.min", "required"},
+    {"DensityAboveSixteen",
+     [](WorldDefinition& d) { d.mutable_resources(0)->mutable_density_range()->set_max(17); },
+     "resources[0].density_range.max", "must be in (0, 16] (got 17)"},
+    {"DensityMinimumAboveMaximum",
+     [](WorldDefinition& d) {
+       d.mutable_resources(0)->mutable_density_range()->set_min(0.9);
+       d.mutable_resources(0)->mutable_density_range()->set_max(0.5);
+     },
+     "resources[0].density_range", "min must be <= max (got min 0.9, max 0.5)"},
+    {"BiomeRangeMinimumAboveMaximum",
+     [](WorldDefinition& d) { d.mutable_biomes(0)->mutable_elevation()->set_min(5); },
+     "biomes[0].elevation", "min must be <= max (got min 5, max 0)"},
+    {"ChunkSizeTooSmall", [](WorldDefinition& d) { d.set_chunk_size(8); }, "chunk_size",
+     "must be in [16, 1024] (got 8)"},
+    {"ChunkSizeTooLarge", [](WorldDefinition& d) { d.set_chunk_size(2048); }, "chunk_size",
+     "(got 2048)"},
+    {"UnknownGeneratorVersion", [](WorldDefinition& d) { d.set_generator_version(2); },
+     "generator_version", "unknown version 2"},
+    {"MissingTerrain", [](WorldDefinition& d) { d.clear_terrain(); }, "terrain", "required"},
+    {"MissingElevation", [](WorldDefinition& d) { d.mutable_terrain()->clear_elevation(); },
+     "terrain.elevation", "required"},
+    {"MissingCaveNoise",
+     [](WorldDefinition& d) { d.mutable_terrain()->mutable_caves()->clear_noise(); },
+     "terrain.caves.noise", "required"},
+    {"ZeroNoiseFrequency",
+     [](WorldDefinition& d) { d.mutable_terrain()->mutable_temperature()->set_frequency(0); },
+     "terrain.temperature.frequency", "required"},
+    {"NoiseFrequencyAboveOne",
+     [](WorldDefinition& d) { d.mutable_terrain()->mutable_temperature()->set_frequency(1.5); },
+     "terrain.temperature.frequency", "must be in (0, 1] (got 1.5)"},
+    {"SeventeenOctaves",
+     [](WorldDefinition& d) { d.mutable_terrain()->mutable_elevation()->set_octaves(17); },
+     "terrain.elevation.octaves", "must be in [1, 16] (got 17)"},
+    {"FinestOctaveTooFine",
+     [](WorldDefinition& d) {
+       d.mutable_terrain()->mutable_elevation()->set_frequency(1);
+       d.mutable_terrain()->mutable_elevation()->set_octaves(16);
+     },
+     "terrain.elevation", "finest octave frequency"},
+    {"LacunarityTooLarge",
+     [](WorldDefinition& d) { d.mutable_terrain()->mutable_moisture()->set_lacunarity(5); },
+     "terrain.moisture.lacunarity", "must be in [1.1, 4] (got 5)"},
+    {"LacunarityTooSmall",
+     [](WorldDefinition& d) { d.mutable_terrain()->mutable_moisture()->set_lacunarity(1); },
+     "terrain.moisture.lacunarity", "(got 1)"},
+    {"ZeroGain", [](WorldDefinition& d) { d.mutable_terrain()->mutable_moisture()->set_gain(0); },
+     "terrain.moisture.gain", "must be in (0, 1] (got 0)"},
+    {"BadColour", [](WorldDefinition& d) { d.mutable_biomes(2)->set_color("red"); },
+     "biomes[2].color", "must be \"#rrggbb\" (got \"red\")"},
+    {"ColourWithoutHash", [](WorldDefinition& d) { d.mutable_structures(0)->set_color("4a6fa5a"); },
+     "structures[0].color", "#rrggbb"},
+    {"UppercaseName", [](WorldDefinition& d) { d.mutable_materials(0)->set_name("Water"); },
+     "materials[0].name", "must match [a-z][a-z0-9_]* (got \"Water\")"},
+    {"EmptyName", [](WorldDefinition& d) { d.mutable_structures(1)->set_name(""); },
+     "structures[1].name", "must match"},
+    {"DuplicateName", [](WorldDefinition& d) { d.mutable_resources(3)->set_name("iron"); },
+     "resources[3].name", "duplicate name \"iron\""},
+    {"NoBiomes", [](WorldDefinition& d) { d.clear_biomes(); }, "biomes",
+     "at least one biome is required"},
+    {"UnknownBiomeInResource",
+     [](WorldDefinition& d) { d.mutable_resources(0)->set_biomes(1, "jungle"); },
+     "resources[0].biomes[1]", "unknown biome \"jungle\""},
+    {"UnknownMaterialInResource",
+     [](WorldDefinition& d) { d.mutable_resources(0)->set_materials(2, "lava"); },
+     "resources[0].materials[2]", "unknown material \"lava\""},
+    {"UnknownMaterialInStructureCheck",
+     [](WorldDefinition& d) {
+       d.mutable_structures(4)->mutable_checks(0)->set_materials(1, "moss");
+     },
+     "structures[4].checks[0].materials[1]", "unknown material \"moss\""},
+    {"LastBiomeWithRange",
+     [](WorldDefinition& d) { d.mutable_biomes(7)->mutable_moisture()->set_max(0.3); }, "biomes[7]",
+     "the last biome must have no ranges"},
+    {"LastMaterialWithCondition",
+     [](WorldDefinition& d) { d.mutable_materials(8)->add_biomes("forest"); }, "materials[8]",
+     "the last material must have no conditions"},
+    {"MaterialNoiseWithoutRange",
+     [](WorldDefinition& d) { d.mutable_materials(6)->clear_noise_range(); },
+     "materials[6].noise_range", "give both or neither"},
+    {"MaterialRangeWithoutNoise", [](WorldDefinition& d) { d.mutable_materials(6)->clear_noise(); },
+     "materials[6].noise", "give both or neither"},
+    {"CorrelationWithItself",
+     [](WorldDefinition& d) {
+       d.mutable_resources(2)->mutable_correlate_with()->set_layer("coal");
+     },
+     "resources[2].correlate_with.layer", "cannot correlate with itself"},
+    {"CorrelationWithUnknownLayer",
+     [](WorldDefinition& d) {
+       d.mutable_resources(2)->mutable_correlate_with()->set_layer("gold");
+     },
+     "resources[2].correlate_with.layer", "unknown resource layer \"gold\""},
+    {"CorrelationChain",
+     [](WorldDefinition& d) {
+       v1::Correlation& c = *d.mutable_resources(1)->mutable_correlate_with();  // iron -> forest
+       c.set_layer("forest");
+       c.set_weight(0.5);
+     },
+     "resources[2].correlate_with.layer", "chains are not supported"},
+    {"CorrelationWithoutWeight",
+     [](WorldDefinition& d) { d.mutable_resources(2)->mutable_correlate_with()->set_weight(0); },
+     "resources[2].correlate_with.weight", "required"},
+    {"JitterOnBlueNoise", [](WorldDefinition& d) { d.mutable_resources(0)->set_jitter(0.3); },
+     "resources[0].jitter", "only used by method jittered_grid"},
+    {"JitterAboveHalf",
+     [](WorldDefinition& d) {
+       d.mutable_resources(0)->set_method(v1::ResourceLayer::jittered_grid);
+       d.mutable_resources(0)->set_jitter(0.6);
+     },
+     "resources[0].jitter", "must be in [0, 0.5] (got 0.6)"},
+    {"PeakWindowOnBlueNoise",
+     [](WorldDefinition& d) { d.mutable_resources(3)->set_peak_window(16); },
+     "resources[3].peak_window", "only used by method noise_peaks"},
+    {"DensityThresholdAboveMaximum",
+     [](WorldDefinition& d) { d.mutable_resources(3)->set_density_threshold(0.7); },
+     "resources[3].density_threshold", "must be in [0, 0.6] (got 0.7)"},
+    {"MissingSpacingScale",
+     [](WorldDefinition& d) { d.mutable_resources(1)->set_spacing_scale(0); },
+     "resources[1].spacing_scale", "required"},
+    {"StructureYaw45", [](WorldDefinition& d) { d.mutable_structures(2)->set_yaw_degrees(1, 45); },
+     "structures[2].yaw_degrees[1]", "must be one of 0, 90, 180, 270 (got 45)"},
+    {"StructureYaw360", [](WorldDefinition& d) { d.mutable_structures(2)->add_yaw_degrees(360); },
+     "structures[2].yaw_degrees[2]", "(got 360)"},
+    {"StructureDuplicateYaw",
+     [](WorldDefinition& d) { d.mutable_structures(2)->set_yaw_degrees(1, 0); },
+     "structures[2].yaw_degrees[1]", "duplicate angle 0"},
+    {"StructureLargerThanSixteenChunks",
+     [](WorldDefinition& d) { d.mutable_structures(5)->set_size_x(1025); }, "structures[5].size_x",
+     "must be in [1, 1024] (got 1025)"},
+    {"SurfaceFalloffNotIncreasing",
+     [](WorldDefinition& d) { d.mutable_structures(3)->mutable_surface_falloff(1)->set_x(0); },
+     "structures[3].surface_falloff[1].x", "must be greater than the previous point's x (0)"},
+    {"SurfaceFalloffAboveOne",
+     [](WorldDefinition& d) { d.mutable_structures(3)->mutable_surface_falloff(0)->set_y(1.5); },
+     "structures[3].surface_falloff[0].y", "must be in [0, 1] (got 1.5)"},
+    {"NaNSeaLevel", [](WorldDefinition& d) { d.mutable_terrain()->set_sea_level(kNaN); },
+     "terrain.sea_level", "(got nan)"},
+    {"NaNNoiseFrequency",
+     [](WorldDefinition& d) { d.mutable_terrain()->mutable_elevation()->set_frequency(kNaN); },
+     "terrain.elevation.frequency", "(got nan)"},
+    {"NaNRangeBound",
+     [](WorldDefinition& d) { d.mutable_biomes(1)->mutable_elevation()->set_max(kNaN); },
+     "biomes[1].elevation.max", "(got nan)"},
+    {"NaNDensity",
+     [](WorldDefinition& d) { d.mutable_resources(1)->mutable_density_range()->set_max(kNaN); },
+     "resources[1].density_range.max", "(got nan)"},
+    {"InfiniteStructureHeight",
+     [](WorldDefinition& d) { d.mutable_structures(0)->set_height(kInfinity); },
+     "structures[0].height", "(got inf)"},
+    {"NegativeInfiniteCaveThreshold",
+     [](WorldDefinition& d) { d.mutable_terrain()->mutable_caves()->set_threshold(-kInfinity); },
+     "terrain.caves.threshold", "(got -inf)"},
+    {"InfiniteCheckOffset",
+     [](WorldDefinition& d) {
+       d.mutable_structures(0)->mutable_checks(1)->mutable_offset()->set_y(kInfinity);
+     },
+     "structures[0].checks[1].offset.y", "(got inf)"},
+};
+
+INSTANTIATE_TEST_SUITE_P(WorldValidation, SemanticErrorTest, testing::ValuesIn(kSemanticCases),
+                         [](const testing::TestParamInfo<SemanticCase>& test) {
+                           return std::string(test.param.name);
+                         });
+
+TEST(WorldValidationTest, AcceptsBuiltInWorld) { EXPECT_TRUE(IsValid(default_definition())); }
+
+TEST(WorldValidationTest, AcceptsDocumentedWorldFile) {
+  std::vector<FieldError> errors;
+  const std::optional<WorldDefinition> definition =
+      read_world_file(CHUNKFORGE_SOURCE_DIR "/docs/worlds/default.json", errors);
+  ASSERT_TRUE(definition.has_value()) << describe(errors);
+  EXPECT_TRUE(IsValid(*definition));
+}
+
+TEST(WorldValidationTest, ReportsAllErrorsAtOnce) {
+  WorldDefinition definition = default_definition();
+  definition.set_chunk_size(8);
+  definition.mutable_biomes(2)->set_color("grey");
+  definition.mutable_resources(1)->mutable_density_range()->set_min(0);
+  const std::vector<FieldError> errors = validate_world(definition);
+  EXPECT_TRUE(HasError(errors, "chunk_size", "(got 8)"));
+  EXPECT_TRUE(HasError(errors, "biomes[2].color", "(got \"grey\")"));
+  EXPECT_TRUE(HasError(errors, "resources[1].density_range.min", "(got 0)"));
+}
+
+// Resolved definitions stay valid: defaults never produce a value validation rejects.
+TEST(WorldValidationTest, AcceptsDefinitionAfterApplyDefaults) {
+  WorldDefinition definition = default_definition();
+  apply_defaults(definition);
+  EXPECT_TRUE(IsValid(definition));
+
+  WorldDefinition twice = definition;
+  apply_defaults(twice);
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(definition, twice))
+      << "apply_defaults is not idempotent";
+}
+
+// Method-specific defaults (jitter, peak_window) are filled in only where they are valid.
+TEST(WorldValidationTest, AcceptsMethodDefaultsAfterApplyDefaults) {
+  WorldDefinition definition = default_definition();
+  definition.mutable_resources(0)->set_method(v1::ResourceLayer::jittered_grid);
+  definition.mutable_resources(1)->set_method(v1::ResourceLayer::noise_peaks);
+  definition.mutable_resources(1)->set_spacing_scale(256);  // default window 4 * 256 = 1024
+  ASSERT_TRUE(IsValid(definition));
+  apply_defaults(definition);
+  EXPECT_DOUBLE_EQ(definition.resources(0).jitter(), 0.4);
+  EXPECT_DOUBLE_EQ(definition.resources(1).peak_window(), 1024);
+  EXPECT_TRUE(IsValid(definition));
+}
+
+// --- JSON-level errors -----------------------------------------------------------------------
+
+// What parse_world_json reports for `json`, which must fail with exactly one error.
+std::vector<FieldError> parse_errors(std::string_view json) {
+  std::vector<FieldError> errors;
+  EXPECT_FALSE(parse_world_json(json, errors).has_value()) << "parsed: " << json;
+  EXPECT_EQ(errors.size(), 1u) << describe(errors);
+  return errors;
+}
+
+// `text` with the first `from` (which must occur in it) replaced by `to`.
+std::string replaced(std::string text, std::string_view from, std::string_view to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+std::string edited_default_json(std::string_view from, std::string_view to) {
+  return replaced(std::string(default_world_json()), from, to);
+}
+
+// Malformed JSON is one document-level error: no path, "malformed JSON: <protobuf's reason>".
+void ExpectMalformed(std::string_view json) {
+  SCOPED_TRACE(json);
+  const std::vector<FieldError> errors = parse_errors(json);
+  ASSERT_FALSE(errors.empty());
+  EXPECT_EQ(errors[0].path, "") << describe(errors);
+  EXPECT_EQ(errors[0].message.rfind("malformed JSON: ", 0), 0u) << describe(errors);
+}
+
+TEST(WorldValidationJsonTest, RejectsUnknownTopLevelField) {
+  EXPECT_TRUE(HasError(parse_errors(R"({"name": "x", "foo": 1})"), "foo", "unknown field"));
+}
+
+TEST(WorldValidationJsonTest, RejectsUnknownNestedField) {
+  const std::string json =
+      edited_default_json(R"("name": "iron",)", R"("name": "iron", "bogus": 1,)");
+  EXPECT_TRUE(HasError(parse_errors(json), "resources[1].bogus", "unknown field"));
+}
+
+TEST(WorldValidationJsonTest, RejectsBadEnumValue) {
+  const std::string json = R"({"terrain": {"elevation": {"kind": "perlim"}}})";
+  EXPECT_TRUE(HasError(parse_errors(json), "terrain.elevation.kind", "perlin, simplex"));
+}
+
+TEST(WorldValidationJsonTest, RejectsBadEnumValueInList) {
+  const std::string json =
+      edited_default_json(R"("name": "coal", "color": "#7d3c98", "method": "blue_noise")",
+                          R"("name": "coal", "color": "#7d3c98", "method": "bluenoise")");
+  EXPECT_TRUE(HasError(parse_errors(json), "resources[2].method", "must be one of blue_noise"));
+}
+
+TEST(WorldValidationJsonTest, RejectsWrongType) {
+  EXPECT_TRUE(HasError(parse_errors(R"({"chunk_size": "abc"})"), "chunk_size",
+                       "invalid value \"abc\": expected a non-negative integer"));
+  EXPECT_TRUE(HasError(parse_errors(R"({"terrain": {"sea_level": true}})"), "terrain.sea_level",
+                       "expected a number"));
+  EXPECT_TRUE(HasError(parse_errors(R"({"structures": [{"yaw_degrees": [0, -90]}]})"),
+                       "structures[0].yaw_degrees[1]", "invalid value -90"));
+}
+
+TEST(WorldValidationJsonTest, RejectsMalformedJson) {
+  ExpectMalformed("");
+  ExpectMalformed(R"({"name": "x",)");
+  ExpectMalformed("{,}");
+  ExpectMalformed("nul");
+  const std::string_view json = default_world_json();
+  ExpectMalformed(json.substr(0, json.size() / 2));
+}
+
+// A syntax error whose protobuf message holds ": " (in the reason or the echoed input) is
+// still malformed JSON, not a field path.
+TEST(WorldValidationJsonTest, RejectsMalformedJsonContainingColonSpace) {
+  ExpectMalformed(R"({"name" "x"})");             // missing colon
+  ExpectMalformed(R"({"name": "x" "seed": 1})");  // missing comma
+  ExpectMalformed(R"({"name": "x"} trailing)");   // text after the document
+}
+
+// An element of a list of messages expects an object, not a list.
+TEST(WorldValidationJsonTest, ReportsObjectExpectedForListElement) {
+  EXPECT_TRUE(
+      HasError(parse_errors(R"({"resources": [{}, 5]})"), "resources[1]", "expected an object"));
+}
+
+// protobuf's JSON mapping accepts "NaN" and "Infinity" for doubles; validation rejects them.
+TEST(WorldValidationJsonTest, RejectsNaNAndInfinityStrings) {
+  const std::string json =
+      replaced(edited_default_json(R"("sea_level": 0)", R"("sea_level": "NaN")"), R"("height": 4,)",
+               R"("height": "Infinity",)");
+  const std::vector<FieldError> errors = validate_world(parsed(json));
+  EXPECT_TRUE(HasError(errors, "terrain.sea_level", "(got nan)"));
+  EXPECT_TRUE(HasError(errors, "structures[0].height", "(got inf)"));
+}
+
+// Enum values may be given by number in protobuf's JSON mapping; known numbers are fine.
+TEST(WorldValidationJsonTest, AcceptsKnownEnumNumbers) {
+  const std::string json =
+      edited_default_json(R"("kind": "perlin", "octaves": 5)", R"("kind": 1, "octaves": 5)");
+  const WorldDefinition definition = parsed(json);
+  EXPECT_EQ(definition.terrain().elevation().kind(), v1::NoiseField::simplex);
+  EXPECT_TRUE(IsValid(definition));
+}
+
+// proto3 enums are open, so an unknown number parses; validation rejects it.
+TEST(WorldValidationJsonTest, RejectsUnknownEnumNumbers) {
+  const std::string json = replaced(
+      edited_default_json(R"("kind": "perlin", "octaves": 5)", R"("kind": 5, "octaves": 5)"),
+      R"("method": "blue_noise")", R"("method": 7)");
+  const std::vector<FieldError> errors = validate_world(parsed(json));
+  EXPECT_TRUE(HasError(errors, "terrain.elevation.kind", "perlin, simplex"));
+  EXPECT_TRUE(HasError(errors, "resources[0].method", "blue_noise"));
+}
+
+}  // namespace
+}  // namespace chunkforge
