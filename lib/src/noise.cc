@@ -182,13 +182,20 @@ double Fractal::at(Coord x, Coord y, Coord z) const {
 }
 
 void Fractal::grid(Coord x0, Coord z0, int64_t step, int nx, int nz, double* out) const {
+  std::vector<Coord> xs(static_cast<size_t>(nx)), zs(static_cast<size_t>(nz));
+  for (int i = 0; i < nx; ++i) xs[i] = x0.plus(i * step);
+  for (int j = 0; j < nz; ++j) zs[j] = z0.plus(j * step);
+  grid(xs.data(), nx, zs.data(), nz, out);
+}
+
+void Fractal::grid(const Coord* xs, int nx, const Coord* zs, int nz, double* out) const {
   const size_t count = static_cast<size_t>(nx) * static_cast<size_t>(nz);
   std::fill(out, out + count, 0.0);
   std::vector<Coord> lx(static_cast<size_t>(nx));
   for (const Octave& o : octaves_) {
-    for (int i = 0; i < nx; ++i) lx[i] = x0.plus(i * step).scaled(o.frequency);
+    for (int i = 0; i < nx; ++i) lx[i] = xs[i].scaled(o.frequency);
     for (int j = 0; j < nz; ++j) {
-      const Coord lz = z0.plus(j * step).scaled(o.frequency);
+      const Coord lz = zs[j].scaled(o.frequency);
       double* row = out + static_cast<size_t>(j) * nx;
       if (spec_.kind == NoiseKind::kSimplex) {
         for (int i = 0; i < nx; ++i) row[i] += o.weight * simplex2(o.seed, lx[i], lz);

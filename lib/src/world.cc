@@ -22,6 +22,7 @@ WorldResult World::create(const v1::WorldDefinition& definition) {
 
   World world;
   world.terrain_ = std::make_shared<const Terrain>(*resolved);
+  world.resources_ = std::make_shared<const ResourceLayers>(*resolved);
   // Deterministic serialization of the resolved definition: equal definitions, equal bytes.
   std::string bytes;
   {

@@ -55,6 +55,8 @@ class Fractal {
 
   // out[j * nx + i] = at(x0 + i * step, z0 + j * step) exactly, for i < nx, j < nz.
   void grid(Coord x0, Coord z0, int64_t step, int nx, int nz, double* out) const;
+  // out[j * nx + i] = at(xs[i], zs[j]) exactly: any separable grid (uneven spacing allowed).
+  void grid(const Coord* xs, int nx, const Coord* zs, int nz, double* out) const;
 
   const FractalSpec& spec() const { return spec_; }
 

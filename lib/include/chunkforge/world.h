@@ -9,7 +9,7 @@
 //   const World& world = *r.world;
 //
 // Errors name the JSON field path and the reason, all of them at once:
-//   resources[1].density_range.min: must be > 0 (got 0)
+//   resources[1].density_range.min: must be in (0, 16] (got 0)
 //
 // Thread safety: a World is immutable; every const method may be called from any thread.
 #pragma once
@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "chunkforge/resource_layer.h"
 #include "chunkforge/terrain.h"
 #include "chunkforge/v1/world.pb.h"
 
@@ -50,6 +51,7 @@ class World {
   uint32_t generator_version() const { return definition_->generator_version(); }
   int64_t chunk_size() const { return definition_->chunk_size(); }
   const Terrain& terrain() const { return *terrain_; }
+  const ResourceLayers& resources() const { return *resources_; }
   // 16 hex digits identifying the resolved definition (see WorldInfo.fingerprint).
   const std::string& fingerprint() const { return fingerprint_; }
 
@@ -58,6 +60,7 @@ class World {
   // Shared so that copies of a World are cheap and can outlive the caller's definition.
   std::shared_ptr<const v1::WorldDefinition> definition_;
   std::shared_ptr<const Terrain> terrain_;
+  std::shared_ptr<const ResourceLayers> resources_;
   std::string fingerprint_;
 };
 

@@ -1,0 +1,90 @@
+// File: chunkforge/resource_layer.h
+//
+// A resource layer compiled from its world-definition entry: the resource article's density
+// model and the grid its scatter method works on.
+//
+//   const ResourceLayers& layers = world.resources();
+//   double d = layers.density(0, x, z);        // layer 0's density at (x, z)
+//   double r = layers.layer(0).spacing / d;    // its minimum spacing there, world units
+//
+// Density: n = density noise in [0, 1] (frequency `sparsity`), optionally mixed with another
+// layer's (correlate_with), d = dmin + (dmax - dmin) * n^sharpness.
+// Thread safety: immutable; all methods const and thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "chunkforge/coord.h"
+#include "chunkforge/hash.h"
+#include "chunkforge/noise.h"
+#include "chunkforge/terrain.h"
+
+namespace chunkforge {
+
+namespace v1 {
+class WorldDefinition;
+}
+
+enum class ScatterMethod { kBlueNoise, kJitteredGrid, kNoiseProbability, kNoisePeaks, kUniform };
+
+const char* to_string(ScatterMethod method);
+
+struct ResourceLayer {
+  uint32_t id = 0;
+  std::string name;
+  ScatterMethod method = ScatterMethod::kBlueNoise;
+  Salt salt{0};  // from the layer's name: reordering layers keeps each layer's points
+  double dmin = 1, dmax = 1, threshold = 0, sharpness = 1;
+  double spacing = 1;    // spacing_scale: minimum spacing at density 1, world units
+  double footprint = 1;  // footprint radius, world units
+  int correlate_with = -1;  // layer id, or -1
+  double correlate_weight = 0;
+  // Filters (empty lists: any).
+  std::vector<uint32_t> biomes, materials;
+  Interval elevation;
+  double max_slope = std::numeric_limits<double>::infinity();
+  double jitter = 0.4;
+  double peak_window = 0;
+  uint32_t variants = 1;
+
+  // The scatter grid: `cells_per_chunk` cells of side chunk_size / cells_per_chunk per chunk
+  // side, so chunk membership is integer arithmetic.
+  int cells_per_chunk = 1;
+
+  double r_min() const { return spacing / dmax; }
+  double r_max() const { return spacing / dmin; }
+  bool filtered() const {
+    return !biomes.empty() || !materials.empty() || elevation.min > -1e300 ||
+           elevation.max < 1e300 || max_slope < 1e300;
+  }
+};
+
+class ResourceLayers {
+ public:
+  ResourceLayers() = default;
+  // `resolved` must be valid with defaults applied.
+  ResourceLayers(const v1::WorldDefinition& resolved);
+
+  size_t size() const { return layers_.size(); }
+  const ResourceLayer& layer(uint32_t id) const { return layers_[id]; }
+  const std::vector<ResourceLayer>& all() const { return layers_; }
+  int64_t chunk_size() const { return chunk_size_; }
+
+  // Density of layer `id` at a point, in [dmin, dmax].
+  double density(uint32_t id, Coord x, Coord z) const;
+  // Densities over a separable grid: out[j * nx + i] = density(id, xs[i], zs[j]), same bits.
+  void density_grid(uint32_t id, const Coord* xs, int nx, const Coord* zs, int nz,
+                    double* out) const;
+
+ private:
+  double from_noise(const ResourceLayer& l, double own, double other) const;
+
+  int64_t chunk_size_ = 64;
+  std::vector<ResourceLayer> layers_;
+  std::vector<Fractal> noise_;  // per layer, normalised to [0, 1]
+};
+
+}  // namespace chunkforge

@@ -1,0 +1,129 @@
+#include "chunkforge/resource_layer.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "chunkforge/detmath.h"
+#include "chunkforge/v1/world.pb.h"
+#include "proto_convert.h"
+
+namespace chunkforge {
+namespace {
+
+// Cells per chunk side for a layer: blue noise needs cells of side < r_min / sqrt(2) (so a cell
+// holds at most one point); the other methods use cells of about r_min (noise_peaks: an
+// eighth of its window).
+int cells_per_chunk(const ResourceLayer& l, int64_t chunk_size) {
+  const double size = static_cast<double>(chunk_size);
+  switch (l.method) {
+    case ScatterMethod::kBlueNoise:
+      return static_cast<int>(std::floor(size * std::sqrt(2.0) / l.r_min())) + 1;
+    case ScatterMethod::kNoisePeaks:
+      return std::max(1, static_cast<int>(std::lround(size / (l.peak_window / 8.0))));
+    default:
+      return std::max(1, static_cast<int>(std::lround(size / l.r_min())));
+  }
+}
+
+ScatterMethod to_method(v1::ResourceLayer::Method m) {
+  switch (m) {
+    case v1::ResourceLayer::jittered_grid: return ScatterMethod::kJitteredGrid;
+    case v1::ResourceLayer::noise_probability: return ScatterMethod::kNoiseProbability;
+    case v1::ResourceLayer::noise_peaks: return ScatterMethod::kNoisePeaks;
+    case v1::ResourceLayer::uniform: return ScatterMethod::kUniform;
+    default: return ScatterMethod::kBlueNoise;
+  }
+}
+
+template <typename Names>
+std::vector<uint32_t> material_ids(const v1::WorldDefinition& def, const Names& names) {
+  std::vector<uint32_t> ids;
+  for (const std::string& name : names) {
+    for (int id = 0; id < def.materials_size(); ++id) {
+      if (def.materials(id).name() == name) ids.push_back(static_cast<uint32_t>(id));
+    }
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+}  // namespace
+
+const char* to_string(ScatterMethod method) {
+  switch (method) {
+    case ScatterMethod::kBlueNoise: return "blue_noise";
+    case ScatterMethod::kJitteredGrid: return "jittered_grid";
+    case ScatterMethod::kNoiseProbability: return "noise_probability";
+    case ScatterMethod::kNoisePeaks: return "noise_peaks";
+    case ScatterMethod::kUniform: return "uniform";
+  }
+  return "?";
+}
+
+ResourceLayers::ResourceLayers(const v1::WorldDefinition& def) : chunk_size_(def.chunk_size()) {
+  for (int id = 0; id < def.resources_size(); ++id) {
+    const v1::ResourceLayer& r = def.resources(id);
+    ResourceLayer l;
+    l.id = static_cast<uint32_t>(id);
+    l.name = r.name();
+    l.method = to_method(r.method());
+    l.salt = salt("resource." + r.name());
+    l.dmin = r.density_range().min();
+    l.dmax = r.density_range().max();
+    l.threshold = r.density_threshold();
+    l.sharpness = r.sharpness();
+    l.spacing = r.spacing_scale();
+    l.footprint = r.footprint_radius();
+    if (r.has_correlate_with()) {
+      for (int other = 0; other < def.resources_size(); ++other) {
+        if (def.resources(other).name() == r.correlate_with().layer()) l.correlate_with = other;
+      }
+      l.correlate_weight = r.correlate_with().weight();
+    }
+    l.biomes = biome_ids(def, r.biomes());
+    l.materials = material_ids(def, r.materials());
+    l.elevation = to_interval(r.elevation());
+    if (r.has_max_slope()) l.max_slope = r.max_slope();
+    l.jitter = r.jitter();
+    l.peak_window = r.peak_window();
+    l.variants = r.variants();
+    l.cells_per_chunk = cells_per_chunk(l, chunk_size_);
+    layers_.push_back(std::move(l));
+
+    FractalSpec spec;
+    spec.octaves = static_cast<int>(r.octaves());
+    spec.frequency = r.sparsity();
+    spec.amplitude = 0.5;  // noise in [-1, 1] -> [0, 1]
+    spec.offset = 0.5;
+    noise_.emplace_back(spec, def.seed(), salt("resource.density." + r.name()));
+  }
+}
+
+double ResourceLayers::from_noise(const ResourceLayer& l, double own, double other) const {
+  double n = l.correlate_with >= 0 ? (1.0 - l.correlate_weight) * own + l.correlate_weight * other
+                                   : own;
+  n = std::clamp(n, 0.0, 1.0);
+  return l.dmin + (l.dmax - l.dmin) * detmath::pow(n, l.sharpness);
+}
+
+double ResourceLayers::density(uint32_t id, Coord x, Coord z) const {
+  const ResourceLayer& l = layers_[id];
+  const double own = noise_[id].at(x, z);
+  const double other = l.correlate_with >= 0 ? noise_[l.correlate_with].at(x, z) : 0.0;
+  return from_noise(l, own, other);
+}
+
+void ResourceLayers::density_grid(uint32_t id, const Coord* xs, int nx, const Coord* zs, int nz,
+                                  double* out) const {
+  const ResourceLayer& l = layers_[id];
+  const size_t count = static_cast<size_t>(nx) * nz;
+  noise_[id].grid(xs, nx, zs, nz, out);
+  std::vector<double> other;
+  if (l.correlate_with >= 0) {
+    other.resize(count);
+    noise_[l.correlate_with].grid(xs, nx, zs, nz, other.data());
+  }
+  for (size_t k = 0; k < count; ++k) out[k] = from_noise(l, out[k], other.empty() ? 0.0 : other[k]);
+}
+
+}  // namespace chunkforge

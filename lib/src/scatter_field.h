@@ -1,0 +1,124 @@
+// The scatter field: every resource layer's candidate points and the lazy, exact resolution of
+// which of them become objects (DESIGN.md, "Seamless, order-independent blue noise").
+//
+// Definition (the whole world at once, in global arrival-time order t, ties broken by layer,
+// cell and index): a candidate is *accepted* iff
+//   - (blue_noise layers) no accepted candidate of its own layer with an earlier t lies within
+//     max(r(a), r(b)), r being the layer's minimum spacing at each one's cell; and
+//   - no accepted, *existing* candidate of another layer with an earlier t lies within
+//     footprint(a) + footprint(b).
+// A candidate *exists* (becomes an object) iff it is accepted, its density is at least the
+// layer's threshold and it passes the layer's filters. Non-existing accepted candidates still
+// block their own layer, so thresholds and filters never disturb a layer's sampling; they do
+// not block other layers, so a removed point leaves no hole in another layer.
+//
+// Evaluation is lazy: deciding a candidate first decides the earlier candidates within reach
+// (explicit stack, no recursion), so a chunk's answer is exact whatever was asked before, and
+// the work is the chunk's own cells plus a thin halo. No halo size is assumed.
+//
+// Not thread-safe: one ScatterField per request (Generator::generate makes one per call).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "chunkforge/chunk.h"
+#include "chunkforge/resource_layer.h"
+#include "chunkforge/terrain.h"
+
+namespace chunkforge {
+
+class ScatterField {
+ public:
+  ScatterField(const ResourceLayers& layers, const Terrain& terrain, uint64_t seed);
+
+  // The existing objects anchored in chunk `c`, in canonical order.
+  std::vector<ResourceObject> objects_in_chunk(ChunkCoord c);
+
+  // Cells whose candidates were generated, for benchmarks and tests of the halo's size.
+  size_t cells_materialized() const { return blocks_.size() * kBlockCells; }
+
+ private:
+  static constexpr int kBlockSide = 8;  // cells per block side; blocks are materialised whole
+  static constexpr size_t kBlockCells = kBlockSide * kBlockSide;
+
+  struct Candidate {
+    uint64_t t;       // arrival time
+    uint32_t u, v;    // position in the cell, units of 2^-24 cell side
+    uint32_t k;       // index in the cell's candidate sequence
+    int8_t exists;    // -1 not evaluated yet, else 0 / 1
+  };
+  struct Cell {
+    int64_t i = 0, j = 0;  // cell coordinates in the layer's grid
+    double density = 0;    // layer density at the cell centre
+    double r = 0;          // minimum spacing there, world units
+    Candidate* candidates = nullptr;  // into Block::candidates, sorted by (t, k)
+    uint32_t count = 0;
+    uint32_t next = 0;              // candidates before `next` are decided
+    int32_t accepted = -1;          // the accepted candidate (at most one per cell), or -1
+  };
+  struct Block {
+    double r_max = 0;  // largest r among its cells
+    Cell cells[kBlockCells];
+    std::vector<Candidate> candidates;
+  };
+  struct BlockKey {
+    uint32_t layer;
+    int64_t bi, bj;
+    friend bool operator==(const BlockKey&, const BlockKey&) = default;
+  };
+  struct BlockKeyHash {
+    size_t operator()(const BlockKey& k) const;
+  };
+  struct Frame {
+    uint32_t layer;
+    Cell* cell;
+    size_t neighbours_begin = 0, neighbours_end = 0, cursor = 0;
+    bool listed = false;
+  };
+  struct Neighbour {
+    uint32_t layer;
+    Cell* cell;
+  };
+
+  Block& block(uint32_t layer, int64_t bi, int64_t bj);
+  Cell& cell(uint32_t layer, int64_t i, int64_t j);
+  void materialize(uint32_t layer, int64_t bi, int64_t bj, Block& b);
+  // Appends cell c's candidates to `out`, sorted; `is_peak` only for noise_peaks.
+  void make_candidates(uint32_t layer, const Cell& c, bool is_peak, std::vector<Candidate>& out) const;
+
+  void decide_all(uint32_t layer, Cell& c);
+  void decide_next(uint32_t layer, Cell& c);
+  void list_neighbours(uint32_t layer, const Cell& c, const Candidate& a);
+  bool earlier(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, const Cell& cb,
+               const Candidate& b) const;
+  // Squared world distance between two candidates; exact integer differences, so the same
+  // pair gives the same bits from any request.
+  double distance2(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, const Cell& cb,
+                   const Candidate& b) const;
+  // Whether b (earlier than a) could block a once accepted, and whether it does.
+  bool could_block(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, const Cell& cb,
+                   const Candidate& b) const;
+  bool blocks(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, Cell& cb);
+  bool exists(uint32_t layer, Cell& c, Candidate& a);
+
+  // World position of a candidate (exact rational arithmetic into a Coord).
+  Coord world_x(uint32_t layer, const Cell& c, const Candidate& a) const;
+  Coord world_z(uint32_t layer, const Cell& c, const Candidate& a) const;
+  // Position relative to the lowest corner of chunk `chunk` along one axis, world units.
+  double local(uint32_t layer, int64_t cell, uint32_t sub, int64_t chunk) const;
+  // Sub-cell units from the chunk's lowest corner: exact, for canonical ordering.
+  int64_t local_sub(uint32_t layer, int64_t cell, uint32_t sub, int64_t chunk) const;
+
+  const ResourceLayers& layers_;
+  const Terrain& terrain_;
+  uint64_t seed_;
+  std::vector<double> pair_scale_;  // [la * n + lb]: world units per unit of the cross product
+  std::unordered_map<BlockKey, std::unique_ptr<Block>, BlockKeyHash> blocks_;
+  std::vector<Frame> frames_;
+  std::vector<Neighbour> neighbours_;
+};
+
+}  // namespace chunkforge
