@@ -12,12 +12,14 @@ namespace {
 constexpr int kSubBits = 24;
 constexpr int64_t kSub = int64_t{1} << kSubBits;  // sub-cell units per cell side
 constexpr double kSubD = static_cast<double>(kSub);
-constexpr int kDartsPerCell = 16;  // K: DESIGN.md measured rho 0.743 at 16 (0.730 at 8)
+// K: DESIGN.md measured rho 0.743 at 16 (0.730 at 8). At most 16: the round is 4 bits of t.
+constexpr int kDartsPerCell = 16;
 // Slack for the floating-point pruning of cells; exact decisions use distance2().
 constexpr double kPruneMargin = 1e-6;
 
 constexpr Salt kDartSalt = salt("resource.dart");
 constexpr Salt kTimeSalt = salt("resource.time");
+constexpr Salt kThinSalt = salt("resource.thinning");
 constexpr Salt kPeakSalt = salt("resource.peak");
 constexpr Salt kAttributeSalt = salt("resource.attributes");
 constexpr Salt kIdSalt = salt("resource.id");
@@ -30,7 +32,11 @@ int64_t floor_div(int64_t a, int64_t b) {
 
 // Distance from v to the interval [lo, hi].
 double gap(double v, double lo, double hi) { return v < lo ? lo - v : (v > hi ? v - hi : 0.0); }
-double distance_of(double dx, double dz) { return std::sqrt(dx * dx + dz * dz); }
+// Squared distance from (x, z) to the square [x0, x0 + side] x [z0, z0 + side].
+double gap2(double x, double z, double x0, double z0, double side) {
+  const double dx = gap(x, x0, x0 + side), dz = gap(z, z0, z0 + side);
+  return dx * dx + dz * dz;
+}
 
 // Exact coordinate of sub-cell position (cell * 2^24 + sub) * size / (n * 2^24).
 Coord grid_coord(int64_t cell, uint32_t sub, int64_t n, int64_t size) {
@@ -49,8 +55,25 @@ size_t ScatterField::BlockKeyHash::operator()(const BlockKey& k) const {
 }
 
 ScatterField::ScatterField(const ResourceLayers& layers, const Terrain& terrain, uint64_t seed)
-    : layers_(layers), terrain_(terrain), seed_(seed) {
+    : layers_(layers), terrain_(terrain), seed_(seed), recent_(layers.size() * kRecentBlocks),
+      offsets_(layers.size()) {
   const size_t n = layers.size();
+  for (size_t layer = 0; layer < n; ++layer) {
+    // Cell offsets within the layer's largest spacing, nearest first; min_distance is the
+    // smallest distance (in cells) between any points of the two cells.
+    const ResourceLayer& l = layers.layer(static_cast<uint32_t>(layer));
+    const double s = static_cast<double>(layers.chunk_size()) / l.cells_per_chunk;
+    const int radius = static_cast<int>(std::ceil(l.r_max() / s)) + 1;
+    for (int dj = -radius; dj <= radius; ++dj) {
+      for (int di = -radius; di <= radius; ++di) {
+        if (di == 0 && dj == 0) continue;
+        const double gx = std::max(0, std::abs(di) - 1), gz = std::max(0, std::abs(dj) - 1);
+        offsets_[layer].push_back(CellOffset{di, dj, std::sqrt(gx * gx + gz * gz)});
+      }
+    }
+    std::stable_sort(offsets_[layer].begin(), offsets_[layer].end(),
+                     [](const CellOffset& a, const CellOffset& b) { return a.min_distance < b.min_distance; });
+  }
   pair_scale_.resize(n * n);
   for (size_t a = 0; a < n; ++a) {
     for (size_t b = 0; b < n; ++b) {
@@ -63,11 +86,18 @@ ScatterField::ScatterField(const ResourceLayers& layers, const Terrain& terrain,
 }
 
 ScatterField::Block& ScatterField::block(uint32_t layer, int64_t bi, int64_t bj) {
+  // A small direct-mapped cache in front of the map: neighbour scans revisit the same few
+  // blocks over and over.
+  RecentBlock& recent = recent_[layer * kRecentBlocks +
+                                (static_cast<uint64_t>(bi) * 0x9e3779b97f4a7c15ULL +
+                                 static_cast<uint64_t>(bj) * 0xc2b2ae3d27d4eb4fULL) % kRecentBlocks];
+  if (recent.block != nullptr && recent.bi == bi && recent.bj == bj) return *recent.block;
   auto [it, inserted] = blocks_.try_emplace(BlockKey{layer, bi, bj});
   if (inserted) {
-    it->second = std::make_unique<Block>();
+    it->second = &block_store_.emplace_back();
     materialize(layer, bi, bj, *it->second);
   }
+  recent = RecentBlock{bi, bj, it->second};
   return *it->second;
 }
 
@@ -75,6 +105,28 @@ ScatterField::Cell& ScatterField::cell(uint32_t layer, int64_t i, int64_t j) {
   const int64_t bi = floor_div(i, kBlockSide), bj = floor_div(j, kBlockSide);
   Block& b = block(layer, bi, bj);
   return b.cells[(j - bj * kBlockSide) * kBlockSide + (i - bi * kBlockSide)];
+}
+
+ScatterField::Cell& ScatterField::cell_near(uint32_t layer, Cell& c, int di, int dj) {
+  // Most neighbours share c's block: index it directly, skipping the block lookup.
+  const int64_t i0 = c.block->cells[0].i, j0 = c.block->cells[0].j;
+  const int64_t ii = c.i + di - i0, jj = c.j + dj - j0;
+  if (ii >= 0 && ii < kBlockSide && jj >= 0 && jj < kBlockSide) return c.block->cells[jj * kBlockSide + ii];
+  return cell(layer, c.i + di, c.j + dj);
+}
+
+ScatterField::Candidate* ScatterField::store_candidates(const std::vector<Candidate>& candidates) {
+  // Slabs of fixed size: candidates never move once stored, and there is no allocation per
+  // block.
+  constexpr size_t kSlab = 16384;
+  if (slabs_.empty() || slab_used_ + candidates.size() > kSlab) {
+    slabs_.push_back(std::make_unique<Candidate[]>(std::max(kSlab, candidates.size())));
+    slab_used_ = 0;
+  }
+  Candidate* out = slabs_.back().get() + slab_used_;
+  std::copy(candidates.begin(), candidates.end(), out);
+  slab_used_ += candidates.size();
+  return out;
 }
 
 void ScatterField::materialize(uint32_t layer, int64_t bi, int64_t bj, Block& b) {
@@ -86,13 +138,18 @@ void ScatterField::materialize(uint32_t layer, int64_t bi, int64_t bj, Block& b)
                     ? std::max(1, static_cast<int>(std::lround(l.peak_window * static_cast<double>(n) / (2.0 * static_cast<double>(size)))))
                     : 0;
   const int side = kBlockSide + 2 * h;
-  std::vector<Coord> xs(side), zs(side);
+  // Scratch buffers reused across blocks (materialize never nests).
+  std::vector<Coord>& xs = scratch_xs_;
+  std::vector<Coord>& zs = scratch_zs_;
+  std::vector<double>& density = scratch_density_;
+  xs.resize(side);
+  zs.resize(side);
+  density.resize(static_cast<size_t>(side) * side);
   for (int k = 0; k < side; ++k) {
     // Cell centre: (2 * cell + 1) / 2 cells, exactly.
     xs[k] = grid_coord(bi * kBlockSide - h + k, 1u << (kSubBits - 1), n, size);
     zs[k] = grid_coord(bj * kBlockSide - h + k, 1u << (kSubBits - 1), n, size);
   }
-  std::vector<double> density(static_cast<size_t>(side) * side);
   layers_.density_grid(layer, xs.data(), side, zs.data(), side, density.data());
 
   // Peak value: density times a per-cell random factor, ties broken by the hash itself.
@@ -120,23 +177,26 @@ void ScatterField::materialize(uint32_t layer, int64_t bi, int64_t bj, Block& b)
     return true;
   };
 
-  std::vector<uint32_t> begin(kBlockCells);
+  uint32_t begin[kBlockCells];
+  std::vector<Candidate>& scratch = scratch_candidates_;
+  scratch.clear();
   for (int jj = 0; jj < kBlockSide; ++jj) {
     for (int ii = 0; ii < kBlockSide; ++ii) {
       Cell& c = b.cells[jj * kBlockSide + ii];
+      c.block = &b;
       c.i = bi * kBlockSide + ii;
       c.j = bj * kBlockSide + jj;
       c.density = density[static_cast<size_t>(jj + h) * side + (ii + h)];
       c.r = l.spacing / c.density;
       b.r_max = std::max(b.r_max, c.r);
-      begin[jj * kBlockSide + ii] = static_cast<uint32_t>(b.candidates.size());
-      make_candidates(layer, c, h > 0 && is_peak(ii, jj), b.candidates);
+      begin[jj * kBlockSide + ii] = static_cast<uint32_t>(scratch.size());
+      make_candidates(layer, c, h > 0 && is_peak(ii, jj), scratch);
     }
   }
-  // Pointers only once the vector has stopped growing.
+  Candidate* stored = store_candidates(scratch);
   for (size_t k = 0; k < kBlockCells; ++k) {
-    const uint32_t end = k + 1 < kBlockCells ? begin[k + 1] : static_cast<uint32_t>(b.candidates.size());
-    b.cells[k].candidates = b.candidates.data() + begin[k];
+    const uint32_t end = k + 1 < kBlockCells ? begin[k + 1] : static_cast<uint32_t>(scratch.size());
+    b.cells[k].candidates = stored + begin[k];
     b.cells[k].count = end - begin[k];
   }
 }
@@ -144,53 +204,60 @@ void ScatterField::materialize(uint32_t layer, int64_t bi, int64_t bj, Block& b)
 void ScatterField::make_candidates(uint32_t layer, const Cell& c, bool is_peak,
                                    std::vector<Candidate>& out) const {
   const ResourceLayer& l = layers_.layer(layer);
-  const size_t first = out.size();
+  // One chained hash per cell; each candidate k then costs one mix for its position and one
+  // for its arrival time (counter-based: hash(cell) + k, never a stream across cells).
+  const uint64_t cell_hash = hash(seed_, kDartSalt, l.salt.value, c.i, c.j);
+  auto bits = [cell_hash](uint64_t k) { return mix64(cell_hash + (k + 1) * 0x9e3779b97f4a7c15ULL); };
+  // Arrival times are stratified: candidate k of every cell arrives in round k (the top four
+  // bits), in random order within the round. A cell's candidates are thus already in time
+  // order, and the process is still sequential dart throwing in one global order.
   auto add = [&](uint32_t k, uint32_t u, uint32_t v) {
-    out.push_back(Candidate{hash(seed_, kTimeSalt, l.salt.value, c.i, c.j, k), u, v, k, -1});
-  };
-  // Low 48 bits of a dart hash: the position; top 16 bits: the thinning draw.
-  auto keep = [](uint64_t h, double probability) {
-    return static_cast<double>(h >> 48) < probability * 65536.0;
+    const uint64_t t = (static_cast<uint64_t>(k) << 60) | (mix64(bits(k) ^ kTimeSalt.value) >> 4);
+    out.push_back(Candidate{t, u, v, k, -1});
   };
   const uint32_t kMask = static_cast<uint32_t>(kSub - 1);
+  auto add_uniform = [&](uint32_t k) {
+    const uint64_t h = bits(k);
+    add(k, static_cast<uint32_t>(h) & kMask, static_cast<uint32_t>(h >> 24) & kMask);
+  };
+  // A 16-bit draw per candidate for thinning: four from one mix.
+  auto draw = [cell_hash](uint32_t k) {
+    return static_cast<double>((mix64(cell_hash ^ (kThinSalt.value + k / 4)) >> (16 * (k % 4))) & 0xffff) / 65536.0;
+  };
   switch (l.method) {
     case ScatterMethod::kBlueNoise: {
       // Thinning by (r_min / r)^2 makes dart intensity follow 1 / r^2.
-      const double ratio = l.r_min() / c.r;
+      const double ratio = l.r_min() / c.r, keep = ratio * ratio;
       for (uint32_t k = 0; k < kDartsPerCell; ++k) {
-        const uint64_t h = hash(seed_, kDartSalt, l.salt.value, c.i, c.j, k);
-        if (keep(h, ratio * ratio)) add(k, static_cast<uint32_t>(h) & kMask, static_cast<uint32_t>(h >> 24) & kMask);
+        if (draw(k) < keep) add_uniform(k);
       }
       break;
     }
     case ScatterMethod::kJitteredGrid: {
-      const uint64_t h = hash(seed_, kDartSalt, l.salt.value, c.i, c.j, 0);
       const double ratio = l.r_min() / c.r;
-      auto jittered = [&](uint64_t bits) {
-        const double offset = (static_cast<double>(bits & kMask) * 2.0 - kSubD) * l.jitter;
-        return static_cast<uint32_t>((kSub / 2) + static_cast<int64_t>(std::floor(offset)));
-      };
-      if (keep(h, ratio * ratio)) add(0, jittered(h), jittered(h >> 24));
+      if (draw(0) < ratio * ratio) {
+        const uint64_t h = bits(0);
+        auto jittered = [&](uint64_t b) {
+          const double offset = (static_cast<double>(b & kMask) * 2.0 - kSubD) * l.jitter;
+          return static_cast<uint32_t>((kSub / 2) + static_cast<int64_t>(std::floor(offset)));
+        };
+        add(0, jittered(h), jittered(h >> 24));
+      }
       break;
     }
-    case ScatterMethod::kNoiseProbability: {
-      const uint64_t h = hash(seed_, kDartSalt, l.salt.value, c.i, c.j, 0);
-      if (keep(h, c.density / l.dmax)) add(0, static_cast<uint32_t>(h) & kMask, static_cast<uint32_t>(h >> 24) & kMask);
+    case ScatterMethod::kNoiseProbability:
+      if (draw(0) < c.density / l.dmax) add_uniform(0);
       break;
-    }
     case ScatterMethod::kUniform: {
       // White noise at the mean density: the density field is deliberately ignored.
-      const uint64_t h = hash(seed_, kDartSalt, l.salt.value, c.i, c.j, 0);
       const double mean = (l.dmin + l.dmax) / (2.0 * l.dmax);
-      if (keep(h, mean * mean)) add(0, static_cast<uint32_t>(h) & kMask, static_cast<uint32_t>(h >> 24) & kMask);
+      if (draw(0) < mean * mean) add_uniform(0);
       break;
     }
     case ScatterMethod::kNoisePeaks:
       if (is_peak) add(0, static_cast<uint32_t>(kSub / 2), static_cast<uint32_t>(kSub / 2));
       break;
   }
-  std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
-            [](const Candidate& a, const Candidate& b) { return std::tie(a.t, a.k) < std::tie(b.t, b.k); });
 }
 
 double ScatterField::local(uint32_t layer, int64_t cell, uint32_t sub, int64_t chunk) const {
@@ -221,6 +288,12 @@ double ScatterField::distance2(uint32_t la, const Cell& ca, const Candidate& a, 
   // Positions in each layer's sub-cell units relative to a's chunk; cross-multiplying by the
   // other layer's cells per chunk puts both on one integer scale. The difference does not
   // depend on the reference chunk, so neither does the result.
+  if (la == lb) {  // one grid: the plain sub-cell difference
+    const double unit = pair_scale_[la * layers_.size() + la] * static_cast<double>(layers_.layer(la).cells_per_chunk);
+    const double x = static_cast<double>((ca.i - cb.i) * kSub + a.u - b.u) * unit;
+    const double z = static_cast<double>((ca.j - cb.j) * kSub + a.v - b.v) * unit;
+    return x * x + z * z;
+  }
   const int64_t na = layers_.layer(la).cells_per_chunk, nb = layers_.layer(lb).cells_per_chunk;
   const int64_t cx = floor_div(ca.i, na), cz = floor_div(ca.j, na);
   const int64_t dx = local_sub(la, ca.i, a.u, cx) * nb - local_sub(lb, cb.i, b.u, cx) * na;
@@ -231,26 +304,25 @@ double ScatterField::distance2(uint32_t la, const Cell& ca, const Candidate& a, 
 }
 
 bool ScatterField::could_block(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb,
-                               const Cell& cb, const Candidate& b) const {
+                               Cell& cb, Candidate& b) {
   if (la == lb) {
     const double r = std::max(ca.r, cb.r);
     return distance2(la, ca, a, lb, cb, b) < r * r;
   }
-  // Below its threshold a candidate never exists, so it never blocks another layer.
-  if (cb.density < layers_.layer(lb).threshold) return false;
   const double reach = layers_.layer(la).footprint + layers_.layer(lb).footprint;
-  return distance2(la, ca, a, lb, cb, b) < reach * reach;
+  // A candidate that is not viable never exists, so it never blocks another layer: checking
+  // that first spares deciding it (and its own dependencies).
+  return distance2(la, ca, a, lb, cb, b) < reach * reach && viable(lb, cb, b);
 }
 
 bool ScatterField::blocks(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, Cell& cb) {
   if (cb.accepted < 0) return false;
   Candidate& b = cb.candidates[cb.accepted];
-  if (!earlier(lb, cb, b, la, ca, a) || !could_block(la, ca, a, lb, cb, b)) return false;
-  return la == lb || exists(lb, cb, b);
+  return earlier(lb, cb, b, la, ca, a) && could_block(la, ca, a, lb, cb, b);
 }
 
-bool ScatterField::exists(uint32_t layer, Cell& c, Candidate& a) {
-  if (a.exists >= 0) return a.exists == 1;
+bool ScatterField::viable(uint32_t layer, Cell& c, Candidate& a) {
+  if (a.viable >= 0) return a.viable == 1;
   const ResourceLayer& l = layers_.layer(layer);
   bool ok = c.density >= l.threshold;
   if (ok && l.filtered()) {
@@ -259,51 +331,107 @@ bool ScatterField::exists(uint32_t layer, Cell& c, Candidate& a) {
          (l.biomes.empty() || std::binary_search(l.biomes.begin(), l.biomes.end(), p.biome)) &&
          (l.materials.empty() || std::binary_search(l.materials.begin(), l.materials.end(), p.material));
   }
-  a.exists = ok ? 1 : 0;
+  a.viable = ok ? 1 : 0;
   return ok;
 }
 
-void ScatterField::list_neighbours(uint32_t layer, const Cell& c, const Candidate& a) {
-  const ResourceLayer& l = layers_.layer(layer);
-  const int64_t na = l.cells_per_chunk;
-  const double size = static_cast<double>(layers_.chunk_size());
-  const int64_t cx = floor_div(c.i, na), cz = floor_div(c.j, na);
-  const double ax = local(layer, c.i, a.u, cx), az = local(layer, c.j, a.v, cz);
+ScatterField::Position ScatterField::position(uint32_t layer, const Cell& c, const Candidate& a) const {
+  const int64_t n = layers_.layer(layer).cells_per_chunk;
+  Position p;
+  p.cx = floor_div(c.i, n);
+  p.cz = floor_div(c.j, n);
+  p.x = local(layer, c.i, a.u, p.cx);
+  p.z = local(layer, c.j, a.v, p.cz);
+  return p;
+}
 
-  // Cells of layer `lb` whose square lies within `reach` of a (reach(cell) may shrink it).
-  auto scan = [&](uint32_t lb, double reach, auto&& accept_cell) {
-    const int64_t nb = layers_.layer(lb).cells_per_chunk;
-    const double s = size / static_cast<double>(nb);
-    const int64_t i0 = cx * nb + static_cast<int64_t>(std::floor((ax - reach) / s)) - 1;
-    const int64_t i1 = cx * nb + static_cast<int64_t>(std::floor((ax + reach) / s)) + 1;
-    const int64_t j0 = cz * nb + static_cast<int64_t>(std::floor((az - reach) / s)) - 1;
-    const int64_t j1 = cz * nb + static_cast<int64_t>(std::floor((az + reach) / s)) + 1;
-    for (int64_t bj = floor_div(j0, kBlockSide); bj <= floor_div(j1, kBlockSide); ++bj) {
-      for (int64_t bi = floor_div(i0, kBlockSide); bi <= floor_div(i1, kBlockSide); ++bi) {
-        Block& b = block(lb, bi, bj);
-        const double bx0 = static_cast<double>(bi * kBlockSide - cx * nb) * s;
-        const double bz0 = static_cast<double>(bj * kBlockSide - cz * nb) * s;
-        const double block_gap = distance_of(gap(ax, bx0, bx0 + kBlockSide * s), gap(az, bz0, bz0 + kBlockSide * s));
-        if (!accept_cell(block_gap, b.r_max)) continue;
-        for (Cell& n : b.cells) {
-          if (&n == &c || n.count == 0) continue;
-          const double x0 = static_cast<double>(n.i - cx * nb) * s, z0 = static_cast<double>(n.j - cz * nb) * s;
-          if (accept_cell(distance_of(gap(ax, x0, x0 + s), gap(az, z0, z0 + s)), n.r)) {
-            neighbours_.push_back(Neighbour{lb, &n});
-          }
+template <typename Fn>
+bool ScatterField::visit_cells(uint32_t layer, const Position& p, double reach,
+                               double (*cell_reach)(double, double), double a_r, Fn&& fn) {
+  const int64_t n = layers_.layer(layer).cells_per_chunk;
+  const double s = static_cast<double>(layers_.chunk_size()) / static_cast<double>(n);
+  auto index = [&](double v, int64_t chunk) { return chunk * n + static_cast<int64_t>(std::floor(v / s)); };
+  const double r = reach + kPruneMargin;
+  const int64_t i0 = index(p.x - r, p.cx), i1 = index(p.x + r, p.cx);
+  const int64_t j0 = index(p.z - r, p.cz), j1 = index(p.z + r, p.cz);
+  for (int64_t bj = floor_div(j0, kBlockSide); bj <= floor_div(j1, kBlockSide); ++bj) {
+    for (int64_t bi = floor_div(i0, kBlockSide); bi <= floor_div(i1, kBlockSide); ++bi) {
+      Block& b = block(layer, bi, bj);
+      const double bx0 = static_cast<double>(bi * kBlockSide - p.cx * n) * s;
+      const double bz0 = static_cast<double>(bj * kBlockSide - p.cz * n) * s;
+      // The block's largest reach bounds every cell in it.
+      const double rb = cell_reach(a_r, b.r_max) + kPruneMargin;
+      if (gap2(p.x, p.z, bx0, bz0, kBlockSide * s) >= rb * rb) continue;
+      const int ii0 = std::max(0, static_cast<int>(std::floor((p.x - rb - bx0) / s)));
+      const int ii1 = std::min(kBlockSide - 1, static_cast<int>(std::floor((p.x + rb - bx0) / s)));
+      const int jj0 = std::max(0, static_cast<int>(std::floor((p.z - rb - bz0) / s)));
+      const int jj1 = std::min(kBlockSide - 1, static_cast<int>(std::floor((p.z + rb - bz0) / s)));
+      for (int jj = jj0; jj <= jj1; ++jj) {
+        for (int ii = ii0; ii <= ii1; ++ii) {
+          Cell& cell = b.cells[jj * kBlockSide + ii];
+          if (cell.count == 0) continue;
+          const double rc = cell_reach(a_r, cell.r) + kPruneMargin;
+          if (gap2(p.x, p.z, bx0 + ii * s, bz0 + jj * s, s) >= rc * rc) continue;
+          if (!fn(cell)) return false;
         }
       }
     }
-  };
+  }
+  return true;
+}
 
+namespace {
+// Same layer: max(r(a), r(b)). Other layers: a fixed reach, passed as a_r.
+double same_layer_reach(double a_r, double cell_r) { return std::max(a_r, cell_r); }
+double fixed_reach(double a_r, double) { return a_r; }
+}  // namespace
+
+bool ScatterField::covers(uint32_t layer, const Cell& blocker, const Cell& c) const {
+  if (blocker.accepted < 0) return false;
+  const Candidate& b = blocker.candidates[blocker.accepted];
+  if (c.next + 1 < c.count && !earlier(layer, blocker, b, layer, c, c.candidates[c.next + 1])) return false;
+  // Farthest corner of c from b, in sub-cell units (exact integers).
+  const int64_t bx = (blocker.i - c.i) * kSub + b.u, bz = (blocker.j - c.j) * kSub + b.v;
+  const double fx = static_cast<double>(std::max(std::abs(bx), std::abs(bx - kSub)));
+  const double fz = static_cast<double>(std::max(std::abs(bz), std::abs(bz - kSub)));
+  const double unit = pair_scale_[layer * layers_.size() + layer] * static_cast<double>(layers_.layer(layer).cells_per_chunk);
+  return (fx * fx + fz * fz) * unit * unit < blocker.r * blocker.r;
+}
+
+bool ScatterField::blocked_by_accepted_nearby(uint32_t layer, Cell& c, const Candidate& a) {
+  // Most rejections are settled here by an accepted earlier candidate of the same layer close
+  // by: first the cell that blocked the cell's previous candidate, then cells in order of
+  // distance, stopping at the first blocker.
+  if (c.last_blocker != nullptr && blocks(layer, c, a, layer, *c.last_blocker)) return true;
+  const double s = static_cast<double>(layers_.chunk_size()) / layers_.layer(layer).cells_per_chunk;
+  const double reach = c.r / s;  // in cells
+  for (const CellOffset& o : offsets_[layer]) {
+    if (o.min_distance >= reach) break;
+    Cell& n = cell_near(layer, c, o.di, o.dj);
+    if (blocks(layer, c, a, layer, n)) {
+      c.last_blocker = &n;
+      return true;
+    }
+  }
+  return false;
+}
+
+void ScatterField::list_neighbours(uint32_t layer, Cell& c, const Candidate& a) {
+  const ResourceLayer& l = layers_.layer(layer);
+  const Position p = position(layer, c, a);
+  auto add = [&](uint32_t lb) {
+    return [this, lb, &c](Cell& n) {
+      if (&n != &c) neighbours_.push_back(Neighbour{lb, &n});
+      return true;
+    };
+  };
   if (l.method == ScatterMethod::kBlueNoise) {
-    // Same layer: conflict within max(r(a), r(b)); no r exceeds the layer's r_max.
-    scan(layer, l.r_max(), [&](double g, double r) { return g < std::max(c.r, r) + kPruneMargin; });
+    visit_cells(layer, p, l.r_max(), same_layer_reach, c.r, add(layer));
   }
   for (uint32_t lb = 0; lb < layers_.size(); ++lb) {
     if (lb == layer) continue;
     const double reach = l.footprint + layers_.layer(lb).footprint;
-    scan(lb, reach, [&](double g, double) { return g < reach + kPruneMargin; });
+    visit_cells(lb, p, reach, fixed_reach, reach, add(lb));
   }
 }
 
@@ -317,21 +445,25 @@ void ScatterField::decide_next(uint32_t layer, Cell& start) {
     bool blocked = false, pushed = false;
     if (!f.listed) {
       f.neighbours_begin = neighbours_.size();
-      list_neighbours(f.layer, c, a);
-      f.neighbours_end = f.cursor = neighbours_.size();
-      f.cursor = f.neighbours_begin;
       f.listed = true;
-      // A conflict with an already accepted earlier candidate settles it without more work.
-      for (size_t k = f.neighbours_begin; k < f.neighbours_end && !blocked; ++k) {
-        blocked = blocks(f.layer, c, a, neighbours_[k].layer, *neighbours_[k].cell);
+      blocked = layers_.layer(f.layer).method == ScatterMethod::kBlueNoise &&
+                blocked_by_accepted_nearby(f.layer, c, a);
+      if (!blocked) {
+        list_neighbours(f.layer, c, a);
+        // A conflict with an already accepted earlier candidate settles it without more work.
+        for (size_t k = f.neighbours_begin; k < neighbours_.size() && !blocked; ++k) {
+          blocked = blocks(f.layer, c, a, neighbours_[k].layer, *neighbours_[k].cell);
+        }
       }
+      f.neighbours_end = neighbours_.size();
+      f.cursor = f.neighbours_begin;
     }
     for (; !blocked && f.cursor < f.neighbours_end; ++f.cursor) {
       const Neighbour nb = neighbours_[f.cursor];
       Cell& n = *nb.cell;
       // Earlier candidates of n that could block a must be decided first, in n's order.
       for (uint32_t k = n.next; k < n.count; ++k) {
-        const Candidate& b = n.candidates[k];
+        Candidate& b = n.candidates[k];
         if (!earlier(nb.layer, n, b, f.layer, c, a)) break;
         if (could_block(f.layer, c, a, nb.layer, n, b)) {
           pushed = true;
@@ -347,7 +479,10 @@ void ScatterField::decide_next(uint32_t layer, Cell& start) {
       continue;
     }
     if (blocked) {
-      ++c.next;
+      // If the same-layer blocker's disc covers the whole cell, it blocks every later
+      // candidate of the cell too: reject them all at once.
+      const bool covered = c.last_blocker != nullptr && covers(f.layer, *c.last_blocker, c);
+      c.next = covered ? c.count : c.next + 1;
     } else {
       c.accepted = static_cast<int32_t>(c.next);
       // Blue noise: every later candidate of the cell lies within r_min of this one.
@@ -377,7 +512,7 @@ std::vector<ResourceObject> ScatterField::objects_in_chunk(ChunkCoord chunk) {
         decide_all(layer, c);
         if (c.accepted < 0) continue;
         Candidate& a = c.candidates[c.accepted];
-        if (!exists(layer, c, a)) continue;
+        if (!viable(layer, c, a)) continue;
         const uint64_t attributes = hash(seed_, kAttributeSalt, l.salt.value, c.i, c.j, a.k);
         ResourceObject o;
         o.layer = layer;

@@ -7,8 +7,8 @@
 //     max(r(a), r(b)), r being the layer's minimum spacing at each one's cell; and
 //   - no accepted, *existing* candidate of another layer with an earlier t lies within
 //     footprint(a) + footprint(b).
-// A candidate *exists* (becomes an object) iff it is accepted, its density is at least the
-// layer's threshold and it passes the layer's filters. Non-existing accepted candidates still
+// A candidate *exists* (becomes an object) iff it is accepted and *viable*: its density is at
+// least the layer's threshold and it passes the layer's filters. Non-existing accepted candidates still
 // block their own layer, so thresholds and filters never disturb a layer's sampling; they do
 // not block other layers, so a removed point leaves no hole in another layer.
 //
@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -39,30 +40,37 @@ class ScatterField {
 
   // Cells whose candidates were generated, for benchmarks and tests of the halo's size.
   size_t cells_materialized() const { return blocks_.size() * kBlockCells; }
+  size_t cells_materialized(uint32_t layer) const {
+    size_t n = 0;
+    for (const auto& [key, block] : blocks_) n += key.layer == layer ? kBlockCells : 0;
+    return n;
+  }
 
  private:
-  static constexpr int kBlockSide = 8;  // cells per block side; blocks are materialised whole
+  static constexpr int kBlockSide = 4;  // cells per block side; blocks are materialised whole
   static constexpr size_t kBlockCells = kBlockSide * kBlockSide;
 
   struct Candidate {
     uint64_t t;       // arrival time
     uint32_t u, v;    // position in the cell, units of 2^-24 cell side
     uint32_t k;       // index in the cell's candidate sequence
-    int8_t exists;    // -1 not evaluated yet, else 0 / 1
+    int8_t viable;    // density >= threshold and filters pass: -1 not evaluated yet, else 0 / 1
   };
+  struct Block;
   struct Cell {
+    Block* block = nullptr;
     int64_t i = 0, j = 0;  // cell coordinates in the layer's grid
     double density = 0;    // layer density at the cell centre
     double r = 0;          // minimum spacing there, world units
-    Candidate* candidates = nullptr;  // into Block::candidates, sorted by (t, k)
+    Candidate* candidates = nullptr;  // into the candidate slabs, in time order
     uint32_t count = 0;
     uint32_t next = 0;              // candidates before `next` are decided
     int32_t accepted = -1;          // the accepted candidate (at most one per cell), or -1
+    Cell* last_blocker = nullptr;   // same-layer cell that blocked the previous candidate
   };
   struct Block {
     double r_max = 0;  // largest r among its cells
     Cell cells[kBlockCells];
-    std::vector<Candidate> candidates;
   };
   struct BlockKey {
     uint32_t layer;
@@ -85,13 +93,33 @@ class ScatterField {
 
   Block& block(uint32_t layer, int64_t bi, int64_t bj);
   Cell& cell(uint32_t layer, int64_t i, int64_t j);
+  // The cell (di, dj) away from c, in the same layer.
+  Cell& cell_near(uint32_t layer, Cell& c, int di, int dj);
   void materialize(uint32_t layer, int64_t bi, int64_t bj, Block& b);
+  // Copies a block's candidates into stable storage.
+  Candidate* store_candidates(const std::vector<Candidate>& candidates);
   // Appends cell c's candidates to `out`, sorted; `is_peak` only for noise_peaks.
   void make_candidates(uint32_t layer, const Cell& c, bool is_peak, std::vector<Candidate>& out) const;
 
   void decide_all(uint32_t layer, Cell& c);
   void decide_next(uint32_t layer, Cell& c);
-  void list_neighbours(uint32_t layer, const Cell& c, const Candidate& a);
+  // A candidate's position relative to the lowest corner of its own chunk, world units.
+  struct Position {
+    int64_t cx, cz;
+    double x, z;
+  };
+  Position position(uint32_t layer, const Cell& c, const Candidate& a) const;
+  // Calls fn(cell) for the cells of `layer` with candidates whose square lies within
+  // cell_reach(a_r, cell.r) of p (never beyond `reach`), block by block; stops when fn
+  // returns false (and then returns false).
+  template <typename Fn>
+  bool visit_cells(uint32_t layer, const Position& p, double reach, double (*cell_reach)(double, double),
+                   double a_r, Fn&& fn);
+  bool blocked_by_accepted_nearby(uint32_t layer, Cell& c, const Candidate& a);
+  // Whether blocker's accepted candidate is earlier than every undecided candidate of c after
+  // the next one and lies within its own r of all of c: then it blocks them all.
+  bool covers(uint32_t layer, const Cell& blocker, const Cell& c) const;
+  void list_neighbours(uint32_t layer, Cell& c, const Candidate& a);
   bool earlier(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, const Cell& cb,
                const Candidate& b) const;
   // Squared world distance between two candidates; exact integer differences, so the same
@@ -99,10 +127,11 @@ class ScatterField {
   double distance2(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, const Cell& cb,
                    const Candidate& b) const;
   // Whether b (earlier than a) could block a once accepted, and whether it does.
-  bool could_block(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, const Cell& cb,
-                   const Candidate& b) const;
+  bool could_block(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, Cell& cb,
+                   Candidate& b);
   bool blocks(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, Cell& cb);
-  bool exists(uint32_t layer, Cell& c, Candidate& a);
+  // Whether a candidate would exist once accepted: threshold and filters (memoised).
+  bool viable(uint32_t layer, Cell& c, Candidate& a);
 
   // World position of a candidate (exact rational arithmetic into a Coord).
   Coord world_x(uint32_t layer, const Cell& c, const Candidate& a) const;
@@ -116,8 +145,25 @@ class ScatterField {
   const Terrain& terrain_;
   uint64_t seed_;
   std::vector<double> pair_scale_;  // [la * n + lb]: world units per unit of the cross product
-  std::unordered_map<BlockKey, std::unique_ptr<Block>, BlockKeyHash> blocks_;
+  std::unordered_map<BlockKey, Block*, BlockKeyHash> blocks_;
+  std::deque<Block> block_store_;  // stable addresses
+  std::vector<std::unique_ptr<Candidate[]>> slabs_;
+  size_t slab_used_ = 0;
+  struct RecentBlock {
+    int64_t bi = 0, bj = 0;
+    Block* block = nullptr;
+  };
+  static constexpr size_t kRecentBlocks = 64;  // per layer
+  std::vector<RecentBlock> recent_;
+  struct CellOffset {
+    int di, dj;
+    double min_distance;  // cells
+  };
+  std::vector<std::vector<CellOffset>> offsets_;  // per layer, nearest first
   std::vector<Frame> frames_;
+  std::vector<Coord> scratch_xs_, scratch_zs_;
+  std::vector<double> scratch_density_;
+  std::vector<Candidate> scratch_candidates_;
   std::vector<Neighbour> neighbours_;
 };
 

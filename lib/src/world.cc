@@ -1,13 +1,11 @@
 #include "chunkforge/world.h"
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
+#include "chunkforge/encode.h"
 #include "chunkforge/hash.h"
 
 namespace chunkforge {
@@ -24,13 +22,7 @@ WorldResult World::create(const v1::WorldDefinition& definition) {
   world.terrain_ = std::make_shared<const Terrain>(*resolved);
   world.resources_ = std::make_shared<const ResourceLayers>(*resolved);
   // Deterministic serialization of the resolved definition: equal definitions, equal bytes.
-  std::string bytes;
-  {
-    google::protobuf::io::StringOutputStream out(&bytes);
-    google::protobuf::io::CodedOutputStream coded(&out);
-    coded.SetSerializationDeterministic(true);
-    resolved->SerializeToCodedStream(&coded);
-  }
+  const std::string bytes = canonical_bytes(*resolved);
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx",
                 static_cast<unsigned long long>(hash_bytes(0, salt("world.fingerprint"), bytes)));

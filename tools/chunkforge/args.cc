@@ -1,6 +1,15 @@
 #include "args.h"
 
+#include <charconv>
+
 namespace chunkforge::tool {
+
+std::optional<int64_t> parse_int(const std::string& text) {
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
 
 std::optional<Args> parse_args(const std::vector<std::string>& words, const ArgSpec& spec,
                                std::string& error) {

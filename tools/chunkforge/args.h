@@ -2,6 +2,7 @@
 // and `--flag`s, with an error for anything not declared.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -26,6 +27,9 @@ struct ArgSpec {
   std::set<std::string> value_options;  // take the next word
   std::set<std::string> flag_options;   // stand alone
 };
+
+// A whole decimal integer, or nullopt.
+std::optional<int64_t> parse_int(const std::string& text);
 
 // args: the words after the subcommand name. On error, returns nullopt and sets `error`.
 std::optional<Args> parse_args(const std::vector<std::string>& args, const ArgSpec& spec,

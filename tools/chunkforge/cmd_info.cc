@@ -1,49 +1,12 @@
 #include <iostream>
 
+#include "chunkforge/encode.h"
 #include "chunkforge/v1/info.pb.h"
 #include "commands.h"
 #include "world_options.h"
 
 namespace chunkforge::tool {
 namespace {
-
-template <typename Entries>
-void add_named(const Entries& entries, google::protobuf::RepeatedPtrField<v1::CatalogEntry>* out) {
-  for (int id = 0; id < entries.size(); ++id) {
-    v1::CatalogEntry* e = out->Add();
-    e->set_id(static_cast<uint32_t>(id));
-    e->set_name(entries.Get(id).name());
-    e->set_color(entries.Get(id).color());
-  }
-}
-
-v1::WorldInfo world_info(const World& world) {
-  const v1::WorldDefinition& d = world.definition();
-  v1::WorldInfo info;
-  info.set_name(d.name());
-  info.set_seed(d.seed());
-  info.set_generator_version(d.generator_version());
-  info.set_chunk_size(d.chunk_size());
-  info.set_sea_level(d.terrain().sea_level());
-  info.set_fingerprint(world.fingerprint());
-  add_named(d.biomes(), info.mutable_biomes());
-  add_named(d.materials(), info.mutable_materials());
-  add_named(d.resources(), info.mutable_resources());
-  for (int id = 0; id < d.resources_size(); ++id) {
-    const v1::ResourceLayer& r = d.resources(id);
-    info.mutable_resources(id)->set_footprint_radius(r.footprint_radius());
-    info.mutable_resources(id)->set_method(v1::ResourceLayer::Method_Name(r.method()));
-  }
-  add_named(d.structures(), info.mutable_structures());
-  for (int id = 0; id < d.structures_size(); ++id) {
-    const v1::Structure& s = d.structures(id);
-    v1::CatalogEntry* e = info.mutable_structures(id);
-    e->set_size_x(s.size_x());
-    e->set_size_z(s.size_z());
-    e->set_height(s.height());
-  }
-  return info;
-}
 
 void print_entries(const char* title,
                    const google::protobuf::RepeatedPtrField<v1::CatalogEntry>& entries) {
@@ -66,7 +29,7 @@ int run(const std::vector<std::string>& words) {
   }
   std::optional<World> world = load_world(*args);
   if (!world) return kExitBadInput;
-  const v1::WorldInfo info = world_info(*world);
+  const v1::WorldInfo info = describe_world(*world);
   if (args->has("--json")) {
     std::cout << to_json(info) << '\n';
     return kExitOk;

@@ -17,5 +17,7 @@ struct Command {
 extern const Command kValidateCommand;
 extern const Command kInfoCommand;
 extern const Command kSampleCommand;
+extern const Command kChunkCommand;
+extern const Command kRegionCommand;
 
 }  // namespace chunkforge::tool

@@ -12,7 +12,9 @@ using chunkforge::tool::Command;
 
 const Command* const kCommands[] = {&chunkforge::tool::kValidateCommand,
                                     &chunkforge::tool::kInfoCommand,
-                                    &chunkforge::tool::kSampleCommand};
+                                    &chunkforge::tool::kSampleCommand,
+                                    &chunkforge::tool::kChunkCommand,
+                                    &chunkforge::tool::kRegionCommand};
 
 void print_usage(std::ostream& out) {
   out << "usage: chunkforge COMMAND [ARGS] [--world FILE] [--seed N]\n\ncommands:\n";

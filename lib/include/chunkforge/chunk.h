@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "chunkforge/terrain.h"
@@ -45,13 +46,37 @@ struct ChunkData {
   std::vector<ResourceObject> objects;
 };
 
+class ScatterField;
+
 class Generator {
  public:
   explicit Generator(const World& world) : world_(world) {}
+  // One chunk, as a request of its own (cold: nothing shared with other calls).
   ChunkData generate(ChunkCoord coord) const;
 
  private:
   const World& world_;
+};
+
+// Generates chunks one after another (a region, a player's view), sharing the scatter memo
+// between them so that neighbouring chunks do not redo each other's halo. The output is
+// byte-identical to Generator::generate whatever the order; only the cost changes.
+//
+//   ChunkStream stream(world);
+//   for (ChunkCoord c : spiral) send(stream.generate(c));
+//
+// Not thread-safe: one per thread or request. Memory is bounded: once the memo holds more
+// than `max_cells` scatter cells (about 100-600 bytes each) it starts afresh.
+class ChunkStream {
+ public:
+  explicit ChunkStream(const World& world, size_t max_cells = 65536);
+  ~ChunkStream();
+  ChunkData generate(ChunkCoord coord);
+
+ private:
+  const World& world_;
+  size_t max_cells_;
+  std::unique_ptr<ScatterField> field_;
 };
 
 }  // namespace chunkforge

@@ -1,0 +1,86 @@
+// Resource scattering throughput: chunkforge's seamless chunked blue noise against the resource
+// article's algorithm (Bridson with per-point radius over one bounding box), on the same area
+// in the same run. Items/s are points per second.
+//
+//   ./build/tests/bench/blue_noise_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only
+//
+// Cases: constant spacing r = 2 (the quality window) and the default world's forest density
+// (r from 3 to 12 following its density noise), over 8 x 8 chunks = 512 x 512 units.
+#include <benchmark/benchmark.h>
+
+#include "bridson.h"
+#include "chunkforge/chunk.h"
+#include "chunkforge/world.h"
+
+namespace chunkforge {
+namespace {
+
+constexpr int64_t kChunks = 8;
+
+// The default world reduced to its forest layer without threshold or filters; constant
+// density if `constant`.
+World make_world(const v1::WorldDefinition& d) { return *World::create(d).world; }
+
+const World& forest_world(bool constant) {
+  static const v1::WorldDefinition variable = [] {
+    v1::WorldDefinition d = default_world().definition();
+    v1::ResourceLayer forest = d.resources(0);
+    forest.clear_biomes();
+    forest.clear_materials();
+    forest.clear_max_slope();
+    forest.set_density_threshold(0);
+    d.clear_resources();
+    *d.add_resources() = forest;
+    return d;
+  }();
+  static const World variable_world = make_world(variable);
+  static const World constant_world = [] {
+    v1::WorldDefinition d = variable;
+    d.mutable_resources(0)->mutable_density_range()->set_min(1);
+    d.mutable_resources(0)->mutable_density_range()->set_max(1);
+    d.mutable_resources(0)->set_spacing_scale(2);
+    return make_world(d);
+  }();
+  return constant ? constant_world : variable_world;
+}
+
+void BM_ChunkedBlueNoise(benchmark::State& state) {
+  const World& world = forest_world(state.range(0) == 1);
+  const Generator generator(world);
+  int64_t offset = 0, points = 0;
+  for (auto _ : state) {
+    // Fresh chunks every iteration: each chunk is a cold request with its own halo.
+    for (int64_t cz = 0; cz < kChunks; ++cz) {
+      for (int64_t cx = 0; cx < kChunks; ++cx) {
+        points += static_cast<int64_t>(generator.generate({offset + cx, cz}).objects.size());
+      }
+    }
+    offset += kChunks;
+  }
+  state.SetItemsProcessed(points);
+}
+BENCHMARK(BM_ChunkedBlueNoise)->ArgName("constant")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
+
+void BM_BridsonReference(benchmark::State& state) {
+  const World& world = forest_world(state.range(0) == 1);
+  const ResourceLayer& layer = world.resources().layer(0);
+  const double side = static_cast<double>(kChunks * world.chunk_size());
+  int64_t points = 0;
+  uint64_t seed = 1;
+  // The constant case gets a constant radius function: no noise evaluation at all.
+  const std::function<double(double, double)> r =
+      state.range(0) == 1 ? std::function<double(double, double)>([&](double, double) { return layer.r_min(); })
+                          : [&](double x, double z) {
+                              return layer.spacing /
+                                     world.resources().density(0, Coord::from_double(x), Coord::from_double(z));
+                            };
+  for (auto _ : state) {
+    const auto pts = bench::bridson(side, side, layer.r_min(), layer.r_max(), r, seed++);
+    points += static_cast<int64_t>(pts.size());
+  }
+  state.SetItemsProcessed(points);
+}
+BENCHMARK(BM_BridsonReference)->ArgName("constant")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace chunkforge
