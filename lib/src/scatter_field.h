@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -120,8 +121,12 @@ class ScatterField {
   // the next one and lies within its own r of all of c: then it blocks them all.
   bool covers(uint32_t layer, const Cell& blocker, const Cell& c) const;
   void list_neighbours(uint32_t layer, Cell& c, const Candidate& a);
-  bool earlier(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, const Cell& cb,
-               const Candidate& b) const;
+  // Global arrival order: time, then layer, cell and index (times almost never tie).
+  static bool earlier(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, const Cell& cb,
+                      const Candidate& b) {
+    if (a.t != b.t) return a.t < b.t;
+    return std::tie(la, ca.i, ca.j, a.k) < std::tie(lb, cb.i, cb.j, b.k);
+  }
   // Squared world distance between two candidates; exact integer differences, so the same
   // pair gives the same bits from any request.
   double distance2(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, const Cell& cb,
@@ -144,7 +149,9 @@ class ScatterField {
   const ResourceLayers& layers_;
   const Terrain& terrain_;
   uint64_t seed_;
-  std::vector<double> pair_scale_;  // [la * n + lb]: world units per unit of the cross product
+  std::vector<double> pair_scale_;
+  std::vector<double> unit_;  // per layer: world units per sub-cell unit
+  std::vector<uint64_t> layer_seed_;  // per layer: hash(world seed, dart salt, layer salt)  // [la * n + lb]: world units per unit of the cross product
   std::unordered_map<BlockKey, Block*, BlockKeyHash> blocks_;
   std::deque<Block> block_store_;  // stable addresses
   std::vector<std::unique_ptr<Candidate[]>> slabs_;
@@ -153,7 +160,7 @@ class ScatterField {
     int64_t bi = 0, bj = 0;
     Block* block = nullptr;
   };
-  static constexpr size_t kRecentBlocks = 64;  // per layer
+  static constexpr size_t kRecentBlocks = 256;  // per layer
   std::vector<RecentBlock> recent_;
   struct CellOffset {
     int di, dj;

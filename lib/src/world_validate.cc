@@ -256,6 +256,19 @@ class Validator {
       } else {
         in_range(at(p, "spacing_scale"), r.spacing_scale(), 0.5, 256);
       }
+      // Spacing bounds keep a layer's scatter grid and its reach across chunks sensible.
+      if (density_ok && r.density_range().has_min() && r.density_range().has_max() && r.spacing_scale() > 0) {
+        const double r_min = r.spacing_scale() / r.density_range().max();
+        const double r_max = r.spacing_scale() / r.density_range().min();
+        if (r_min < 0.5) {
+          error(at(p, "spacing_scale"), "smallest spacing spacing_scale / density_range.max must be >= 0.5 "
+                                        "world units (got " + num(r_min) + ")");
+        }
+        if (r_max > 128) {
+          error(at(p, "spacing_scale"), "largest spacing spacing_scale / density_range.min must be <= 128 "
+                                        "world units (got " + num(r_max) + ")");
+        }
+      }
       required_positive(at(p, "footprint_radius"), r.footprint_radius(), 64, "world units");
       references(at(p, "biomes"), r.biomes(), biome_names_, "biome");
       references(at(p, "materials"), r.materials(), material_names_, "material");

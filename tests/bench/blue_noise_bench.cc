@@ -61,6 +61,23 @@ void BM_ChunkedBlueNoise(benchmark::State& state) {
 }
 BENCHMARK(BM_ChunkedBlueNoise)->ArgName("constant")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
 
+// The same chunks through one ChunkStream (a region request): neighbours share the halo.
+void BM_ChunkStreamBlueNoise(benchmark::State& state) {
+  const World& world = forest_world(state.range(0) == 1);
+  int64_t offset = 0, points = 0;
+  for (auto _ : state) {
+    ChunkStream stream(world);
+    for (int64_t cz = 0; cz < kChunks; ++cz) {
+      for (int64_t cx = 0; cx < kChunks; ++cx) {
+        points += static_cast<int64_t>(stream.generate({offset + cx, cz}).objects.size());
+      }
+    }
+    offset += kChunks;
+  }
+  state.SetItemsProcessed(points);
+}
+BENCHMARK(BM_ChunkStreamBlueNoise)->ArgName("constant")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
+
 void BM_BridsonReference(benchmark::State& state) {
   const World& world = forest_world(state.range(0) == 1);
   const ResourceLayer& layer = world.resources().layer(0);

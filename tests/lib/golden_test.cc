@@ -85,7 +85,7 @@ TEST(GoldenTest, DefaultWorldTerrainGrids) {
 }
 
 TEST(GoldenTest, DefaultWorldFingerprint) {
-  EXPECT_EQ(default_world().fingerprint(), "fcf118d32526b276") << "fingerprint";
+  EXPECT_EQ(default_world().fingerprint(), "9e7c8509b1c4cc46") << "fingerprint";
   if (print_mode()) std::printf("fingerprint = %s\n", default_world().fingerprint().c_str());
 }
 

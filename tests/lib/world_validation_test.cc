@@ -202,6 +202,15 @@ const SemanticCase kSemanticCases[] = {
     {"PeakWindowOnBlueNoise",
      [](WorldDefinition& d) { d.mutable_resources(3)->set_peak_window(16); },
      "resources[3].peak_window", "only used by method noise_peaks"},
+    {"SpacingBelowHalfAUnit",
+     [](WorldDefinition& d) {
+       d.mutable_resources(0)->set_spacing_scale(0.6);
+       d.mutable_resources(0)->mutable_density_range()->set_max(2);
+     },
+     "resources[0].spacing_scale", "must be >= 0.5 world units (got 0.3)"},
+    {"SpacingBeyond128Units",
+     [](WorldDefinition& d) { d.mutable_resources(0)->mutable_density_range()->set_min(0.01); },
+     "resources[0].spacing_scale", "must be <= 128 world units (got 300)"},
     {"DensityThresholdAboveMaximum",
      [](WorldDefinition& d) { d.mutable_resources(3)->set_density_threshold(0.7); },
      "resources[3].density_threshold", "must be in [0, 0.6] (got 0.7)"},

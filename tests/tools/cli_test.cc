@@ -136,8 +136,8 @@ TEST(CliValidateTest, AcceptsBuiltInWorldWithoutFile) {
 TEST(CliValidateTest, RejectsSemanticErrorsWithTheirPaths) {
   // Two independent faults: iron's minimum density (resources[1]) and the chunk size.
   const TempFile file(replaced(
-      replaced(read_file(kDefaultWorldFile), R"("min": 0.2, "max": 1 }, "density_threshold": 0.55)",
-               R"("min": 0, "max": 1 }, "density_threshold": 0.55)"),
+      replaced(read_file(kDefaultWorldFile), R"("min": 0.4, "max": 1 }, "density_threshold": 0.6)",
+               R"("min": 0, "max": 1 }, "density_threshold": 0.6)"),
       R"("chunk_size": 64)", R"("chunk_size": 8)"));
   const CliResult r = run_cli({"validate", file.path()});
   EXPECT_EQ(r.exit_code, 2) << r;

@@ -19,5 +19,6 @@ extern const Command kInfoCommand;
 extern const Command kSampleCommand;
 extern const Command kChunkCommand;
 extern const Command kRegionCommand;
+extern const Command kRenderCommand;
 
 }  // namespace chunkforge::tool

@@ -14,7 +14,8 @@ const Command* const kCommands[] = {&chunkforge::tool::kValidateCommand,
                                     &chunkforge::tool::kInfoCommand,
                                     &chunkforge::tool::kSampleCommand,
                                     &chunkforge::tool::kChunkCommand,
-                                    &chunkforge::tool::kRegionCommand};
+                                    &chunkforge::tool::kRegionCommand,
+                                    &chunkforge::tool::kRenderCommand};
 
 void print_usage(std::ostream& out) {
   out << "usage: chunkforge COMMAND [ARGS] [--world FILE] [--seed N]\n\ncommands:\n";

@@ -48,11 +48,16 @@ inline double exp(double y) {
   return std::ldexp(sum, static_cast<int>(n));
 }
 
-// x^a for x >= 0 (0^a = 0 for a > 0, x^0 = 1).
+// x^a for x >= 0 (0^a = 0 for a > 0, x^0 = 1). Small whole exponents (1 to 8) are exact
+// repeated multiplication: faster, and the usual case for sharpness.
 inline double pow(double x, double a) {
   if (a == 0.0) return 1.0;
   if (x <= 0.0) return 0.0;
-  if (a == 1.0) return x;
+  if (a == std::floor(a) && a >= 1.0 && a <= 8.0) {
+    double result = x;
+    for (int k = 1; k < static_cast<int>(a); ++k) result *= x;
+    return result;
+  }
   return exp(a * log(x));
 }
 
