@@ -300,11 +300,11 @@ TEST(WorldValidationTest, AcceptsMethodDefaultsAfterApplyDefaults) {
   WorldDefinition definition = default_definition();
   definition.mutable_resources(0)->set_method(v1::ResourceLayer::jittered_grid);
   definition.mutable_resources(1)->set_method(v1::ResourceLayer::noise_peaks);
-  definition.mutable_resources(1)->set_spacing_scale(256);  // default window 4 * 256 = 1024
+  definition.mutable_resources(1)->set_spacing_scale(50);  // default window 4 * 50 = 200
   ASSERT_TRUE(IsValid(definition));
   apply_defaults(definition);
   EXPECT_DOUBLE_EQ(definition.resources(0).jitter(), 0.4);
-  EXPECT_DOUBLE_EQ(definition.resources(1).peak_window(), 1024);
+  EXPECT_DOUBLE_EQ(definition.resources(1).peak_window(), 200);
   EXPECT_TRUE(IsValid(definition));
 }
 
