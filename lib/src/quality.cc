@@ -78,7 +78,9 @@ SpacingReport check_spacing(const World& world, const RegionPoints& points, doub
   }
   std::vector<const PlacedObject*> all;
   for (const PlacedObject& p : points.objects) all.push_back(&p);
-  const Buckets buckets(all, std::max(reach, 1e-3));
+  // Pairs within twice their conflict distance count as checked: near enough that a broken
+  // resolution would put some of them too close.
+  const Buckets buckets(all, std::max(2 * reach, 1e-3));
   SpacingReport report;
   for (const PlacedObject* a : all) {
     const int64_t i = buckets.index(a->x), j = buckets.index(a->z);
@@ -99,7 +101,7 @@ SpacingReport check_spacing(const World& world, const RegionPoints& points, doub
             continue;  // other methods promise no spacing within their layer
           }
           const double d = distance(*a, *b);
-          if (d >= reach) continue;
+          if (d >= 2 * conflict) continue;
           ++report.pairs_checked;
           if (d < conflict - slack) {
             ++report.violations;
@@ -190,10 +192,17 @@ double density_fidelity(const World& world, const RegionPoints& points, uint32_t
   const int64_t size = world.chunk_size();
   for (int j = 0; j < bins; ++j) {
     for (int i = 0; i < bins; ++i) {
-      const Coord x = Coord::from_parts(points.origin.x * size, (i + 0.5) * bin);
-      const Coord z = Coord::from_parts(points.origin.z * size, (j + 0.5) * bin);
-      const double d = world.resources().density(layer, x, z);
-      target[static_cast<size_t>(j) * bins + i] = d * d;
+      // The bin's mean of density^2 over a 4 x 4 grid of samples.
+      double sum = 0;
+      for (int sj = 0; sj < 4; ++sj) {
+        for (int si = 0; si < 4; ++si) {
+          const Coord x = Coord::from_parts(points.origin.x * size, (i + (si + 0.5) / 4) * bin);
+          const Coord z = Coord::from_parts(points.origin.z * size, (j + (sj + 0.5) / 4) * bin);
+          const double d = world.resources().density(layer, x, z);
+          sum += d * d / 16;
+        }
+      }
+      target[static_cast<size_t>(j) * bins + i] = sum;
     }
   }
   const double n = static_cast<double>(count.size());

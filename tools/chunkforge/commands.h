@@ -20,5 +20,6 @@ extern const Command kSampleCommand;
 extern const Command kChunkCommand;
 extern const Command kRegionCommand;
 extern const Command kRenderCommand;
+extern const Command kQualityCommand;
 
 }  // namespace chunkforge::tool

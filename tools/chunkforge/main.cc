@@ -15,7 +15,8 @@ const Command* const kCommands[] = {&chunkforge::tool::kValidateCommand,
                                     &chunkforge::tool::kSampleCommand,
                                     &chunkforge::tool::kChunkCommand,
                                     &chunkforge::tool::kRegionCommand,
-                                    &chunkforge::tool::kRenderCommand};
+                                    &chunkforge::tool::kRenderCommand,
+                                    &chunkforge::tool::kQualityCommand};
 
 void print_usage(std::ostream& out) {
   out << "usage: chunkforge COMMAND [ARGS] [--world FILE] [--seed N]\n\ncommands:\n";

@@ -41,7 +41,7 @@ struct RegionPoints {
 RegionPoints generate_region(const World& world, ChunkCoord origin, int64_t chunks);
 
 struct SpacingReport {
-  uint64_t pairs_checked = 0;     // pairs within the largest conflict distance
+  uint64_t pairs_checked = 0;     // pairs within twice their conflict distance
   uint64_t violations = 0;        // pairs closer than their conflict distance
   uint64_t cross_chunk = 0;       // ... of which the two lie in different chunks
   uint64_t same_layer_violations = 0;  // blue_noise layers: closer than max(r_a, r_b)
