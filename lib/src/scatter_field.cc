@@ -92,7 +92,13 @@ ScatterField::ScatterField(const ResourceLayers& layers, const Terrain& terrain,
   }
 }
 
-ScatterField::Block& ScatterField::block(uint32_t layer, int64_t bi, int64_t bj) {
+ScatterField::Block& ScatterField::block(uint32_t layer, int64_t bi, int64_t bj, bool with_candidates) {
+  Block& b = block_densities(layer, bi, bj);
+  if (with_candidates && !b.has_candidates) add_candidates(layer, b);
+  return b;
+}
+
+ScatterField::Block& ScatterField::block_densities(uint32_t layer, int64_t bi, int64_t bj) {
   // A small direct-mapped cache in front of the map: neighbour scans revisit the same few
   // blocks over and over.
   // Indexed by the low bits of the block coordinates: a 16 x 16-block window around any point
@@ -184,9 +190,6 @@ void ScatterField::materialize(uint32_t layer, int64_t bi, int64_t bj, Block& b)
     return true;
   };
 
-  uint32_t begin[kBlockCells];
-  std::vector<Candidate>& scratch = scratch_candidates_;
-  scratch.clear();
   for (int jj = 0; jj < kBlockSide; ++jj) {
     for (int ii = 0; ii < kBlockSide; ++ii) {
       Cell& c = b.cells[jj * kBlockSide + ii];
@@ -195,10 +198,19 @@ void ScatterField::materialize(uint32_t layer, int64_t bi, int64_t bj, Block& b)
       c.j = bj * kBlockSide + jj;
       c.density = density[static_cast<size_t>(jj + h) * side + (ii + h)];
       c.r = l.spacing / c.density;
+      c.peak = h > 0 && is_peak(ii, jj);
       b.r_max = std::max(b.r_max, c.r);
-      begin[jj * kBlockSide + ii] = static_cast<uint32_t>(scratch.size());
-      make_candidates(layer, c, h > 0 && is_peak(ii, jj), scratch);
     }
+  }
+}
+
+void ScatterField::add_candidates(uint32_t layer, Block& b) {
+  uint32_t begin[kBlockCells];
+  std::vector<Candidate>& scratch = scratch_candidates_;
+  scratch.clear();
+  for (size_t k = 0; k < kBlockCells; ++k) {
+    begin[k] = static_cast<uint32_t>(scratch.size());
+    make_candidates(layer, b.cells[k], b.cells[k].peak, scratch);
   }
   Candidate* stored = store_candidates(scratch);
   for (size_t k = 0; k < kBlockCells; ++k) {
@@ -206,6 +218,7 @@ void ScatterField::materialize(uint32_t layer, int64_t bi, int64_t bj, Block& b)
     b.cells[k].candidates = stored + begin[k];
     b.cells[k].count = end - begin[k];
   }
+  b.has_candidates = true;
 }
 
 void ScatterField::make_candidates(uint32_t layer, const Cell& c, bool is_peak,
@@ -361,12 +374,14 @@ bool ScatterField::visit_cells(uint32_t layer, const Position& p, double reach,
   const int64_t j0 = index(p.z - r, p.cz), j1 = index(p.z + r, p.cz);
   for (int64_t bj = floor_div(j0, kBlockSide); bj <= floor_div(j1, kBlockSide); ++bj) {
     for (int64_t bi = floor_div(i0, kBlockSide); bi <= floor_div(i1, kBlockSide); ++bi) {
-      Block& b = block(layer, bi, bj);
+      // Densities alone decide the pruning; candidates only for blocks that pass it.
+      Block& b = block(layer, bi, bj, /*with_candidates=*/false);
       const double bx0 = static_cast<double>(bi * kBlockSide - p.cx * n) * s;
       const double bz0 = static_cast<double>(bj * kBlockSide - p.cz * n) * s;
       // The block's largest reach bounds every cell in it.
       const double rb = cell_reach(a_r, b.r_max) + kPruneMargin;
       if (gap2(p.x, p.z, bx0, bz0, kBlockSide * s) >= rb * rb) continue;
+      if (!b.has_candidates) add_candidates(layer, b);
       const int ii0 = std::max(0, static_cast<int>(std::floor((p.x - rb - bx0) / s)));
       const int ii1 = std::min(kBlockSide - 1, static_cast<int>(std::floor((p.x + rb - bx0) / s)));
       const int jj0 = std::max(0, static_cast<int>(std::floor((p.z - rb - bz0) / s)));

@@ -67,10 +67,14 @@ class ScatterField {
     uint32_t count = 0;
     uint32_t next = 0;              // candidates before `next` are decided
     int32_t accepted = -1;          // the accepted candidate (at most one per cell), or -1
+    bool peak = false;              // noise_peaks: the cell holds its window's maximum
     Cell* last_blocker = nullptr;   // same-layer cell that blocked the previous candidate
   };
+  // Materialised in two steps: densities (cheap, batched) when first seen, candidates when
+  // first needed; neighbour scans prune whole blocks on their densities alone.
   struct Block {
     double r_max = 0;  // largest r among its cells
+    bool has_candidates = false;
     Cell cells[kBlockCells];
   };
   struct BlockKey {
@@ -92,7 +96,9 @@ class ScatterField {
     Cell* cell;
   };
 
-  Block& block(uint32_t layer, int64_t bi, int64_t bj);
+  Block& block(uint32_t layer, int64_t bi, int64_t bj, bool with_candidates = true);
+  Block& block_densities(uint32_t layer, int64_t bi, int64_t bj);
+  void add_candidates(uint32_t layer, Block& b);
   Cell& cell(uint32_t layer, int64_t i, int64_t j);
   // The cell (di, dj) away from c, in the same layer.
   Cell& cell_near(uint32_t layer, Cell& c, int di, int dj);

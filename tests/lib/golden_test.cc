@@ -11,6 +11,8 @@
 #include <cstring>
 #include <string>
 
+#include "chunkforge/chunk.h"
+#include "chunkforge/encode.h"
 #include "chunkforge/hash.h"
 #include "chunkforge/noise.h"
 #include "chunkforge/world.h"
@@ -82,6 +84,18 @@ TEST(GoldenTest, DefaultWorldTerrainGrids) {
   expect_golden("grid_m3_7_step1", grid_hash(t.grid(-3, 7, 1)), 0x910c4e453715a802ULL);
   expect_golden("grid_m3_7_step4", grid_hash(t.grid(-3, 7, 4)), 0x1de4b23dc683b238ULL);
   expect_golden("grid_far_step2", grid_hash(t.grid(far, -far, 2)), 0x75ffa33fa17cf5b3ULL);
+}
+
+// Whole encoded chunks of the default world: objects of every layer, positions, ids.
+TEST(GoldenTest, DefaultWorldChunks) {
+  const World& world = default_world();
+  const Generator generator(world);
+  const int64_t far = (int64_t{1} << 40) / world.chunk_size() - 3;
+  auto chunk = [&](int64_t x, int64_t z) { return chunk_hash(encode_chunk(world, generator.generate({x, z}))); };
+  expect_golden("chunk_0_0", chunk(0, 0), 0xc4578aa4f71e7472ULL);
+  expect_golden("chunk_m3_7", chunk(-3, 7), 0x978f97b9a5a7664eULL);
+  expect_golden("chunk_5_m2", chunk(5, -2), 0x1521e325d8fe7df9ULL);
+  expect_golden("chunk_far", chunk(far, -far), 0xfc026363e3452476ULL);
 }
 
 TEST(GoldenTest, DefaultWorldFingerprint) {
