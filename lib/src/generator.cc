@@ -1,14 +1,17 @@
 #include "chunkforge/chunk.h"
+#include "chunkforge/structures.h"
 #include "chunkforge/world.h"
 #include "scatter_field.h"
 
 namespace chunkforge {
 namespace {
 
-// The pipeline of one chunk, given the memo to use.
-ChunkData generate_with(ScatterField& field, ChunkCoord coord) {
+// The pipeline of one chunk, given the memos to use: structures first (resources keep out of
+// their footprints), then the resource layers.
+ChunkData generate_with(StructurePlanner& planner, ScatterField& field, ChunkCoord coord) {
   ChunkData chunk;
   chunk.coord = coord;
+  chunk.structures = planner.in_chunk(coord);
   chunk.objects = field.objects_in_chunk(coord);
   return chunk;
 }
@@ -16,18 +19,21 @@ ChunkData generate_with(ScatterField& field, ChunkCoord coord) {
 }  // namespace
 
 ChunkData Generator::generate(ChunkCoord coord) const {
-  ScatterField field(world_.resources(), world_.terrain(), world_.seed());
-  return generate_with(field, coord);
+  StructurePlanner planner(world_);
+  ScatterField field(world_.resources(), world_.terrain(), world_.seed(), &planner);
+  return generate_with(planner, field, coord);
 }
 
 ChunkStream::ChunkStream(const World& world, size_t max_cells) : world_(world), max_cells_(max_cells) {}
 ChunkStream::~ChunkStream() = default;
 
 ChunkData ChunkStream::generate(ChunkCoord coord) {
-  if (!field_ || field_->cells_materialized() > max_cells_) {
-    field_ = std::make_unique<ScatterField>(world_.resources(), world_.terrain(), world_.seed());
+  if (!field_ || field_->cells_materialized() > max_cells_ || planner_->origins_decided() > max_cells_ / 16) {
+    field_.reset();
+    planner_ = std::make_unique<StructurePlanner>(world_);
+    field_ = std::make_unique<ScatterField>(world_.resources(), world_.terrain(), world_.seed(), planner_.get());
   }
-  return generate_with(*field_, coord);
+  return generate_with(*planner_, *field_, coord);
 }
 
 }  // namespace chunkforge

@@ -56,8 +56,9 @@ size_t ScatterField::BlockKeyHash::operator()(const BlockKey& k) const {
   return static_cast<size_t>(hash(0, Salt{0}, k.layer, k.bi, k.bj));
 }
 
-ScatterField::ScatterField(const ResourceLayers& layers, const Terrain& terrain, uint64_t seed)
-    : layers_(layers), terrain_(terrain), seed_(seed), recent_(layers.size() * kRecentBlocks),
+ScatterField::ScatterField(const ResourceLayers& layers, const Terrain& terrain, uint64_t seed,
+                           StructurePlanner* structures)
+    : layers_(layers), terrain_(terrain), seed_(seed), structures_(structures), recent_(layers.size() * kRecentBlocks),
       offsets_(layers.size()) {
   const size_t n = layers.size();
   for (size_t layer = 0; layer < n; ++layer) {
@@ -348,6 +349,9 @@ bool ScatterField::viable(uint32_t layer, Cell& c, Candidate& a) {
     ok = l.elevation.contains(p.elevation) && p.slope <= l.max_slope &&
          (l.biomes.empty() || std::binary_search(l.biomes.begin(), l.biomes.end(), p.biome)) &&
          (l.materials.empty() || std::binary_search(l.materials.begin(), l.materials.end(), p.material));
+  }
+  if (ok && structures_ != nullptr) {
+    ok = !structures_->covers(world_x(layer, c, a), world_z(layer, c, a), l.footprint);
   }
   a.viable = ok ? 1 : 0;
   return ok;

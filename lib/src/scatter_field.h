@@ -8,7 +8,8 @@
 //   - no accepted, *existing* candidate of another layer with an earlier t lies within
 //     footprint(a) + footprint(b).
 // A candidate *exists* (becomes an object) iff it is accepted and *viable*: its density is at
-// least the layer's threshold and it passes the layer's filters. Non-existing accepted candidates still
+// least the layer's threshold, it passes the layer's filters, and its footprint stays out of
+// every kept structure. Non-existing accepted candidates still
 // block their own layer, so thresholds and filters never disturb a layer's sampling; they do
 // not block other layers, so a removed point leaves no hole in another layer.
 //
@@ -28,13 +29,16 @@
 
 #include "chunkforge/chunk.h"
 #include "chunkforge/resource_layer.h"
+#include "chunkforge/structures.h"
 #include "chunkforge/terrain.h"
 
 namespace chunkforge {
 
 class ScatterField {
  public:
-  ScatterField(const ResourceLayers& layers, const Terrain& terrain, uint64_t seed);
+  // `structures` (may be null): objects keep their footprint out of kept structures.
+  ScatterField(const ResourceLayers& layers, const Terrain& terrain, uint64_t seed,
+               StructurePlanner* structures);
 
   // The existing objects anchored in chunk `c`, in canonical order.
   std::vector<ResourceObject> objects_in_chunk(ChunkCoord c);
@@ -155,6 +159,7 @@ class ScatterField {
   const ResourceLayers& layers_;
   const Terrain& terrain_;
   uint64_t seed_;
+  StructurePlanner* structures_;
   std::vector<double> pair_scale_;
   std::vector<double> unit_;  // per layer: world units per sub-cell unit
   std::vector<uint64_t> layer_seed_;  // per layer: hash(world seed, dart salt, layer salt)  // [la * n + lb]: world units per unit of the cross product

@@ -97,6 +97,10 @@ TerrainPoint Terrain::sample(Coord x, Coord z) const {
   return p;
 }
 
+uint32_t Terrain::biome(Coord x, Coord z) const {
+  return classify_biome(elevation(x, z), temperature_.at(x, z), moisture_.at(x, z));
+}
+
 double Terrain::density(Coord x, double y, Coord z) const {
   double d = elevation(x, z) - y;
   // Caves carve solid ground only: in the air the density stays the height above the surface.

@@ -21,6 +21,7 @@ WorldResult World::create(const v1::WorldDefinition& definition) {
   World world;
   world.terrain_ = std::make_shared<const Terrain>(*resolved);
   world.resources_ = std::make_shared<const ResourceLayers>(*resolved);
+  world.structures_ = std::make_shared<const StructureTypes>(*resolved);
   // Deterministic serialization of the resolved definition: equal definitions, equal bytes.
   const std::string bytes = canonical_bytes(*resolved);
   char hex[17];

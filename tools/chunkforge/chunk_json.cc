@@ -35,6 +35,19 @@ std::string chunk_json(const v1::Chunk& chunk, const v1::WorldInfo& info) {
            ",\"y\":" + number(o.y(k)) + ",\"yaw\":" + number(o.yaw(k)) +
            ",\"variant\":" + std::to_string(o.variant(k)) + ",\"id\":\"" + id + "\"}";
   }
+  out += "],\"structures\":[";
+  for (int k = 0; k < chunk.structures_size(); ++k) {
+    const v1::StructureInstance& s = chunk.structures(k);
+    const std::string name =
+        static_cast<int>(s.type()) < info.structures_size() ? info.structures(static_cast<int>(s.type())).name() : "";
+    char id[17];
+    std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(s.id()));
+    out += (k ? ",{" : "{");
+    out += "\"type\":\"" + name + "\",\"id\":\"" + id + "\",\"x\":" + std::to_string(s.x()) +
+           ",\"y\":" + number(s.y()) + ",\"z\":" + std::to_string(s.z()) + ",\"yaw\":" +
+           std::to_string(s.yaw_degrees()) + ",\"tilted\":" + (s.tilted() ? "true" : "false") +
+           ",\"size\":[" + number(s.size_x()) + "," + number(s.size_y()) + "," + number(s.size_z()) + "]}";
+  }
   out += "]";
   if (chunk.has_terrain()) {
     const v1::TerrainGrid& t = chunk.terrain();

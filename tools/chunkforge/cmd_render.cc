@@ -105,6 +105,19 @@ int run(const std::vector<std::string>& words) {
       image.disc((ox + o.x(k)) * scale, (oz + o.z(k)) * scale, std::max(radius, 0.5), layers[o.layer(k)]);
     }
   }
+  // Structure boxes as outlines in their colours, once each (every chunk they touch has them).
+  const std::vector<Rgb> structure_colors = colors_of(info.structures());
+  std::vector<uint64_t> drawn;
+  for (const v1::Chunk& chunk : chunks) {
+    for (const v1::StructureInstance& st : chunk.structures()) {
+      if (std::find(drawn.begin(), drawn.end(), st.id()) != drawn.end()) continue;
+      drawn.push_back(st.id());
+      const double x0 = static_cast<double>(st.x() - rect.x0 * size) * scale;
+      const double z0 = static_cast<double>(st.z() - rect.z0 * size) * scale;
+      image.outline(x0, z0, x0 + st.size_x() * scale, z0 + st.size_z() * scale, std::max(1.0, scale / 2),
+                    structure_colors[st.type()]);
+    }
+  }
   const std::string failure = image.write_png(*args->value("--out"));
   if (!failure.empty()) {
     std::cerr << "render: " << failure << '\n';
@@ -122,8 +135,9 @@ const Command kRenderCommand{
     "                         [--world FILE] [--seed N]\n"
     "\n"
     "Draws chunks CX0..CX1 x CZ0..CZ1 (inclusive): terrain in its material colours (lighter\n"
-    "higher, darker deeper water) and every object as a disc of its footprint in its layer's\n"
-    "colour. x grows to the right, z downwards.\n"
+    "higher, darker deeper water), every object as a disc of its footprint in its layer's\n"
+    "colour, and every structure's footprint as an outline in its colour. x grows to the right,\n"
+    "z downwards.\n"
     "\n"
     "options:\n" +
         kWorldOptionsHelp +

@@ -2,6 +2,7 @@
 
 #include <png.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -24,6 +25,22 @@ void Image::disc(double cx, double cy, double radius, Rgb c) {
     }
   }
   set(static_cast<int>(std::floor(cx)), static_cast<int>(std::floor(cy)), c);
+}
+
+void Image::outline(double x0, double z0, double x1, double z1, double thickness, Rgb c) {
+  const int t = std::max(1, static_cast<int>(thickness));
+  const int l = static_cast<int>(std::floor(x0)), r = static_cast<int>(std::ceil(x1)) - 1;
+  const int top = static_cast<int>(std::floor(z0)), bottom = static_cast<int>(std::ceil(z1)) - 1;
+  for (int k = 0; k < t; ++k) {
+    for (int x = std::max(l, 0); x <= std::min(r, width_ - 1); ++x) {
+      set(x, top + k, c);
+      set(x, bottom - k, c);
+    }
+    for (int y = std::max(top, 0); y <= std::min(bottom, height_ - 1); ++y) {
+      set(l + k, y, c);
+      set(r - k, y, c);
+    }
+  }
 }
 
 std::string Image::write_png(const std::string& path) const {

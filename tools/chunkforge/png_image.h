@@ -26,6 +26,8 @@ class Image {
   Rgb get(int x, int y) const { return pixels_[static_cast<size_t>(y) * width_ + x]; }
   // A filled disc; radius in pixels (at least the centre pixel is painted).
   void disc(double cx, double cy, double radius, Rgb c);
+  // A rectangle's border of the given thickness (pixels), clipped to the image.
+  void outline(double x0, double z0, double x1, double z1, double thickness, Rgb c);
   // Writes a PNG; returns an error message, or "" on success.
   std::string write_png(const std::string& path) const;
 

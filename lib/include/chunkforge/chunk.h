@@ -12,6 +12,7 @@
 // Cost: about a millisecond per 64-unit chunk of the default world (tests/bench).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -40,13 +41,36 @@ struct ResourceObject {
   double density = 0;    // the layer's density where the object stands
 };
 
+// A 90-degree rotation: yaw in quarter turns about y, after an optional tilt of 90 degrees about
+// the structure's own x axis. An integer matrix from a lookup table.
+struct Rotation {
+  int yaw_quarters = 0;  // 0..3
+  bool tilted = false;
+  const std::array<std::array<int, 3>, 3>& matrix() const;
+};
+
+// A kept structure. Its box is [x, x + size_x) x [y, y + size_y) x [z, z + size_z) in world
+// units: the origin is the box's lowest corner after rotation.
+struct StructureInstance {
+  uint64_t id = 0;  // stable: the same from every chunk
+  uint32_t type = 0;
+  int64_t x = 0, z = 0;  // origin, whole world units
+  double y = 0;
+  Rotation rotation;
+  double size_x = 0, size_y = 0, size_z = 0;  // extents after rotation
+  int lod = 0;
+};
+
 struct ChunkData {
   ChunkCoord coord;
   // Canonical order: by layer, then z, then x (exact sub-cell positions), then id.
   std::vector<ResourceObject> objects;
+  // Every kept structure whose footprint touches the chunk, by origin (z, x), then id.
+  std::vector<StructureInstance> structures;
 };
 
 class ScatterField;
+class StructurePlanner;
 
 class Generator {
  public:
@@ -76,6 +100,8 @@ class ChunkStream {
  private:
   const World& world_;
   size_t max_cells_;
+  // Order matters: the field refers to the planner, so the planner is destroyed last.
+  std::unique_ptr<StructurePlanner> planner_;
   std::unique_ptr<ScatterField> field_;
 };
 

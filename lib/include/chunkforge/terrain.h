@@ -62,6 +62,8 @@ class Terrain {
   double elevation(Coord x, Coord z) const { return elevation_.at(x, z); }
   double slope(Coord x, Coord z) const;
   TerrainPoint sample(Coord x, Coord z) const;
+  // The biome alone (no slope, no material): elevation, temperature and moisture.
+  uint32_t biome(Coord x, Coord z) const;
   // elevation - y, with caves carved; > 0 inside the ground, < 0 in the air.
   double density(Coord x, double y, Coord z) const;
 

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "chunkforge/resource_layer.h"
+#include "chunkforge/structures.h"
 #include "chunkforge/terrain.h"
 #include "chunkforge/v1/world.pb.h"
 
@@ -52,6 +53,7 @@ class World {
   int64_t chunk_size() const { return definition_->chunk_size(); }
   const Terrain& terrain() const { return *terrain_; }
   const ResourceLayers& resources() const { return *resources_; }
+  const StructureTypes& structures() const { return *structures_; }
   // 16 hex digits identifying the resolved definition (see WorldInfo.fingerprint).
   const std::string& fingerprint() const { return fingerprint_; }
 
@@ -61,6 +63,7 @@ class World {
   std::shared_ptr<const v1::WorldDefinition> definition_;
   std::shared_ptr<const Terrain> terrain_;
   std::shared_ptr<const ResourceLayers> resources_;
+  std::shared_ptr<const StructureTypes> structures_;
   std::string fingerprint_;
 };
 

@@ -1,0 +1,121 @@
+// File: chunkforge/structures.h
+//
+// Structures planned across chunk borders (DESIGN.md "Structure planning"): a deterministic
+// cloud of origins per size level (LoD), assigned to structure types by the biome at the
+// origin, rotated, checked against the prescriptive terrain, and resolved against overlaps by
+// priority. Any chunk finds every structure whose box touches it, including those whose origin
+// lies several chunks away, with no communication between chunks.
+//
+//   StructurePlanner planner(world);
+//   for (const StructureInstance& s : planner.in_chunk({3, -2})) draw(s);
+//
+// Thread safety: StructureTypes is immutable and thread-safe. StructurePlanner keeps a memo of
+// the origins it decided and is not thread-safe: one per request (or per ChunkStream).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "chunkforge/chunk.h"
+#include "chunkforge/coord.h"
+#include "chunkforge/hash.h"
+#include "chunkforge/terrain.h"
+
+namespace chunkforge {
+
+namespace v1 {
+class WorldDefinition;
+}
+
+class World;
+
+struct StructureCheck {
+  double x = 0, y = 0, z = 0;  // offset from the origin in the structure's own frame
+  Interval density, slope, elevation;
+  std::vector<uint32_t> materials, biomes;  // sorted ids; empty: any
+};
+
+struct StructureType {
+  uint32_t id = 0;
+  std::string name;
+  double size_x = 1, size_z = 1, height = 1;
+  double frequency = 1;
+  std::vector<uint32_t> biomes;  // sorted ids; empty: any
+  std::vector<StructureCheck> checks;
+  std::vector<int> yaw_quarters;  // allowed yaws
+  bool allow_tilt = false;
+  Interval depth;
+  std::vector<std::pair<double, double>> falloff;  // (depth, keep probability)
+  double padding = 0;
+  int lod = 0;  // smallest l with every allowed rotated extent <= (l + 1) * chunk_size
+};
+
+class StructureTypes {
+ public:
+  StructureTypes() = default;
+  explicit StructureTypes(const v1::WorldDefinition& resolved);
+  const std::vector<StructureType>& all() const { return types_; }
+  int max_lod() const { return max_lod_; }
+  double max_padding() const { return max_padding_; }
+  // Types with LoD <= level, largest first (the order of the frequency prefix sum).
+  const std::vector<uint32_t>& offered_at(int level) const { return offered_[level]; }
+
+ private:
+  std::vector<StructureType> types_;
+  std::vector<std::vector<uint32_t>> offered_;
+  int max_lod_ = -1;
+  double max_padding_ = 0;
+};
+
+// Where a point of the structure's own frame lands in the world (x, z as exact Coords).
+struct WorldPoint {
+  Coord x;
+  double y;
+  Coord z;
+};
+WorldPoint place(const StructureInstance& s, const StructureType& type, double x, double y, double z);
+
+class StructurePlanner {
+ public:
+  explicit StructurePlanner(const World& world);
+
+  // Kept structures whose footprint touches chunk c, ordered by (z, x, id) of their origins.
+  const std::vector<StructureInstance>& in_chunk(ChunkCoord c);
+  // Whether (x, z) lies within `margin` of a kept structure's footprint.
+  bool covers(Coord x, Coord z, double margin);
+  // Kept instances of `type` whose origin lies within `radius` of (x, z), nearest first.
+  std::vector<StructureInstance> locate(uint32_t type, Coord x, Coord z, double radius);
+
+  size_t origins_decided() const { return origins_.size(); }
+
+ private:
+  struct Origin {
+    int level;
+    int64_t i, j;
+    uint32_t k;
+    uint64_t priority;  // higher wins
+    bool assigned = false, viable = false;
+    int8_t kept = -1;  // -1 undecided
+    StructureInstance instance;
+  };
+  using CellKey = std::tuple<int, int64_t, int64_t>;
+
+  std::vector<Origin>& cell(int level, int64_t i, int64_t j);
+  void plan(Origin& o);
+  bool decide(Origin& o);
+  bool higher(const Origin& a, const Origin& b) const;
+  bool overlap(const Origin& a, const Origin& b) const;
+  bool checks_hold(const StructureType& type, const StructureInstance& s) const;
+
+  const World& world_;
+  const StructureTypes& types_;
+  int64_t size_;
+  std::map<CellKey, std::vector<Origin>> origins_;
+  std::map<std::pair<int64_t, int64_t>, std::vector<StructureInstance>> chunks_;
+};
+
+}  // namespace chunkforge
