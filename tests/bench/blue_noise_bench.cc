@@ -17,8 +17,8 @@ namespace {
 
 constexpr int64_t kChunks = 8;
 
-// The default world reduced to its forest layer without threshold or filters; constant
-// density if `constant`.
+// The default world reduced to its forest layer without threshold, filters or structures;
+// constant density if `constant`.
 World make_world(const v1::WorldDefinition& d) { return *World::create(d).world; }
 
 const World& forest_world(bool constant) {
@@ -31,6 +31,7 @@ const World& forest_world(bool constant) {
     forest.set_density_threshold(0);
     d.clear_resources();
     *d.add_resources() = forest;
+    d.clear_structures();
     return d;
   }();
   static const World variable_world = make_world(variable);

@@ -9,7 +9,8 @@ namespace chunkforge::tool {
 namespace {
 
 // The layer alone, as the quality metrics need it: no other layers (no cross-layer
-// conflicts), no threshold, no filters, no correlation; constant density if asked.
+// conflicts), no structures (no holes), no threshold, no filters, no correlation; constant
+// density if asked.
 std::optional<World> isolated(const v1::WorldDefinition& definition, int layer, bool constant,
                               const std::string* method) {
   v1::WorldDefinition d = definition;
@@ -25,6 +26,7 @@ std::optional<World> isolated(const v1::WorldDefinition& definition, int layer, 
   if (method != nullptr && v1::ResourceLayer::Method_Parse(*method, &parsed)) l.set_method(parsed);
   d.clear_resources();
   *d.add_resources() = l;
+  d.clear_structures();
   WorldResult r = World::create(d);
   for (const FieldError& e : r.errors) std::cerr << "quality: " << e.to_string() << '\n';
   return std::move(r.world);
