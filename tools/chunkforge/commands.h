@@ -21,5 +21,6 @@ extern const Command kChunkCommand;
 extern const Command kRegionCommand;
 extern const Command kRenderCommand;
 extern const Command kQualityCommand;
+extern const Command kLocateCommand;
 
 }  // namespace chunkforge::tool

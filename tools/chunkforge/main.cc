@@ -16,7 +16,8 @@ const Command* const kCommands[] = {&chunkforge::tool::kValidateCommand,
                                     &chunkforge::tool::kChunkCommand,
                                     &chunkforge::tool::kRegionCommand,
                                     &chunkforge::tool::kRenderCommand,
-                                    &chunkforge::tool::kQualityCommand};
+                                    &chunkforge::tool::kQualityCommand,
+                                    &chunkforge::tool::kLocateCommand};
 
 void print_usage(std::ostream& out) {
   out << "usage: chunkforge COMMAND [ARGS] [--world FILE] [--seed N]\n\ncommands:\n";
