@@ -1,6 +1,7 @@
 #include "scatter_field.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <tuple>
 
@@ -97,6 +98,13 @@ ScatterField::Block& ScatterField::block(uint32_t layer, int64_t bi, int64_t bj,
   Block& b = block_densities(layer, bi, bj);
   if (with_candidates && !b.has_candidates) add_candidates(layer, b);
   return b;
+}
+
+ScatterField::Block* ScatterField::find_block(uint32_t layer, int64_t bi, int64_t bj) {
+  RecentBlock& recent = recent_[layer * kRecentBlocks + static_cast<size_t>((bi & 15) | ((bj & 15) << 4))];
+  if (recent.block != nullptr && recent.bi == bi && recent.bj == bj) return recent.block;
+  auto it = blocks_.find(BlockKey{layer, bi, bj});
+  return it == blocks_.end() ? nullptr : it->second;
 }
 
 ScatterField::Block& ScatterField::block_densities(uint32_t layer, int64_t bi, int64_t bj) {
@@ -424,17 +432,24 @@ bool ScatterField::covers(uint32_t layer, const Cell& blocker, const Cell& c) co
 
 bool ScatterField::blocked_by_accepted_nearby(uint32_t layer, Cell& c, const Candidate& a) {
   // Most rejections are settled here by an accepted earlier candidate of the same layer close
-  // by: first the cell that blocked the cell's previous candidate, then cells in order of
-  // distance, stopping at the first blocker.
+  // by: first the cell that blocked the cell's previous candidate, then the accepted cells of
+  // the blocks within r(a) (a bit mask per block), stopping at the first blocker. Blocks that
+  // do not exist yet hold nothing accepted and are not created.
   if (c.last_blocker != nullptr && blocks(layer, c, a, layer, *c.last_blocker)) return true;
-  const double s = static_cast<double>(layers_.chunk_size()) / layers_.layer(layer).cells_per_chunk;
-  const double reach = c.r / s;  // in cells
-  for (const CellOffset& o : offsets_[layer]) {
-    if (o.min_distance >= reach) break;
-    Cell& n = cell_near(layer, c, o.di, o.dj);
-    if (blocks(layer, c, a, layer, n)) {
-      c.last_blocker = &n;
-      return true;
+  const int64_t n = layers_.layer(layer).cells_per_chunk;
+  const double s = static_cast<double>(layers_.chunk_size()) / static_cast<double>(n);
+  const int64_t reach = static_cast<int64_t>(std::ceil(c.r / s));  // in cells
+  for (int64_t bj = floor_div(c.j - reach, kBlockSide); bj <= floor_div(c.j + reach, kBlockSide); ++bj) {
+    for (int64_t bi = floor_div(c.i - reach, kBlockSide); bi <= floor_div(c.i + reach, kBlockSide); ++bi) {
+      Block* b = find_block(layer, bi, bj);
+      if (b == nullptr) continue;
+      for (uint32_t mask = b->accepted_mask; mask != 0; mask &= mask - 1) {
+        Cell& other = b->cells[std::countr_zero(mask)];
+        if (&other != &c && blocks(layer, c, a, layer, other)) {
+          c.last_blocker = &other;
+          return true;
+        }
+      }
     }
   }
   return false;
@@ -509,6 +524,7 @@ void ScatterField::decide_next(uint32_t layer, Cell& start) {
       c.next = covered ? c.count : c.next + 1;
     } else {
       c.accepted = static_cast<int32_t>(c.next);
+      c.block->accepted_mask |= static_cast<uint16_t>(1u << (&c - c.block->cells));
       // Blue noise: every later candidate of the cell lies within r_min of this one.
       c.next = layers_.layer(f.layer).method == ScatterMethod::kBlueNoise ? c.count : c.next + 1;
     }

@@ -53,6 +53,7 @@ class ScatterField {
 
  private:
   static constexpr int kBlockSide = 4;  // cells per block side; blocks are materialised whole
+  static_assert(kBlockSide * kBlockSide <= 16, "Block::accepted_mask has 16 bits");
   static constexpr size_t kBlockCells = kBlockSide * kBlockSide;
 
   struct Candidate {
@@ -79,6 +80,7 @@ class ScatterField {
   struct Block {
     double r_max = 0;  // largest r among its cells
     bool has_candidates = false;
+    uint16_t accepted_mask = 0;  // bit k: cells[k] has an accepted candidate
     Cell cells[kBlockCells];
   };
   struct BlockKey {
@@ -102,6 +104,8 @@ class ScatterField {
 
   Block& block(uint32_t layer, int64_t bi, int64_t bj, bool with_candidates = true);
   Block& block_densities(uint32_t layer, int64_t bi, int64_t bj);
+  // The block if it exists, without creating it.
+  Block* find_block(uint32_t layer, int64_t bi, int64_t bj);
   void add_candidates(uint32_t layer, Block& b);
   Cell& cell(uint32_t layer, int64_t i, int64_t j);
   // The cell (di, dj) away from c, in the same layer.
