@@ -59,25 +59,8 @@ size_t ScatterField::BlockKeyHash::operator()(const BlockKey& k) const {
 
 ScatterField::ScatterField(const ResourceLayers& layers, const Terrain& terrain, uint64_t seed,
                            StructurePlanner* structures)
-    : layers_(layers), terrain_(terrain), seed_(seed), structures_(structures), recent_(layers.size() * kRecentBlocks),
-      offsets_(layers.size()) {
+    : layers_(layers), terrain_(terrain), seed_(seed), structures_(structures), recent_(layers.size() * kRecentBlocks) {
   const size_t n = layers.size();
-  for (size_t layer = 0; layer < n; ++layer) {
-    // Cell offsets within the layer's largest spacing, nearest first; min_distance is the
-    // smallest distance (in cells) between any points of the two cells.
-    const ResourceLayer& l = layers.layer(static_cast<uint32_t>(layer));
-    const double s = static_cast<double>(layers.chunk_size()) / l.cells_per_chunk;
-    const int radius = static_cast<int>(std::ceil(l.r_max() / s)) + 1;
-    for (int dj = -radius; dj <= radius; ++dj) {
-      for (int di = -radius; di <= radius; ++di) {
-        if (di == 0 && dj == 0) continue;
-        const double gx = std::max(0, std::abs(di) - 1), gz = std::max(0, std::abs(dj) - 1);
-        offsets_[layer].push_back(CellOffset{di, dj, std::sqrt(gx * gx + gz * gz)});
-      }
-    }
-    std::stable_sort(offsets_[layer].begin(), offsets_[layer].end(),
-                     [](const CellOffset& a, const CellOffset& b) { return a.min_distance < b.min_distance; });
-  }
   pair_scale_.resize(n * n);
   for (size_t layer = 0; layer < n; ++layer) {
     layer_seed_.push_back(hash(seed, kDartSalt, layers.layer(static_cast<uint32_t>(layer)).salt.value));
@@ -126,15 +109,8 @@ ScatterField::Block& ScatterField::block_densities(uint32_t layer, int64_t bi, i
 ScatterField::Cell& ScatterField::cell(uint32_t layer, int64_t i, int64_t j) {
   const int64_t bi = floor_div(i, kBlockSide), bj = floor_div(j, kBlockSide);
   Block& b = block(layer, bi, bj);
-  return b.cells[(j - bj * kBlockSide) * kBlockSide + (i - bi * kBlockSide)];
-}
-
-ScatterField::Cell& ScatterField::cell_near(uint32_t layer, Cell& c, int di, int dj) {
-  // Most neighbours share c's block: index it directly, skipping the block lookup.
-  const int64_t i0 = c.block->cells[0].i, j0 = c.block->cells[0].j;
-  const int64_t ii = c.i + di - i0, jj = c.j + dj - j0;
-  if (ii >= 0 && ii < kBlockSide && jj >= 0 && jj < kBlockSide) return c.block->cells[jj * kBlockSide + ii];
-  return cell(layer, c.i + di, c.j + dj);
+  const int per_side = kBlockSide >> b.level;
+  return b.cells[((j - bj * kBlockSide) >> b.level) * per_side + ((i - bi * kBlockSide) >> b.level)];
 }
 
 ScatterField::Candidate* ScatterField::store_candidates(const std::vector<Candidate>& candidates) {
@@ -199,31 +175,56 @@ void ScatterField::materialize(uint32_t layer, int64_t bi, int64_t bj, Block& b)
     return true;
   };
 
+  // Sparse blocks of blue-noise layers use coarser cells (level 1: 2 x 2 scatter cells, level
+  // 2: the whole block) when every density in the block allows it: cell diagonals stay below
+  // the smallest spacing in the cell, so a cell still holds at most one point, and thinning
+  // by the level's spacing keeps dart intensity proportional to 1 / r^2. Work then follows the
+  // number of points rather than the area.
+  double r_lo = std::numeric_limits<double>::infinity();
   for (int jj = 0; jj < kBlockSide; ++jj) {
     for (int ii = 0; ii < kBlockSide; ++ii) {
-      Cell& c = b.cells[jj * kBlockSide + ii];
+      r_lo = std::min(r_lo, l.spacing / density[static_cast<size_t>(jj + h) * side + (ii + h)]);
+    }
+  }
+  b.level = 0;
+  if (l.method == ScatterMethod::kBlueNoise) {
+    while (b.level < kMaxLevel && r_lo >= l.r_min() * static_cast<double>(2 << b.level)) ++b.level;
+  }
+  const int span = 1 << b.level, per_side = kBlockSide >> b.level;
+  b.cell_count = per_side * per_side;
+  for (int cj = 0; cj < per_side; ++cj) {
+    for (int ci = 0; ci < per_side; ++ci) {
+      Cell& c = b.cells[cj * per_side + ci];
       c.block = &b;
-      c.i = bi * kBlockSide + ii;
-      c.j = bj * kBlockSide + jj;
-      c.density = density[static_cast<size_t>(jj + h) * side + (ii + h)];
-      c.r = l.spacing / c.density;
-      c.peak = h > 0 && is_peak(ii, jj);
+      c.span = span;
+      c.i = bi * kBlockSide + ci * span;
+      c.j = bj * kBlockSide + cj * span;
+      // A coarse cell's spacing is the smallest of its scatter cells'.
+      c.r = std::numeric_limits<double>::infinity();
+      for (int jj = cj * span; jj < (cj + 1) * span; ++jj) {
+        for (int ii = ci * span; ii < (ci + 1) * span; ++ii) {
+          c.r = std::min(c.r, l.spacing / density[static_cast<size_t>(jj + h) * side + (ii + h)]);
+        }
+      }
+      c.density = l.spacing / c.r;
+      c.peak = h > 0 && is_peak(ci, cj);
       b.r_max = std::max(b.r_max, c.r);
     }
   }
 }
 
 void ScatterField::add_candidates(uint32_t layer, Block& b) {
+  const size_t count = static_cast<size_t>(b.cell_count);
   uint32_t begin[kBlockCells];
   std::vector<Candidate>& scratch = scratch_candidates_;
   scratch.clear();
-  for (size_t k = 0; k < kBlockCells; ++k) {
+  for (size_t k = 0; k < count; ++k) {
     begin[k] = static_cast<uint32_t>(scratch.size());
     make_candidates(layer, b.cells[k], b.cells[k].peak, scratch);
   }
   Candidate* stored = store_candidates(scratch);
-  for (size_t k = 0; k < kBlockCells; ++k) {
-    const uint32_t end = k + 1 < kBlockCells ? begin[k + 1] : static_cast<uint32_t>(scratch.size());
+  for (size_t k = 0; k < count; ++k) {
+    const uint32_t end = k + 1 < count ? begin[k + 1] : static_cast<uint32_t>(scratch.size());
     b.cells[k].candidates = stored + begin[k];
     b.cells[k].count = end - begin[k];
   }
@@ -236,7 +237,8 @@ void ScatterField::make_candidates(uint32_t layer, const Cell& c, bool is_peak,
   // One hash per cell (two mixes over the layer's seed); each candidate k then costs one mix
   // for its position and one for its arrival time (counter-based: never a stream across cells).
   const uint64_t cell_hash = mix64(mix64(layer_seed_[layer] ^ (static_cast<uint64_t>(c.i) * 0x9e3779b97f4a7c15ULL)) ^
-                                   (static_cast<uint64_t>(c.j) * 0xc2b2ae3d27d4eb4fULL));
+                                   (static_cast<uint64_t>(c.j) * 0xc2b2ae3d27d4eb4fULL) ^
+                                   static_cast<uint64_t>(c.span));
   auto bits = [cell_hash](uint64_t k) { return mix64(cell_hash + (k + 1) * 0x9e3779b97f4a7c15ULL); };
   // Arrival times are stratified: candidate k of every cell arrives in round k (the top four
   // bits), in random order within the round. A cell's candidates are thus already in time
@@ -246,9 +248,11 @@ void ScatterField::make_candidates(uint32_t layer, const Cell& c, bool is_peak,
     out.push_back(Candidate{t, u, v, k, -1});
   };
   const uint32_t kMask = static_cast<uint32_t>(kSub - 1);
+  // Uniform in the cell, which spans `span` scatter cells: 26 bits per axis cover span <= 4.
+  const uint32_t cell_mask = static_cast<uint32_t>(kSub * c.span - 1);
   auto add_uniform = [&](uint32_t k) {
     const uint64_t h = bits(k);
-    add(k, static_cast<uint32_t>(h) & kMask, static_cast<uint32_t>(h >> 24) & kMask);
+    add(k, static_cast<uint32_t>(h) & cell_mask, static_cast<uint32_t>(h >> 26) & cell_mask);
   };
   // An 8-bit draw per candidate for thinning: eight from one mix (1/256 is ample resolution
   // for a keep probability).
@@ -257,8 +261,9 @@ void ScatterField::make_candidates(uint32_t layer, const Cell& c, bool is_peak,
   };
   switch (l.method) {
     case ScatterMethod::kBlueNoise: {
-      // Thinning by (r_min / r)^2 makes dart intensity follow 1 / r^2.
-      const double ratio = l.r_min() / c.r, keep = ratio * ratio;
+      // Thinning by (r_level / r)^2 makes dart intensity follow 1 / r^2 (r_level: the spacing
+      // the cell's size is made for, r_min times its span).
+      const double ratio = l.r_min() * c.span / c.r, keep = ratio * ratio;
       for (uint32_t k = 0; k < kDartsPerCell; ++k) {
         if (draw(k) < keep) add_uniform(k);
       }
@@ -394,18 +399,13 @@ bool ScatterField::visit_cells(uint32_t layer, const Position& p, double reach,
       const double rb = cell_reach(a_r, b.r_max) + kPruneMargin;
       if (gap2(p.x, p.z, bx0, bz0, kBlockSide * s) >= rb * rb) continue;
       if (!b.has_candidates) add_candidates(layer, b);
-      const int ii0 = std::max(0, static_cast<int>(std::floor((p.x - rb - bx0) / s)));
-      const int ii1 = std::min(kBlockSide - 1, static_cast<int>(std::floor((p.x + rb - bx0) / s)));
-      const int jj0 = std::max(0, static_cast<int>(std::floor((p.z - rb - bz0) / s)));
-      const int jj1 = std::min(kBlockSide - 1, static_cast<int>(std::floor((p.z + rb - bz0) / s)));
-      for (int jj = jj0; jj <= jj1; ++jj) {
-        for (int ii = ii0; ii <= ii1; ++ii) {
-          Cell& cell = b.cells[jj * kBlockSide + ii];
-          if (cell.count == 0) continue;
-          const double rc = cell_reach(a_r, cell.r) + kPruneMargin;
-          if (gap2(p.x, p.z, bx0 + ii * s, bz0 + jj * s, s) >= rc * rc) continue;
-          if (!fn(cell)) return false;
-        }
+      for (int k = 0; k < b.cell_count; ++k) {
+        Cell& cell = b.cells[k];
+        if (cell.count == 0) continue;
+        const double rc = cell_reach(a_r, cell.r) + kPruneMargin;
+        const double x0 = static_cast<double>(cell.i - p.cx * n) * s, z0 = static_cast<double>(cell.j - p.cz * n) * s;
+        if (gap2(p.x, p.z, x0, z0, cell.span * s) >= rc * rc) continue;
+        if (!fn(cell)) return false;
       }
     }
   }
@@ -424,8 +424,9 @@ bool ScatterField::covers(uint32_t layer, const Cell& blocker, const Cell& c) co
   if (c.next + 1 < c.count && !earlier(layer, blocker, b, layer, c, c.candidates[c.next + 1])) return false;
   // Farthest corner of c from b, in sub-cell units (exact integers).
   const int64_t bx = (blocker.i - c.i) * kSub + b.u, bz = (blocker.j - c.j) * kSub + b.v;
-  const double fx = static_cast<double>(std::max(std::abs(bx), std::abs(bx - kSub)));
-  const double fz = static_cast<double>(std::max(std::abs(bz), std::abs(bz - kSub)));
+  const int64_t extent = kSub * c.span;
+  const double fx = static_cast<double>(std::max(std::abs(bx), std::abs(bx - extent)));
+  const double fz = static_cast<double>(std::max(std::abs(bz), std::abs(bz - extent)));
   const double unit = unit_[layer];
   return (fx * fx + fz * fz) * unit * unit < blocker.r * blocker.r;
 }
@@ -546,12 +547,18 @@ std::vector<ResourceObject> ScatterField::objects_in_chunk(ChunkCoord chunk) {
   for (uint32_t layer = 0; layer < layers_.size(); ++layer) {
     const ResourceLayer& l = layers_.layer(layer);
     const int64_t n = l.cells_per_chunk;
-    for (int64_t j = chunk.z * n; j < (chunk.z + 1) * n; ++j) {
-      for (int64_t i = chunk.x * n; i < (chunk.x + 1) * n; ++i) {
+    const int64_t i0 = chunk.x * n, j0 = chunk.z * n;
+    for (int64_t j = j0; j < j0 + n; ++j) {
+      for (int64_t i = i0; i < i0 + n; ++i) {
+        // Coarse cells cover several positions (and may straddle the chunk's border): visit
+        // each cell once, at its first position inside the chunk.
         Cell& c = cell(layer, i, j);
+        if (i != std::max(c.i, i0) || j != std::max(c.j, j0)) continue;
         decide_all(layer, c);
         if (c.accepted < 0) continue;
         Candidate& a = c.candidates[c.accepted];
+        const int64_t sub_x = local_sub(layer, c.i, a.u, chunk.x), sub_z = local_sub(layer, c.j, a.v, chunk.z);
+        if (sub_x < 0 || sub_z < 0 || sub_x >= n * kSub || sub_z >= n * kSub) continue;  // anchored elsewhere
         if (!viable(layer, c, a)) continue;
         const uint64_t attributes = hash(seed_, kAttributeSalt, l.salt.value, c.i, c.j, a.k);
         ResourceObject o;
@@ -563,7 +570,7 @@ std::vector<ResourceObject> ScatterField::objects_in_chunk(ChunkCoord chunk) {
         o.variant = static_cast<uint32_t>((attributes & 0xffffffffu) % l.variants);
         o.id = hash(seed_, kIdSalt, l.salt.value, c.i, c.j, a.k);
         o.density = c.density;
-        found.push_back(Keyed{local_sub(layer, c.j, a.v, chunk.z), local_sub(layer, c.i, a.u, chunk.x), o});
+        found.push_back(Keyed{sub_z, sub_x, o});
       }
     }
   }

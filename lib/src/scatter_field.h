@@ -54,18 +54,20 @@ class ScatterField {
  private:
   static constexpr int kBlockSide = 4;  // cells per block side; blocks are materialised whole
   static_assert(kBlockSide * kBlockSide <= 16, "Block::accepted_mask has 16 bits");
+  static constexpr int kMaxLevel = 2;  // coarsest cells: the whole 4 x 4 block
   static constexpr size_t kBlockCells = kBlockSide * kBlockSide;
 
   struct Candidate {
     uint64_t t;       // arrival time
-    uint32_t u, v;    // position in the cell, units of 2^-24 cell side
+    uint32_t u, v;    // position in the cell, units of 2^-24 scatter-cell side (< span * 2^24)
     uint32_t k;       // index in the cell's candidate sequence
     int8_t viable;    // density >= threshold and filters pass: -1 not evaluated yet, else 0 / 1
   };
   struct Block;
   struct Cell {
     Block* block = nullptr;
-    int64_t i = 0, j = 0;  // cell coordinates in the layer's grid
+    int64_t i = 0, j = 0;  // the cell's lowest scatter-cell coordinates in the layer's grid
+    int span = 1;          // scatter cells per side: 1, 2 or 4 (coarse cells in sparse blocks)
     double density = 0;    // layer density at the cell centre
     double r = 0;          // minimum spacing there, world units
     Candidate* candidates = nullptr;  // into the candidate slabs, in time order
@@ -79,6 +81,8 @@ class ScatterField {
   // first needed; neighbour scans prune whole blocks on their densities alone.
   struct Block {
     double r_max = 0;  // largest r among its cells
+    int level = 0;     // cells span 2^level scatter cells per side
+    int cell_count = kBlockCells;
     bool has_candidates = false;
     uint16_t accepted_mask = 0;  // bit k: cells[k] has an accepted candidate
     Cell cells[kBlockCells];
@@ -108,8 +112,7 @@ class ScatterField {
   Block* find_block(uint32_t layer, int64_t bi, int64_t bj);
   void add_candidates(uint32_t layer, Block& b);
   Cell& cell(uint32_t layer, int64_t i, int64_t j);
-  // The cell (di, dj) away from c, in the same layer.
-  Cell& cell_near(uint32_t layer, Cell& c, int di, int dj);
+
   void materialize(uint32_t layer, int64_t bi, int64_t bj, Block& b);
   // Copies a block's candidates into stable storage.
   Candidate* store_candidates(const std::vector<Candidate>& candidates);
@@ -177,11 +180,7 @@ class ScatterField {
   };
   static constexpr size_t kRecentBlocks = 256;  // per layer
   std::vector<RecentBlock> recent_;
-  struct CellOffset {
-    int di, dj;
-    double min_distance;  // cells
-  };
-  std::vector<std::vector<CellOffset>> offsets_;  // per layer, nearest first
+
   std::vector<Frame> frames_;
   std::vector<Coord> scratch_xs_, scratch_zs_;
   std::vector<double> scratch_density_;
