@@ -31,13 +31,14 @@ inline Interval to_interval(const v1::Range& r) {
   return i;
 }
 
-// Sorted ids of the named biomes (names already validated to exist).
-template <typename Names>
-std::vector<uint32_t> biome_ids(const v1::WorldDefinition& def, const Names& names) {
+// Sorted ids (list positions) of the entries of `list` named in `names` (names already
+// validated to exist). E.g. ids_by_name(def.biomes(), layer.biomes()).
+template <typename List, typename Names>
+std::vector<uint32_t> ids_by_name(const List& list, const Names& names) {
   std::vector<uint32_t> ids;
   for (const std::string& name : names) {
-    for (int id = 0; id < def.biomes_size(); ++id) {
-      if (def.biomes(id).name() == name) ids.push_back(static_cast<uint32_t>(id));
+    for (int id = 0; id < list.size(); ++id) {
+      if (list.Get(id).name() == name) ids.push_back(static_cast<uint32_t>(id));
     }
   }
   std::sort(ids.begin(), ids.end());

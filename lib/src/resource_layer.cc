@@ -35,18 +35,6 @@ ScatterMethod to_method(v1::ResourceLayer::Method m) {
   }
 }
 
-template <typename Names>
-std::vector<uint32_t> material_ids(const v1::WorldDefinition& def, const Names& names) {
-  std::vector<uint32_t> ids;
-  for (const std::string& name : names) {
-    for (int id = 0; id < def.materials_size(); ++id) {
-      if (def.materials(id).name() == name) ids.push_back(static_cast<uint32_t>(id));
-    }
-  }
-  std::sort(ids.begin(), ids.end());
-  return ids;
-}
-
 }  // namespace
 
 const char* to_string(ScatterMethod method) {
@@ -80,8 +68,8 @@ ResourceLayers::ResourceLayers(const v1::WorldDefinition& def) : chunk_size_(def
       }
       l.correlate_weight = r.correlate_with().weight();
     }
-    l.biomes = biome_ids(def, r.biomes());
-    l.materials = material_ids(def, r.materials());
+    l.biomes = ids_by_name(def.biomes(), r.biomes());
+    l.materials = ids_by_name(def.materials(), r.materials());
     l.elevation = to_interval(r.elevation());
     if (r.has_max_slope()) l.max_slope = r.max_slope();
     l.jitter = r.jitter();

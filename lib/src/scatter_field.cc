@@ -27,12 +27,6 @@ constexpr Salt kPeakSalt = salt("resource.peak");
 constexpr Salt kAttributeSalt = salt("resource.attributes");
 constexpr Salt kIdSalt = salt("resource.id");
 
-int64_t floor_div(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
 // Distance from v to the interval [lo, hi].
 double gap(double v, double lo, double hi) { return v < lo ? lo - v : (v > hi ? v - hi : 0.0); }
 // Squared distance from (x, z) to the square [x0, x0 + side] x [z0, z0 + side].

@@ -21,12 +21,6 @@ constexpr Salt kFalloffSalt = salt("structure.falloff");
 // Mean number of origins per chunk-sized cell at each level: fewer for larger structures.
 double origins_per_cell(int level) { return 1.5 / static_cast<double>(int64_t{1} << level); }
 
-int64_t floor_div(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
 using Matrix = std::array<std::array<int, 3>, 3>;
 
 Matrix multiply(const Matrix& a, const Matrix& b) {
@@ -90,18 +84,6 @@ double interpolate(const std::vector<std::pair<double, double>>& curve, double x
   return curve.back().second;
 }
 
-template <typename Names>
-std::vector<uint32_t> ids_of(const Names& names, const std::vector<std::string>& all) {
-  std::vector<uint32_t> ids;
-  for (const std::string& name : names) {
-    for (uint32_t id = 0; id < all.size(); ++id) {
-      if (all[id] == name) ids.push_back(id);
-    }
-  }
-  std::sort(ids.begin(), ids.end());
-  return ids;
-}
-
 bool allowed(const std::vector<uint32_t>& ids, uint32_t id) {
   return ids.empty() || std::binary_search(ids.begin(), ids.end(), id);
 }
@@ -113,9 +95,6 @@ const std::array<std::array<int, 3>, 3>& Rotation::matrix() const {
 }
 
 StructureTypes::StructureTypes(const v1::WorldDefinition& def) {
-  std::vector<std::string> biome_names, material_names;
-  for (const auto& b : def.biomes()) biome_names.push_back(b.name());
-  for (const auto& m : def.materials()) material_names.push_back(m.name());
   const double chunk = def.chunk_size();
   for (int id = 0; id < def.structures_size(); ++id) {
     const v1::Structure& s = def.structures(id);
@@ -126,11 +105,11 @@ StructureTypes::StructureTypes(const v1::WorldDefinition& def) {
     t.size_z = s.size_z();
     t.height = s.height();
     t.frequency = s.frequency();
-    t.biomes = ids_of(s.biomes(), biome_names);
+    t.biomes = ids_by_name(def.biomes(), s.biomes());
     for (const v1::Check& c : s.checks()) {
       t.checks.push_back(StructureCheck{c.offset().x(), c.offset().y(), c.offset().z(), to_interval(c.density()),
                                         to_interval(c.slope()), to_interval(c.elevation()),
-                                        ids_of(c.materials(), material_names), ids_of(c.biomes(), biome_names)});
+                                        ids_by_name(def.materials(), c.materials()), ids_by_name(def.biomes(), c.biomes())});
     }
     for (uint32_t yaw : s.yaw_degrees()) t.yaw_quarters.push_back(static_cast<int>(yaw / 90));
     t.allow_tilt = s.allow_tilt();

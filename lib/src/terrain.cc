@@ -42,7 +42,7 @@ Terrain::Terrain(const v1::WorldDefinition& def)
   for (const v1::Material& m : def.materials()) {
     MaterialRule rule{to_interval(m.elevation()), to_interval(m.temperature()),
                       to_interval(m.moisture()), to_interval(m.slope()),
-                      biome_ids(def, m.biomes()), std::nullopt, to_interval(m.noise_range())};
+                      ids_by_name(def.biomes(), m.biomes()), std::nullopt, to_interval(m.noise_range())};
     if (m.has_noise()) {
       // Salted by name, so adding or reordering materials leaves the others' noise alone.
       rule.noise = to_fractal(m.noise(), def.seed(), salt("terrain.material." + m.name()));

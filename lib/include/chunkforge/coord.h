@@ -21,6 +21,12 @@ inline int64_t floor_to_int(double v) {
   return i - (v < static_cast<double>(i) ? 1 : 0);
 }
 
+// a / b rounded toward negative infinity (b > 0): the cell or chunk holding a coordinate.
+inline int64_t floor_div(int64_t a, int64_t b) {
+  const int64_t q = a / b;
+  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
 struct Coord {
   int64_t cell = 0;
   double frac = 0.0;  // always in [0, 1)
