@@ -28,7 +28,7 @@ ChunkStream::ChunkStream(const World& world, size_t max_cells) : world_(world), 
 ChunkStream::~ChunkStream() = default;
 
 ChunkData ChunkStream::generate(ChunkCoord coord) {
-  if (!field_ || field_->cells_materialized() > max_cells_ || planner_->origins_decided() > max_cells_ / 16) {
+  if (!field_ || field_->cells_materialized() > max_cells_ || planner_->cells_planned() > max_cells_ / 16) {
     field_.reset();
     planner_ = std::make_unique<StructurePlanner>(world_);
     field_ = std::make_unique<ScatterField>(world_.resources(), world_.terrain(), world_.seed(), planner_.get());

@@ -308,7 +308,6 @@ Coord ScatterField::world_z(uint32_t layer, const Cell& c, const Candidate& a) c
   return grid_coord(c.j, a.v, layers_.layer(layer).cells_per_chunk, layers_.chunk_size());
 }
 
-
 double ScatterField::distance2(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb,
                                const Cell& cb, const Candidate& b) const {
   // Positions in each layer's sub-cell units relative to a's chunk; cross-multiplying by the
@@ -434,8 +433,9 @@ bool ScatterField::blocked_by_accepted_nearby(uint32_t layer, Cell& c, const Can
   const int64_t n = layers_.layer(layer).cells_per_chunk;
   const double s = static_cast<double>(layers_.chunk_size()) / static_cast<double>(n);
   const int64_t reach = static_cast<int64_t>(std::ceil(c.r / s));  // in cells
-  for (int64_t bj = floor_div(c.j - reach, kBlockSide); bj <= floor_div(c.j + reach, kBlockSide); ++bj) {
-    for (int64_t bi = floor_div(c.i - reach, kBlockSide); bi <= floor_div(c.i + reach, kBlockSide); ++bi) {
+  const int64_t last = c.span - 1;  // a coarse cell spans several scatter cells
+  for (int64_t bj = floor_div(c.j - reach, kBlockSide); bj <= floor_div(c.j + last + reach, kBlockSide); ++bj) {
+    for (int64_t bi = floor_div(c.i - reach, kBlockSide); bi <= floor_div(c.i + last + reach, kBlockSide); ++bi) {
       Block* b = find_block(layer, bi, bj);
       if (b == nullptr) continue;
       for (uint32_t mask = b->accepted_mask; mask != 0; mask &= mask - 1) {

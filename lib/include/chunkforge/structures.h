@@ -90,7 +90,8 @@ class StructurePlanner {
   // Kept instances of `type` whose origin lies within `radius` of (x, z), nearest first.
   std::vector<StructureInstance> locate(uint32_t type, Coord x, Coord z, double radius);
 
-  size_t origins_decided() const { return origins_.size(); }
+  // Origin cells in the memo (for bounding it).
+  size_t cells_planned() const { return origins_.size(); }
 
  private:
   struct Origin {
