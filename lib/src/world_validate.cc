@@ -320,7 +320,8 @@ class Validator {
       name_and_color(p, s.name(), s.color(), seen);
       in_range(at(p, "size_x"), s.size_x(), 1, 16 * chunk);
       in_range(at(p, "size_z"), s.size_z(), 1, 16 * chunk);
-      in_range(at(p, "height"), s.height(), 1, 4096);
+      // Tilted onto its side, a structure's height becomes a footprint side.
+      in_range(at(p, "height"), s.height(), 1, s.allow_tilt() ? 16 * chunk : 4096);
       required_positive(at(p, "frequency"), s.frequency(), 1, "share of offered origins taken");
       references(at(p, "biomes"), s.biomes(), biome_names_, "biome");
       for (int c = 0; c < s.checks_size(); ++c) check(at(at(p, "checks"), c), s.checks(c));
