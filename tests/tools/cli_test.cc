@@ -6,7 +6,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -15,8 +17,11 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "chunkforge/chunk.h"
+#include "chunkforge/encode.h"
 #include "chunkforge/world.h"
 
 namespace chunkforge {
@@ -266,6 +271,207 @@ TEST(CliSampleTest, RejectsMissingCoordinate) {
   EXPECT_TRUE(contains(r.err, "needs X and Z")) << r;
 }
 
+// --- chunk, region, render ----------------------------------------------------------------
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+size_t occurrences(const std::string& text, std::string_view fragment) {
+  size_t n = 0;
+  for (size_t at = text.find(fragment); at != std::string::npos; at = text.find(fragment, at + 1)) ++n;
+  return n;
+}
+
+// The items of the JSON array "key":[...] (numbers only, no nesting).
+size_t json_array_size(const std::string& json, const std::string& key) {
+  const std::string needle = "\"" + key + "\":[";
+  const size_t at = json.find(needle);
+  if (at == std::string::npos) return 0;
+  const size_t start = at + needle.size(), end = json.find(']', start);
+  if (end == start) return 0;
+  return static_cast<size_t>(std::count(json.begin() + static_cast<std::ptrdiff_t>(start),
+                                        json.begin() + static_cast<std::ptrdiff_t>(end), ',')) + 1;
+}
+
+std::string hex16(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+TEST(CliChunkTest, PrintsOneJsonLineWithObjectsAndHash) {
+  const CliResult r = run_cli({"chunk", "0", "0"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  ASSERT_EQ(lines_of(r.out).size(), 1u) << r;
+  EXPECT_EQ(r.out.back(), '\n');
+  EXPECT_EQ(r.out.front(), '{');
+  EXPECT_EQ(json_number(r.out, "x"), 0.0) << r;
+  EXPECT_EQ(json_number(r.out, "chunk_size"), 64.0) << r;
+  EXPECT_TRUE(contains(r.out, "\"objects\":[{")) << r;
+  EXPECT_FALSE(contains(r.out, "\"terrain\"")) << r;
+  // The same chunk as the library's, hash and object count.
+  const World& world = default_world();
+  const ChunkData data = Generator(world).generate({0, 0});
+  EXPECT_EQ(json_string(r.out, "hash"), hex16(chunk_hash(encode_chunk(world, data)))) << r;
+  EXPECT_EQ(occurrences(r.out, "\"layer\":"), data.objects.size()) << r;
+  EXPECT_TRUE(contains(r.out, "\"layer\":\"forest\"")) << r;
+}
+
+TEST(CliChunkTest, ObjectsAreInWorldCoordinates) {
+  const CliResult r = run_cli({"chunk", "-3", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  const std::string objects = r.out.substr(r.out.find("\"objects\":["));
+  const double x = json_number(objects, "x"), z = json_number(objects, "z");
+  EXPECT_GE(x, -3 * 64.0) << r;
+  EXPECT_LT(x, -2 * 64.0) << r;
+  EXPECT_GE(z, 2 * 64.0) << r;
+  EXPECT_LT(z, 3 * 64.0) << r;
+}
+
+TEST(CliChunkTest, TerrainAddsAGridOfTheRequestedStep) {
+  const CliResult r = run_cli({"chunk", "0", "0", "--terrain", "4"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  ASSERT_EQ(lines_of(r.out).size(), 1u) << r;
+  EXPECT_TRUE(contains(r.out, "\"terrain\":{\"step\":4,\"size\":16,")) << r;
+  EXPECT_EQ(json_array_size(r.out, "elevation"), 256u) << r;
+  EXPECT_EQ(json_array_size(r.out, "biome"), 256u) << r;
+  EXPECT_EQ(json_array_size(r.out, "material"), 256u) << r;
+  // The objects do not change with the terrain grid.
+  const CliResult plain = run_cli({"chunk", "0", "0"});
+  const std::string objects = plain.out.substr(plain.out.find("\"objects\""));
+  EXPECT_TRUE(contains(r.out, objects.substr(0, objects.find(']') + 1))) << r;
+}
+
+TEST(CliChunkTest, FarChunkIsGenerated) {
+  const CliResult r = run_cli({"chunk", "17179869183", "-17179869184"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_EQ(json_number(r.out, "x"), 17179869183.0) << r;
+  EXPECT_EQ(json_string(r.out, "hash").size(), 16u) << r;
+}
+
+TEST(CliRegionTest, PrintsOneLinePerChunkInRowOrder) {
+  const CliResult r = run_cli({"region", "-2", "-2", "2", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  const std::vector<std::string> lines = lines_of(r.out);
+  ASSERT_EQ(lines.size(), 25u) << r;
+  for (size_t k = 0; k < lines.size(); ++k) {
+    EXPECT_EQ(json_number(lines[k], "x"), -2.0 + static_cast<double>(k % 5)) << lines[k].substr(0, 80);
+    EXPECT_EQ(json_number(lines[k], "z"), -2.0 + static_cast<double>(k / 5)) << lines[k].substr(0, 80);
+  }
+  // A chunk of the region is the chunk on its own.
+  const CliResult single = run_cli({"chunk", "0", "0"});
+  EXPECT_EQ(lines[12] + "\n", single.out);
+}
+
+TEST(CliRegionTest, OutputIsIdenticalInEveryOrderAndOnEveryThreadCount) {
+  const CliResult rows = run_cli({"region", "-2", "-2", "2", "2", "--order", "rows", "--threads", "1"});
+  ASSERT_EQ(rows.exit_code, 0) << rows;
+  for (const std::vector<std::string>& options :
+       {std::vector<std::string>{"--order", "spiral"}, {"--order", "shuffle"}, {"--threads", "2"},
+        {"--order", "shuffle", "--threads", "2"}, {"--order", "spiral", "--threads", "2"}}) {
+    std::vector<std::string> args = {"region", "-2", "-2", "2", "2"};
+    args.insert(args.end(), options.begin(), options.end());
+    const CliResult r = run_cli(args);
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(r.out == rows.out) << options[0] << " " << options[1] << (options.size() > 2 ? " ..." : "");
+  }
+}
+
+TEST(CliRegionTest, TerrainOptionAddsGrids) {
+  const CliResult r = run_cli({"region", "0", "0", "1", "0", "--terrain", "8"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  const std::vector<std::string> lines = lines_of(r.out);
+  ASSERT_EQ(lines.size(), 2u) << r;
+  for (const std::string& line : lines) EXPECT_TRUE(contains(line, "\"terrain\":{\"step\":8,\"size\":8,"));
+}
+
+// Parameter: arguments and a fragment the error message must hold.
+struct BadInputCase {
+  const char* name;
+  std::vector<std::string> args;
+  std::string message;
+};
+
+class CliBadInputTest : public testing::TestWithParam<BadInputCase> {};
+
+TEST_P(CliBadInputTest, ExitsTwoWithAClearMessage) {
+  const CliResult r = run_cli(GetParam().args);
+  EXPECT_EQ(r.exit_code, 2) << r;
+  EXPECT_TRUE(contains(r.err, GetParam().message)) << r;
+  EXPECT_TRUE(r.out.empty()) << r;
+}
+
+const BadInputCase kBadInputCases[] = {
+    {"ChunkNonInteger", {"chunk", "1.5", "0"}, "needs integer chunk coordinates CX CZ"},
+    {"ChunkWord", {"chunk", "0", "north"}, "needs integer chunk coordinates CX CZ"},
+    {"ChunkOneCoordinate", {"chunk", "0"}, "needs integer chunk coordinates CX CZ"},
+    {"ChunkBeyondTheWorld", {"chunk", "17179869185", "0"}, "beyond the supported world"},
+    {"ChunkTerrainStepNotADivisor", {"chunk", "0", "0", "--terrain", "3"},
+     "--terrain STEP must divide the chunk size 64"},
+    {"ChunkTerrainStepZero", {"chunk", "0", "0", "--terrain", "0"},
+     "--terrain STEP must divide the chunk size 64"},
+    {"RegionNonInteger", {"region", "0", "0", "x", "1"}, "needs integer CX0 CZ0 CX1 CZ1"},
+    {"RegionThreeCoordinates", {"region", "0", "0", "1"}, "needs integer CX0 CZ0 CX1 CZ1"},
+    {"RegionCx1BelowCx0", {"region", "0", "0", "-1", "0"}, "CX0 <= CX1"},
+    {"RegionCz1BelowCz0", {"region", "0", "0", "0", "-1"}, "CZ0 <= CZ1"},
+    {"RegionUnknownOrder", {"region", "0", "0", "1", "1", "--order", "zigzag"},
+     "--order must be rows, spiral or shuffle (got \"zigzag\")"},
+    {"RegionZeroThreads", {"region", "0", "0", "1", "1", "--threads", "0"},
+     "--threads must be in [1, 64] (got \"0\")"},
+    {"RegionTerrainStepNotADivisor", {"region", "0", "0", "1", "1", "--terrain", "3"},
+     "--terrain STEP must divide the chunk size 64"},
+    {"RegionTooLarge", {"region", "0", "0", "256", "255"}, "at most 65536 chunks"},
+    {"RenderWithoutOut", {"render", "0", "0", "1", "1"}, "--out FILE.png"},
+    {"RenderCx1BelowCx0", {"render", "1", "0", "0", "1", "--out", "/nonexistent/x.png"}, "CX0 <= CX1"},
+    {"RenderScaleZero", {"render", "0", "0", "1", "1", "--out", "/nonexistent/x.png", "--px-per-unit", "0"},
+     "--px-per-unit must be a number in [1/64, 64]"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Cli, CliBadInputTest, testing::ValuesIn(kBadInputCases),
+                         [](const testing::TestParamInfo<BadInputCase>& test) { return std::string(test.param.name); });
+
+// Width and height from a PNG's IHDR chunk; {0, 0} if the bytes are not a PNG.
+std::pair<uint32_t, uint32_t> png_size(const std::string& bytes) {
+  static const std::string kSignature = "\x89PNG\r\n\x1a\n";
+  if (bytes.size() < 24 || bytes.compare(0, 8, kSignature) != 0 || bytes.compare(12, 4, "IHDR") != 0) {
+    return {0, 0};
+  }
+  auto be32 = [&](size_t at) {
+    uint32_t v = 0;
+    for (size_t k = 0; k < 4; ++k) v = (v << 8) | static_cast<uint8_t>(bytes[at + k]);
+    return v;
+  };
+  return {be32(16), be32(20)};
+}
+
+TEST(CliRenderTest, WritesAPngOfOnePixelPerUnit) {
+  const std::string out = temp_path("map.png");
+  const CliResult r = run_cli({"render", "0", "0", "1", "1", "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_EQ(png_size(read_file(out)), (std::pair<uint32_t, uint32_t>{128, 128})) << r;
+  EXPECT_TRUE(contains(r.out, "128 x 128")) << r;
+  std::filesystem::remove(out);
+}
+
+TEST(CliRenderTest, PixelsPerUnitScalesTheImage) {
+  const std::string out = temp_path("half.png");
+  const CliResult r = run_cli({"render", "0", "0", "1", "1", "--out", out, "--px-per-unit", "0.5"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_EQ(png_size(read_file(out)), (std::pair<uint32_t, uint32_t>{64, 64})) << r;
+  std::filesystem::remove(out);
+}
+
+TEST(CliRenderTest, UnwritableOutputFails) {
+  const std::string out = temp_path("no_such_dir") + "/map.png";
+  const CliResult r = run_cli({"render", "0", "0", "0", "0", "--out", out});
+  EXPECT_NE(r.exit_code, 0) << r;
+  EXPECT_TRUE(contains(r.err, "cannot open")) << r;
+}
+
 // --- options and usage ---------------------------------------------------------------------
 
 // Parameter: the subcommand.
@@ -283,7 +489,7 @@ TEST_P(CliSubcommandTest, UnknownOptionExitsTwo) {
   EXPECT_TRUE(contains(r.err, "unknown option --bogus")) << r;
 }
 
-INSTANTIATE_TEST_SUITE_P(Cli, CliSubcommandTest, testing::Values("validate", "info", "sample"),
+INSTANTIATE_TEST_SUITE_P(Cli, CliSubcommandTest, testing::Values("validate", "info", "sample", "chunk", "region", "render"),
                          [](const testing::TestParamInfo<const char*>& test) {
                            return std::string(test.param);
                          });

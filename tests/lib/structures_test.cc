@@ -1,0 +1,1 @@
+// Structure property tests: being written.
