@@ -1,0 +1,144 @@
+// chunkforge-server: the world server on its built-in default world, or on --world FILE.
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <spdlog/spdlog.h>
+
+#include <charconv>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "world_server.h"
+
+namespace {
+
+using chunkforge::server::ServerOptions;
+
+constexpr const char* kUsage =
+    "usage: chunkforge-server [--listen ADDR] [--world FILE] [--seed N] [--cache-mb N]\n"
+    "                         [--threads N] [--max-radius N] [--log-level LEVEL]\n"
+    "\n"
+    "Serves chunkforge.v1.WorldService (gRPC, with health checking and reflection).\n"
+    "Each flag may also come from the environment: CHUNKFORGE_LISTEN, CHUNKFORGE_WORLD,\n"
+    "CHUNKFORGE_SEED, CHUNKFORGE_CACHE_MB, CHUNKFORGE_THREADS, CHUNKFORGE_MAX_RADIUS,\n"
+    "CHUNKFORGE_LOG_LEVEL (a flag wins over its variable).\n"
+    "\n"
+    "  --listen ADDR     host:port to listen on (default 0.0.0.0:50051)\n"
+    "  --world FILE      world definition JSON (default: the built-in world)\n"
+    "  --seed N          override the world's seed\n"
+    "  --cache-mb N      encoded-chunk cache budget in MiB (default 256)\n"
+    "  --threads N       generation threads (default: the number of cores)\n"
+    "  --max-radius N    largest StreamRegion radius in chunks (default 16)\n"
+    "  --log-level L     trace, debug, info, warn, error (default info)\n";
+
+// Flags then environment; the value of each known option.
+std::optional<std::map<std::string, std::string>> read_options(int argc, char** argv) {
+  const char* names[] = {"listen", "world", "seed", "cache-mb", "threads", "max-radius", "log-level"};
+  std::map<std::string, std::string> values;
+  for (const char* name : names) {
+    std::string variable = "CHUNKFORGE_" + std::string(name);
+    for (char& c : variable) c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (const char* v = std::getenv(variable.c_str())) values[name] = v;
+  }
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      std::exit(0);
+    }
+    bool known = false;
+    for (const char* name : names) {
+      if (arg == std::string("--") + name) {
+        if (i + 1 >= argc) {
+          std::cerr << arg << " needs a value\n";
+          return std::nullopt;
+        }
+        values[name] = argv[++i];
+        known = true;
+      }
+    }
+    if (!known) {
+      std::cerr << "unknown option " << arg << "\n\n" << kUsage;
+      return std::nullopt;
+    }
+  }
+  return values;
+}
+
+std::optional<uint64_t> number(const std::map<std::string, std::string>& values, const std::string& name,
+                               uint64_t fallback, uint64_t lo, uint64_t hi) {
+  auto it = values.find(name);
+  if (it == values.end()) return fallback;
+  uint64_t v = 0;
+  auto [end, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), v);
+  if (ec != std::errc() || end != it->second.data() + it->second.size() || v < lo || v > hi) {
+    std::cerr << "--" << name << ": must be an integer in [" << lo << ", " << hi << "] (got \"" << it->second
+              << "\")\n";
+    return std::nullopt;
+  }
+  return v;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const auto values = read_options(argc, argv);
+  if (!values) return 2;
+  if (auto it = values->find("log-level"); it != values->end()) {
+    const auto level = spdlog::level::from_str(it->second);
+    if (level == spdlog::level::off && it->second != "off") {
+      std::cerr << "--log-level: must be trace, debug, info, warn, error or off (got \"" << it->second << "\")\n";
+      return 2;
+    }
+    spdlog::set_level(level);
+  }
+
+  // The world: file or built-in, then the seed override; invalid input stops start-up (exit 2).
+  std::vector<chunkforge::FieldError> errors;
+  std::optional<chunkforge::v1::WorldDefinition> definition;
+  const auto world_file = values->find("world");
+  definition = world_file == values->end() ? chunkforge::parse_world_json(chunkforge::default_world_json(), errors)
+                                           : chunkforge::read_world_file(world_file->second, errors);
+  const auto seed = number(*values, "seed", definition ? definition->seed() : 0, 0, UINT64_MAX);
+  if (definition && seed) definition->set_seed(*seed);
+  chunkforge::WorldResult world;
+  if (definition && seed) world = chunkforge::World::create(*definition);
+  for (const auto& e : errors) world.errors.push_back(e);
+  if (!world.ok()) {
+    for (const auto& e : world.errors) std::cerr << e.to_string() << '\n';
+    std::cerr << "chunkforge-server: invalid world definition\n";
+    return 2;
+  }
+
+  ServerOptions options;
+  if (auto it = values->find("listen"); it != values->end()) options.listen = it->second;
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const auto cache_mb = number(*values, "cache-mb", options.cache_mb, 1, 1 << 20);
+  const auto threads = number(*values, "threads", cores, 1, 256);
+  const auto max_radius = number(*values, "max-radius", options.limits.max_radius, 0, 64);
+  if (!cache_mb || !threads || !max_radius) return 2;
+  options.cache_mb = *cache_mb;
+  options.threads = static_cast<int>(*threads);
+  options.limits.max_radius = static_cast<uint32_t>(*max_radius);
+
+  chunkforge::server::WorldServer server(*world.world, options);
+  if (!server.start()) return 1;
+  spdlog::info("chunkforge-server: world \"{}\" (seed {}, generator {}, fingerprint {}) on port {}, {} threads, "
+               "cache {} MiB",
+               world.world->definition().name(), world.world->seed(), world.world->generator_version(),
+               world.world->fingerprint(), server.port(), options.threads, options.cache_mb);
+
+  // SIGTERM / SIGINT: stop accepting, give running calls a few seconds, exit 0.
+  boost::asio::io_context io;
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code&, int signal) {
+    spdlog::info("signal {}: shutting down", signal);
+    server.shutdown(std::chrono::seconds(3));
+  });
+  io.run();
+  spdlog::info("chunkforge-server: stopped");
+  return 0;
+}

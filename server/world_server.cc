@@ -1,0 +1,39 @@
+#include "world_server.h"
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <spdlog/spdlog.h>
+
+namespace chunkforge::server {
+
+WorldServer::WorldServer(const World& world, ServerOptions options)
+    : options_(std::move(options)),
+      cache_(options_.cache_mb << 20),
+      queue_(options_.threads),
+      service_(world, cache_, queue_, options_.limits) {}
+
+WorldServer::~WorldServer() { shutdown(std::chrono::milliseconds(0)); }
+
+bool WorldServer::start() {
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(options_.listen, grpc::InsecureServerCredentials(), &port_);
+  builder.RegisterService(&service_);
+  server_ = builder.BuildAndStart();
+  if (!server_ || port_ == 0) {
+    spdlog::error("cannot listen on {}", options_.listen);
+    server_.reset();
+    return false;
+  }
+  return true;
+}
+
+void WorldServer::shutdown(std::chrono::milliseconds grace) {
+  if (!server_) return;
+  server_->Shutdown(std::chrono::system_clock::now() + grace);
+  server_->Wait();
+  server_.reset();
+}
+
+}  // namespace chunkforge::server

@@ -1,0 +1,66 @@
+// File: server/world_service.h
+//
+// chunkforge.v1.WorldService on the gRPC callback API. GetChunk and StreamRegion are "raw"
+// methods: chunks leave as the cached canonical bytes, never re-encoded.
+//
+// Thread safety: gRPC calls the methods from its threads; generation runs on the
+// GenerationQueue; everything shared is the thread-safe ChunkCache and the immutable World.
+#pragma once
+
+#include <atomic>
+#include <string>
+
+#include "chunk_cache.h"
+#include "chunkforge/v1/service.grpc.pb.h"
+#include "chunkforge/world.h"
+#include "generation_queue.h"
+
+namespace chunkforge::server {
+
+struct Limits {
+  uint32_t max_radius = 16;  // StreamRegion radius, chunks
+};
+
+// What a validated request asks for: the cache key and how to build the chunk.
+struct ChunkJob {
+  ChunkCoord coord;
+  v1::ChunkOptions options;
+  std::string key;
+};
+
+class WorldService final
+    : public v1::WorldService::WithRawCallbackMethod_GetChunk<
+          v1::WorldService::WithRawCallbackMethod_StreamRegion<v1::WorldService::CallbackService>> {
+ public:
+  WorldService(const World& world, ChunkCache& cache, GenerationQueue& queue, Limits limits);
+
+  grpc::ServerUnaryReactor* GetWorldInfo(grpc::CallbackServerContext* context,
+                                         const v1::GetWorldInfoRequest* request,
+                                         v1::WorldInfo* response) override;
+  grpc::ServerUnaryReactor* GetChunk(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+                                     grpc::ByteBuffer* response) override;
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* StreamRegion(grpc::CallbackServerContext* context,
+                                                           const grpc::ByteBuffer* request) override;
+
+  // Validates a coordinate and options; the error names the field and the allowed range.
+  grpc::Status make_job(const v1::ChunkCoord& coord, const v1::ChunkOptions& options, const std::string& field,
+                        ChunkJob& job) const;
+  // The job's bytes now on a cache hit; otherwise null, and `on_ready` gets them later (null if
+  // the generation was dropped), by joining a running generation or queueing one at
+  // `priority` (smaller first).
+  Bytes fetch(const ChunkJob& job, double priority, std::function<bool()> cancelled,
+              std::function<void(Bytes)> on_ready);
+
+  const Limits& limits() const { return limits_; }
+
+ private:
+  Bytes produce(const ChunkJob& job) const;
+
+  const World& world_;
+  ChunkCache& cache_;
+  GenerationQueue& queue_;
+  Limits limits_;
+  v1::WorldInfo info_;
+};
+
+}  // namespace chunkforge::server

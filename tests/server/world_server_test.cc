@@ -1,0 +1,229 @@
+// The world server for real: an in-process WorldServer on a loopback port (0: any free one)
+// and the generated gRPC stub as the client.
+#include "world_server.h"
+
+#include <google/protobuf/util/message_differencer.h>
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "chunkforge/encode.h"
+#include "chunkforge/v1/service.grpc.pb.h"
+
+namespace chunkforge::server {
+namespace {
+
+class WorldServerTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    ServerOptions options;
+    options.listen = "127.0.0.1:0";
+    options.threads = 2;
+    options.cache_mb = 64;
+    options.limits.max_radius = 8;
+    server_ = std::make_unique<WorldServer>(default_world(), options);
+    ASSERT_TRUE(server_->start());
+    channel_ = grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()), grpc::InsecureChannelCredentials());
+    stub_ = v1::WorldService::NewStub(channel_);
+  }
+  void TearDown() override { server_->shutdown(std::chrono::seconds(2)); }
+
+  // The chunk as the library encodes it offline, canonical bytes.
+  static std::string offline(int64_t x, int64_t z) {
+    return canonical_bytes(encode_chunk(default_world(), Generator(default_world()).generate({x, z})));
+  }
+
+  grpc::Status get_chunk(int64_t x, int64_t z, v1::Chunk& out, const v1::ChunkOptions& options = {}) {
+    grpc::ClientContext context;
+    v1::GetChunkRequest request;
+    request.mutable_coord()->set_x(x);
+    request.mutable_coord()->set_z(z);
+    *request.mutable_options() = options;
+    return stub_->GetChunk(&context, request, &out);
+  }
+
+  std::vector<v1::Chunk> stream_region(int64_t x, int64_t z, uint32_t radius, grpc::Status& status) {
+    grpc::ClientContext context;
+    v1::StreamRegionRequest request;
+    request.mutable_centre()->set_x(x);
+    request.mutable_centre()->set_z(z);
+    request.set_radius(radius);
+    std::vector<v1::Chunk> chunks;
+    auto reader = stub_->StreamRegion(&context, request);
+    v1::Chunk chunk;
+    while (reader->Read(&chunk)) chunks.push_back(chunk);
+    status = reader->Finish();
+    return chunks;
+  }
+
+  std::unique_ptr<WorldServer> server_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::WorldService::Stub> stub_;
+};
+
+TEST_F(WorldServerTest, WorldInfoIsTheLibrarysDescription) {
+  grpc::ClientContext context;
+  v1::WorldInfo info;
+  ASSERT_TRUE(stub_->GetWorldInfo(&context, v1::GetWorldInfoRequest{}, &info).ok());
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(info, describe_world(default_world())));
+  EXPECT_EQ(info.fingerprint(), default_world().fingerprint());
+}
+
+TEST_F(WorldServerTest, ChunkIsByteIdenticalToOfflineGeneration) {
+  for (auto [x, z] : {std::pair{0, 0}, std::pair{-3, 7}, std::pair{12, -5}}) {
+    v1::Chunk chunk;
+    ASSERT_TRUE(get_chunk(x, z, chunk).ok());
+    EXPECT_EQ(canonical_bytes(chunk), offline(x, z)) << x << "," << z;
+  }
+}
+
+TEST_F(WorldServerTest, OptionsAddTerrainAndFilterLayers) {
+  v1::ChunkOptions options;
+  options.set_include_terrain(true);
+  options.set_terrain_step(4);
+  options.add_layers(0);
+  v1::Chunk chunk;
+  ASSERT_TRUE(get_chunk(2, 3, chunk, options).ok());
+  EXPECT_EQ(chunk.terrain().size(), 16u);
+  EXPECT_EQ(chunk.terrain().elevation_size(), 256);
+  ASSERT_GT(chunk.objects().layer_size(), 0);
+  for (uint32_t layer : chunk.objects().layer()) EXPECT_EQ(layer, 0u);
+  // The same objects of layer 0 as the unfiltered chunk.
+  v1::Chunk all;
+  ASSERT_TRUE(get_chunk(2, 3, all).ok());
+  int forest = 0;
+  for (uint32_t layer : all.objects().layer()) forest += layer == 0;
+  EXPECT_EQ(chunk.objects().layer_size(), forest);
+}
+
+TEST_F(WorldServerTest, StreamRegionIsNearestFirstAndIdenticalToOffline) {
+  grpc::Status status;
+  const std::vector<v1::Chunk> chunks = stream_region(5, -2, 2, status);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_EQ(chunks.size(), 25u);
+  int64_t previous = -1;
+  for (const v1::Chunk& c : chunks) {
+    const int64_t dx = c.coord().x() - 5, dz = c.coord().z() + 2;
+    EXPECT_GE(dx * dx + dz * dz, previous);
+    previous = dx * dx + dz * dz;
+    EXPECT_EQ(canonical_bytes(c), offline(c.coord().x(), c.coord().z()));
+  }
+  EXPECT_EQ(chunks.front().coord().x(), 5);
+  EXPECT_EQ(chunks.front().coord().z(), -2);
+}
+
+TEST_F(WorldServerTest, ConcurrentRequestsInAnyOrderGetTheSameBytes) {
+  // Two overlapping streams and single chunks, all at once: every chunk equals offline output.
+  std::vector<std::thread> clients;
+  std::atomic<int> mismatches{0}, failures{0};
+  for (int k = 0; k < 3; ++k) {
+    clients.emplace_back([&, k] {
+      grpc::Status status;
+      for (const v1::Chunk& c : stream_region(k - 1, 1, 2, status)) {
+        mismatches += canonical_bytes(c) != offline(c.coord().x(), c.coord().z());
+      }
+      failures += !status.ok();
+    });
+  }
+  clients.emplace_back([&] {
+    for (int z = 3; z >= -1; --z) {
+      v1::Chunk chunk;
+      failures += !get_chunk(0, z, chunk).ok();
+      mismatches += canonical_bytes(chunk) != offline(0, z);
+    }
+  });
+  for (std::thread& t : clients) t.join();
+  EXPECT_EQ(failures, 0);
+  EXPECT_EQ(mismatches, 0);
+}
+
+TEST_F(WorldServerTest, RepeatedChunkIsACacheHitAndConcurrentMissesShareOneGeneration) {
+  std::vector<std::thread> clients;
+  for (int k = 0; k < 8; ++k) {
+    clients.emplace_back([&] {
+      v1::Chunk chunk;
+      EXPECT_TRUE(get_chunk(40, 40, chunk).ok());
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  const CacheStats stats = server_->cache().stats();
+  EXPECT_EQ(stats.misses, 1u) << "one generation for eight concurrent requests";
+  EXPECT_EQ(stats.misses + stats.joined + stats.hits, 8u);
+  v1::Chunk again;
+  ASSERT_TRUE(get_chunk(40, 40, again).ok());
+  EXPECT_EQ(server_->cache().stats().hits, stats.hits + 1);
+  EXPECT_EQ(server_->cache().stats().entries, 1u);
+}
+
+TEST_F(WorldServerTest, BadRequestsGetInvalidArgumentNamingTheField) {
+  v1::Chunk chunk;
+  grpc::Status s = get_chunk(int64_t{1} << 40, 0, chunk);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("coord.x: must be in"), std::string::npos) << s.error_message();
+
+  v1::ChunkOptions options;
+  options.set_include_terrain(true);
+  options.set_terrain_step(3);
+  s = get_chunk(0, 0, chunk, options);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("options.terrain_step"), std::string::npos) << s.error_message();
+
+  v1::ChunkOptions layers;
+  layers.add_layers(99);
+  s = get_chunk(0, 0, chunk, layers);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("options.layers"), std::string::npos) << s.error_message();
+
+  grpc::Status status;
+  EXPECT_TRUE(stream_region(0, 0, 9, status).empty());
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(), "radius: must be in [0, 8] (got 9)");
+}
+
+TEST_F(WorldServerTest, DeadlineIsHonoured) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::microseconds(50));
+  v1::GetChunkRequest request;
+  request.mutable_coord()->set_x(1000);
+  v1::Chunk chunk;
+  const grpc::Status s = stub_->GetChunk(&context, request, &chunk);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+}
+
+TEST_F(WorldServerTest, CancelledStreamStopsAndTheServerStaysHealthy) {
+  {
+    grpc::ClientContext context;
+    v1::StreamRegionRequest request;
+    request.set_radius(8);  // 289 chunks
+    auto reader = stub_->StreamRegion(&context, request);
+    v1::Chunk chunk;
+    ASSERT_TRUE(reader->Read(&chunk));
+    context.TryCancel();
+    while (reader->Read(&chunk)) {
+    }
+    EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
+  }
+  // Queued work of the cancelled stream is dropped, not left behind.
+  for (int k = 0; k < 200 && server_->queue().depth() > 0; ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(server_->queue().depth(), 0u);
+  v1::Chunk chunk;
+  EXPECT_TRUE(get_chunk(0, 0, chunk).ok());
+}
+
+TEST_F(WorldServerTest, ShutdownDuringAStreamReturnsPromptly) {
+  std::thread client([&] {
+    grpc::Status status;
+    stream_region(100, 100, 8, status);  // ends one way or another
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const auto start = std::chrono::steady_clock::now();
+  server_->shutdown(std::chrono::milliseconds(200));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+  client.join();
+}
+
+}  // namespace
+}  // namespace chunkforge::server
