@@ -6,6 +6,8 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <memory>
 #include <thread>
 
 #include "chunkforge/encode.h"
@@ -223,6 +225,35 @@ TEST_F(WorldServerTest, ShutdownDuringAStreamReturnsPromptly) {
   server_->shutdown(std::chrono::milliseconds(200));
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
   client.join();
+}
+
+std::string hex(const std::string& bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out += digits[c >> 4];
+    out += digits[c & 15];
+  }
+  return out;
+}
+
+// A client that shares no code with ours: Debian's python3-grpcio sending and reading raw
+// protobuf bytes (tests/server/python_client.py).
+TEST_F(WorldServerTest, IndependentPythonClientSeesHealthReflectionAndTheSameBytes) {
+  const std::string command = "/usr/bin/python3 " + std::string(CHUNKFORGE_SOURCE_DIR) +
+                              "/tests/server/python_client.py 127.0.0.1:" + std::to_string(server_->port()) +
+                              " -3 7 2>&1";
+  std::string out;
+  {
+    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+    ASSERT_NE(pipe, nullptr);
+    char buffer[4096];
+    while (size_t n = fread(buffer, 1, sizeof buffer, pipe.get())) out.append(buffer, n);
+  }
+  EXPECT_NE(out.find("\"health\": 1"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"chunkforge.v1.WorldService\""), std::string::npos) << out;
+  EXPECT_NE(out.find("\"grpc.health.v1.Health\""), std::string::npos) << out;
+  EXPECT_NE(out.find("\"chunk_hex\": \"" + hex(offline(-3, 7)) + "\""), std::string::npos) << out;
 }
 
 }  // namespace
