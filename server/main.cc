@@ -18,15 +18,16 @@ namespace {
 using chunkforge::server::ServerOptions;
 
 constexpr const char* kUsage =
-    "usage: chunkforge-server [--listen ADDR] [--world FILE] [--seed N] [--cache-mb N]\n"
+    "usage: chunkforge-server [--listen ADDR] [--http ADDR] [--world FILE] [--seed N] [--cache-mb N]\n"
     "                         [--threads N] [--max-radius N] [--log-level LEVEL]\n"
     "\n"
     "Serves chunkforge.v1.WorldService (gRPC, with health checking and reflection).\n"
-    "Each flag may also come from the environment: CHUNKFORGE_LISTEN, CHUNKFORGE_WORLD,\n"
+    "Each flag may also come from the environment: CHUNKFORGE_LISTEN, CHUNKFORGE_HTTP, CHUNKFORGE_WORLD,\n"
     "CHUNKFORGE_SEED, CHUNKFORGE_CACHE_MB, CHUNKFORGE_THREADS, CHUNKFORGE_MAX_RADIUS,\n"
     "CHUNKFORGE_LOG_LEVEL (a flag wins over its variable).\n"
     "\n"
     "  --listen ADDR     host:port to listen on (default 0.0.0.0:50051)\n"
+    "  --http ADDR       host:port for GET /healthz and /metrics (default 0.0.0.0:8080; \"\": none)\n"
     "  --world FILE      world definition JSON (default: the built-in world)\n"
     "  --seed N          override the world's seed\n"
     "  --cache-mb N      encoded-chunk cache budget in MiB (default 256)\n"
@@ -36,7 +37,7 @@ constexpr const char* kUsage =
 
 // Flags then environment; the value of each known option.
 std::optional<std::map<std::string, std::string>> read_options(int argc, char** argv) {
-  const char* names[] = {"listen", "world", "seed", "cache-mb", "threads", "max-radius", "log-level"};
+  const char* names[] = {"listen", "http", "world", "seed", "cache-mb", "threads", "max-radius", "log-level"};
   std::map<std::string, std::string> values;
   for (const char* name : names) {
     std::string variable = "CHUNKFORGE_" + std::string(name);
@@ -115,6 +116,7 @@ int main(int argc, char** argv) {
 
   ServerOptions options;
   if (auto it = values->find("listen"); it != values->end()) options.listen = it->second;
+  if (auto it = values->find("http"); it != values->end()) options.http = it->second;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const auto cache_mb = number(*values, "cache-mb", options.cache_mb, 1, 1 << 20);
   const auto threads = number(*values, "threads", cores, 1, 256);
@@ -126,10 +128,10 @@ int main(int argc, char** argv) {
 
   chunkforge::server::WorldServer server(*world.world, options);
   if (!server.start()) return 1;
-  spdlog::info("chunkforge-server: world \"{}\" (seed {}, generator {}, fingerprint {}) on port {}, {} threads, "
-               "cache {} MiB",
+  spdlog::info("chunkforge-server: world \"{}\" (seed {}, generator {}, fingerprint {}) on port {} (http {}), "
+               "{} threads, cache {} MiB",
                world.world->definition().name(), world.world->seed(), world.world->generator_version(),
-               world.world->fingerprint(), server.port(), options.threads, options.cache_mb);
+               world.world->fingerprint(), server.port(), server.http_port(), options.threads, options.cache_mb);
 
   // SIGTERM / SIGINT: stop accepting, give running calls a few seconds, exit 0.
   boost::asio::io_context io;

@@ -10,7 +10,7 @@ WorldServer::WorldServer(const World& world, ServerOptions options)
     : options_(std::move(options)),
       cache_(options_.cache_mb << 20),
       queue_(options_.threads),
-      service_(world, cache_, queue_, options_.limits) {}
+      service_(world, cache_, queue_, metrics_, options_.limits) {}
 
 WorldServer::~WorldServer() { shutdown(std::chrono::milliseconds(0)); }
 
@@ -26,10 +26,19 @@ bool WorldServer::start() {
     server_.reset();
     return false;
   }
+  if (!options_.http.empty()) {
+    http_ = std::make_unique<HttpEndpoint>(options_.http, [this] { return metrics_page(); });
+    if (!http_->start()) {
+      shutdown(std::chrono::milliseconds(0));
+      return false;
+    }
+  }
   return true;
 }
 
 void WorldServer::shutdown(std::chrono::milliseconds grace) {
+  if (http_) http_->stop();  // health goes first: load balancers stop sending
+  http_.reset();
   if (!server_) return;
   server_->Shutdown(std::chrono::system_clock::now() + grace);
   server_->Wait();

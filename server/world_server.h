@@ -1,7 +1,8 @@
 // File: server/world_server.h
 //
 // The world server assembled: cache, generation queue, WorldService, standard health checking
-// and server reflection, on a gRPC server listening on one address. Used by
+// and server reflection, on a gRPC server listening on one address; /healthz and /metrics on
+// an HTTP side port. Used by
 // chunkforge-server's main and, in process, by the integration tests.
 //
 //   WorldServer server(world, {.listen = "127.0.0.1:0"});
@@ -20,12 +21,15 @@
 
 #include "chunk_cache.h"
 #include "generation_queue.h"
+#include "http_endpoint.h"
+#include "metrics.h"
 #include "world_service.h"
 
 namespace chunkforge::server {
 
 struct ServerOptions {
   std::string listen = "0.0.0.0:50051";
+  std::string http = "0.0.0.0:8080";  // /healthz and /metrics; empty: none
   size_t cache_mb = 256;
   int threads = 2;
   Limits limits;
@@ -38,23 +42,28 @@ class WorldServer {
 
   // Binds and starts serving; false (with the reason logged) if the address cannot be bound.
   bool start();
-  // The bound port (useful with port 0).
+  // The bound ports (useful with port 0).
   int port() const { return port_; }
+  int http_port() const { return http_ ? http_->port() : 0; }
   // Stops accepting calls, lets running ones finish until `grace` has passed, then cancels
   // the rest.
   void shutdown(std::chrono::milliseconds grace);
 
   const ChunkCache& cache() const { return cache_; }
   const GenerationQueue& queue() const { return queue_; }
+  // The /metrics page.
+  std::string metrics_page() const { return metrics_.render(cache_.stats(), queue_.depth()); }
 
  private:
   // Declaration order is destruction order reversed: the gRPC server goes first, while the
   // service, the queue (whose threads complete pending calls) and the cache still exist.
   ServerOptions options_;
+  Metrics metrics_;
   ChunkCache cache_;
   GenerationQueue queue_;
   WorldService service_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<HttpEndpoint> http_;
   int port_ = 0;
 };
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <memory>
 #include <mutex>
@@ -53,6 +54,8 @@ class RegionReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   RegionReactor(WorldService& service, grpc::CallbackServerContext* context, const grpc::ByteBuffer* request)
       : service_(service), context_(context), state_(std::make_shared<State>()) {
     state_->reactor = this;
+    service_.metrics().request(Metrics::kStreamRegion);
+    service_.metrics().stream_started();
     v1::StreamRegionRequest r;
     if (!parse(*request, r)) {
       finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "request: not a StreamRegionRequest"));
@@ -88,6 +91,7 @@ class RegionReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
     if (!ok || context_->IsCancelled()) return finish(grpc::Status(grpc::StatusCode::CANCELLED, "stream cancelled"));
     ready_[next_].reset();
     ++next_;
+    service_.metrics().chunk_sent();
     request_more();
     write_next();
   }
@@ -159,6 +163,8 @@ class RegionReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
     if (finished_) return;
     finished_ = true;
     state_->over = true;
+    if (!status.ok()) service_.metrics().error(Metrics::kStreamRegion);
+    service_.metrics().stream_ended();
     Finish(status);
   }
 
@@ -174,11 +180,13 @@ class RegionReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
 
 }  // namespace
 
-WorldService::WorldService(const World& world, ChunkCache& cache, GenerationQueue& queue, Limits limits)
-    : world_(world), cache_(cache), queue_(queue), limits_(limits), info_(describe_world(world)) {}
+WorldService::WorldService(const World& world, ChunkCache& cache, GenerationQueue& queue, Metrics& metrics,
+                           Limits limits)
+    : world_(world), cache_(cache), queue_(queue), metrics_(metrics), limits_(limits), info_(describe_world(world)) {}
 
 grpc::ServerUnaryReactor* WorldService::GetWorldInfo(grpc::CallbackServerContext* context,
                                                      const v1::GetWorldInfoRequest*, v1::WorldInfo* response) {
+  metrics_.request(Metrics::kGetWorldInfo);
   *response = info_;
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   reactor->Finish(grpc::Status::OK);
@@ -221,6 +229,7 @@ grpc::Status WorldService::make_job(const v1::ChunkCoord& coord, const v1::Chunk
 }
 
 Bytes WorldService::produce(const ChunkJob& job) const {
+  const auto start = std::chrono::steady_clock::now();
   thread_local std::unique_ptr<ChunkStream> stream;
   thread_local const World* stream_world = nullptr;
   if (!stream || stream_world != &world_) {
@@ -236,7 +245,9 @@ Bytes WorldService::produce(const ChunkJob& job) const {
   }
   v1::Chunk chunk = encode_chunk(world_, data);
   if (job.options.include_terrain()) add_terrain(world_, job.options.terrain_step(), chunk);
-  return std::make_shared<const std::string>(canonical_bytes(chunk));
+  Bytes bytes = std::make_shared<const std::string>(canonical_bytes(chunk));
+  metrics_.generated(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  return bytes;
 }
 
 Bytes WorldService::fetch(const ChunkJob& job, double priority, std::function<bool()> cancelled,
@@ -253,21 +264,28 @@ Bytes WorldService::fetch(const ChunkJob& job, double priority, std::function<bo
 
 grpc::ServerUnaryReactor* WorldService::GetChunk(grpc::CallbackServerContext* context,
                                                  const grpc::ByteBuffer* request, grpc::ByteBuffer* response) {
+  metrics_.request(Metrics::kGetChunk);
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  Metrics& metrics = metrics_;
+  auto fail = [reactor, &metrics](const grpc::Status& status) {
+    metrics.error(Metrics::kGetChunk);
+    reactor->Finish(status);
+  };
   v1::GetChunkRequest r;
   ChunkJob job;
   if (!parse(*request, r)) {
-    reactor->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "request: not a GetChunkRequest"));
+    fail(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "request: not a GetChunkRequest"));
     return reactor;
   }
   const grpc::Status status = make_job(r.coord(), r.options(), "coord", job);
   if (!status.ok()) {
-    reactor->Finish(status);
+    fail(status);
     return reactor;
   }
-  auto respond = [reactor, response](Bytes bytes) {
-    if (!bytes) return reactor->Finish(grpc::Status(grpc::StatusCode::CANCELLED, "request cancelled"));
+  auto respond = [reactor, response, fail, &metrics](Bytes bytes) {
+    if (!bytes) return fail(grpc::Status(grpc::StatusCode::CANCELLED, "request cancelled"));
     *response = to_buffer(bytes);  // the cached bytes as they are: no re-encoding
+    metrics.chunk_sent();
     reactor->Finish(grpc::Status::OK);
   };
   if (Bytes hit = fetch(job, 0.0, [context] { return context->IsCancelled(); }, respond)) respond(std::move(hit));

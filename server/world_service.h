@@ -14,6 +14,7 @@
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "chunkforge/world.h"
 #include "generation_queue.h"
+#include "metrics.h"
 
 namespace chunkforge::server {
 
@@ -32,7 +33,7 @@ class WorldService final
     : public v1::WorldService::WithRawCallbackMethod_GetChunk<
           v1::WorldService::WithRawCallbackMethod_StreamRegion<v1::WorldService::CallbackService>> {
  public:
-  WorldService(const World& world, ChunkCache& cache, GenerationQueue& queue, Limits limits);
+  WorldService(const World& world, ChunkCache& cache, GenerationQueue& queue, Metrics& metrics, Limits limits);
 
   grpc::ServerUnaryReactor* GetWorldInfo(grpc::CallbackServerContext* context,
                                          const v1::GetWorldInfoRequest* request,
@@ -52,6 +53,7 @@ class WorldService final
               std::function<void(Bytes)> on_ready);
 
   const Limits& limits() const { return limits_; }
+  Metrics& metrics() { return metrics_; }
 
  private:
   Bytes produce(const ChunkJob& job) const;
@@ -59,6 +61,7 @@ class WorldService final
   const World& world_;
   ChunkCache& cache_;
   GenerationQueue& queue_;
+  Metrics& metrics_;
   Limits limits_;
   v1::WorldInfo info_;
 };

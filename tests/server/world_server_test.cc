@@ -2,6 +2,9 @@
 // and the generated gRPC stub as the client.
 #include "world_server.h"
 
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 #include <google/protobuf/util/message_differencer.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
@@ -21,6 +24,7 @@ class WorldServerTest : public testing::Test {
   void SetUp() override {
     ServerOptions options;
     options.listen = "127.0.0.1:0";
+    options.http = "127.0.0.1:0";
     options.threads = 2;
     options.cache_mb = 64;
     options.limits.max_radius = 8;
@@ -225,6 +229,38 @@ TEST_F(WorldServerTest, ShutdownDuringAStreamReturnsPromptly) {
   server_->shutdown(std::chrono::milliseconds(200));
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
   client.join();
+}
+
+// GET `target` from the server's HTTP side port: (status, body).
+std::pair<int, std::string> http_get(int port, const std::string& target) {
+  namespace http = boost::beast::http;
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::socket socket(io);
+  socket.connect({boost::asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)});
+  http::request<http::empty_body> request(http::verb::get, target, 11);
+  request.set(http::field::host, "127.0.0.1");
+  http::write(socket, request);
+  boost::beast::flat_buffer buffer;
+  http::response<http::string_body> response;
+  http::read(socket, buffer, response);
+  return {static_cast<int>(response.result_int()), response.body()};
+}
+
+TEST_F(WorldServerTest, HttpSidePortServesHealthAndMetrics) {
+  EXPECT_EQ(http_get(server_->http_port(), "/healthz"), (std::pair<int, std::string>{200, "ok\n"}));
+  v1::Chunk chunk;
+  ASSERT_TRUE(get_chunk(7, 7, chunk).ok());
+  ASSERT_TRUE(get_chunk(7, 7, chunk).ok());
+  const auto [status, page] = http_get(server_->http_port(), "/metrics");
+  EXPECT_EQ(status, 200);
+  for (const char* line : {"chunkforge_requests_total{method=\"GetChunk\"} 2", "chunkforge_cache_hits_total 1",
+                           "chunkforge_cache_misses_total 1", "chunkforge_chunks_sent_total 2",
+                           "chunkforge_generation_seconds_count 1", "chunkforge_cache_entries 1",
+                           "chunkforge_queue_depth 0", "chunkforge_active_streams 0",
+                           "# TYPE chunkforge_generation_seconds histogram"}) {
+    EXPECT_NE(page.find(line), std::string::npos) << line << "\n" << page;
+  }
+  EXPECT_EQ(http_get(server_->http_port(), "/nope").first, 404);
 }
 
 std::string hex(const std::string& bytes) {

@@ -1,0 +1,44 @@
+// File: server/metrics.h
+//
+// Counters the server keeps for /metrics (Prometheus text format): requests by method, errors,
+// generation time as a histogram, active streams. Cache and queue figures are read from their
+// owners when the page is rendered.
+//
+// Thread safety: every member is atomic; record from any thread.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+namespace chunkforge::server {
+
+struct CacheStats;
+
+class Metrics {
+ public:
+  enum Method { kGetWorldInfo, kGetChunk, kStreamRegion, kMethodCount };
+
+  void request(Method m) { ++requests_[m]; }
+  void error(Method m) { ++errors_[m]; }
+  void stream_started() { ++active_streams_; }
+  void stream_ended() { --active_streams_; }
+  void chunk_sent() { ++chunks_sent_; }
+  void generated(double seconds);
+
+  // The page, with the cache's and the queue's current figures.
+  std::string render(const CacheStats& cache, size_t queue_depth) const;
+
+ private:
+  // Upper bounds of the generation-time buckets, seconds (the last bucket is +Inf).
+  static constexpr std::array<double, 10> kBuckets = {0.0005, 0.001, 0.002, 0.005, 0.01,
+                                                      0.02,   0.05,  0.1,   0.25,  1.0};
+  std::array<std::atomic<uint64_t>, kMethodCount> requests_{}, errors_{};
+  std::array<std::atomic<uint64_t>, kBuckets.size() + 1> generation_buckets_{};
+  std::atomic<uint64_t> generation_count_{0}, generation_micros_{0};
+  std::atomic<int64_t> active_streams_{0};
+  std::atomic<uint64_t> chunks_sent_{0};
+};
+
+}  // namespace chunkforge::server
