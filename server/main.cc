@@ -126,20 +126,21 @@ int main(int argc, char** argv) {
   options.threads = static_cast<int>(*threads);
   options.limits.max_radius = static_cast<uint32_t>(*max_radius);
 
+  // SIGTERM / SIGINT: stop accepting, give running calls a few seconds, exit 0. Installed
+  // before serving, so a signal never finds the default handler.
+  boost::asio::io_context io;
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
   chunkforge::server::WorldServer server(*world.world, options);
+  signals.async_wait([&](const boost::system::error_code&, int signal) {
+    spdlog::info("signal {}: shutting down", signal);
+    server.shutdown(std::chrono::seconds(3));
+  });
   if (!server.start()) return 1;
   spdlog::info("chunkforge-server: world \"{}\" (seed {}, generator {}, fingerprint {}) on port {} (http {}), "
                "{} threads, cache {} MiB",
                world.world->definition().name(), world.world->seed(), world.world->generator_version(),
                world.world->fingerprint(), server.port(), server.http_port(), options.threads, options.cache_mb);
 
-  // SIGTERM / SIGINT: stop accepting, give running calls a few seconds, exit 0.
-  boost::asio::io_context io;
-  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
-  signals.async_wait([&](const boost::system::error_code&, int signal) {
-    spdlog::info("signal {}: shutting down", signal);
-    server.shutdown(std::chrono::seconds(3));
-  });
   io.run();
   spdlog::info("chunkforge-server: stopped");
   return 0;

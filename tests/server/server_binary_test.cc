@@ -19,6 +19,7 @@ struct Process {
 };
 
 Process spawn(const std::vector<std::string>& args, const std::string& log) {
+  std::remove(log.c_str());  // a previous run's log must not answer for this one
   Process p;
   p.log = log;
   p.pid = fork();
