@@ -15,7 +15,7 @@ void Metrics::generated(double seconds) {
 }
 
 std::string Metrics::render(const CacheStats& cache, size_t queue_depth) const {
-  static const char* kMethods[] = {"GetWorldInfo", "GetChunk", "StreamRegion"};
+  static const char* kMethods[] = {"GetWorldInfo", "GetChunk", "StreamRegion", "Session"};
   std::ostringstream out;
   out << "# HELP chunkforge_requests_total RPCs received, by method.\n"
       << "# TYPE chunkforge_requests_total counter\n";
@@ -51,7 +51,7 @@ std::string Metrics::render(const CacheStats& cache, size_t queue_depth) const {
       << "# HELP chunkforge_queue_depth Generations waiting for a thread.\n"
       << "# TYPE chunkforge_queue_depth gauge\n"
       << "chunkforge_queue_depth " << queue_depth << '\n'
-      << "# HELP chunkforge_active_streams StreamRegion calls in progress.\n"
+      << "# HELP chunkforge_active_streams StreamRegion calls and player sessions in progress.\n"
       << "# TYPE chunkforge_active_streams gauge\n"
       << "chunkforge_active_streams " << active_streams_ << '\n'
       << "# HELP chunkforge_generation_seconds Time to generate and encode one chunk.\n"

@@ -1,7 +1,7 @@
 // File: server/metrics.h
 //
 // Counters the server keeps for /metrics (Prometheus text format): requests by method, errors,
-// generation time as a histogram, active streams. Cache and queue figures are read from their
+// generation time as a histogram, active streams (StreamRegion calls and player sessions). Cache and queue figures are read from their
 // owners when the page is rendered.
 //
 // Thread safety: every member is atomic; record from any thread.
@@ -18,7 +18,7 @@ struct CacheStats;
 
 class Metrics {
  public:
-  enum Method { kGetWorldInfo, kGetChunk, kStreamRegion, kMethodCount };
+  enum Method { kGetWorldInfo, kGetChunk, kStreamRegion, kSession, kMethodCount };
 
   void request(Method m) { ++requests_[m]; }
   void error(Method m) { ++errors_[m]; }

@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "chunkforge/encode.h"
+#include "session_reactor.h"
 
 namespace chunkforge::server {
 namespace {
@@ -295,6 +296,12 @@ grpc::ServerUnaryReactor* WorldService::GetChunk(grpc::CallbackServerContext* co
 grpc::ServerWriteReactor<grpc::ByteBuffer>* WorldService::StreamRegion(grpc::CallbackServerContext* context,
                                                                        const grpc::ByteBuffer* request) {
   return new RegionReactor(*this, context, request);
+}
+
+grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* WorldService::Session(
+    grpc::CallbackServerContext* context) {
+  metrics_.request(Metrics::kSession);
+  return start_session(*this, context);
 }
 
 }  // namespace chunkforge::server

@@ -29,9 +29,12 @@ struct ChunkJob {
   std::string key;
 };
 
-class WorldService final
-    : public v1::WorldService::WithRawCallbackMethod_GetChunk<
-          v1::WorldService::WithRawCallbackMethod_StreamRegion<v1::WorldService::CallbackService>> {
+// GetWorldInfo typed; the chunk-carrying methods raw (ByteBuffer in and out).
+using WorldServiceBase = v1::WorldService::WithCallbackMethod_GetWorldInfo<
+    v1::WorldService::WithRawCallbackMethod_GetChunk<v1::WorldService::WithRawCallbackMethod_StreamRegion<
+        v1::WorldService::WithRawCallbackMethod_Session<v1::WorldService::Service>>>>;
+
+class WorldService final : public WorldServiceBase {
  public:
   WorldService(const World& world, ChunkCache& cache, GenerationQueue& queue, Metrics& metrics, Limits limits);
 
@@ -42,6 +45,7 @@ class WorldService final
                                      grpc::ByteBuffer* response) override;
   grpc::ServerWriteReactor<grpc::ByteBuffer>* StreamRegion(grpc::CallbackServerContext* context,
                                                            const grpc::ByteBuffer* request) override;
+  grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* Session(grpc::CallbackServerContext* context) override;
 
   // Validates a coordinate and options; the error names the field and the allowed range.
   grpc::Status make_job(const v1::ChunkCoord& coord, const v1::ChunkOptions& options, const std::string& field,
@@ -53,6 +57,7 @@ class WorldService final
               std::function<void(Bytes)> on_ready);
 
   const Limits& limits() const { return limits_; }
+  const World& world() const { return world_; }
   Metrics& metrics() { return metrics_; }
 
  private:

@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <set>
 #include <thread>
 
 #include "chunkforge/encode.h"
@@ -229,6 +230,70 @@ TEST_F(WorldServerTest, ShutdownDuringAStreamReturnsPromptly) {
   server_->shutdown(std::chrono::milliseconds(200));
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
   client.join();
+}
+
+// A player walking east then north with view radius 2: after each move the client has received
+// exactly the chunks in view (loads for those entering, unloads for those leaving), none twice,
+// each byte-identical to offline generation.
+TEST_F(WorldServerTest, SessionFollowsAWalkingPlayer) {
+  grpc::ClientContext context;
+  auto session = stub_->Session(&context);
+  const int64_t radius = 2, size = default_world().chunk_size();
+  std::set<std::pair<int64_t, int64_t>> loaded, view;
+  auto expect_view = [&](int64_t cx, int64_t cz) {
+    std::set<std::pair<int64_t, int64_t>> next;
+    for (int64_t z = cz - radius; z <= cz + radius; ++z) {
+      for (int64_t x = cx - radius; x <= cx + radius; ++x) next.insert({x, z});
+    }
+    // Events due: a load per chunk entering the view, an unload per chunk leaving it.
+    size_t due = 0;
+    for (const auto& k : next) due += !view.count(k);
+    for (const auto& k : view) due += !next.count(k);
+    view = next;
+    v1::SessionUpdate update;
+    update.set_x(static_cast<double>(cx * size) + 10.5);
+    update.set_z(static_cast<double>(cz * size) + 40.25);
+    update.set_view_radius(static_cast<uint32_t>(radius));
+    ASSERT_TRUE(session->Write(update));
+    for (size_t k = 0; k < due; ++k) {
+      v1::SessionEvent event;
+      ASSERT_TRUE(session->Read(&event)) << "event " << k << " of " << due;
+      if (event.has_load()) {
+        const auto key = std::pair{event.load().coord().x(), event.load().coord().z()};
+        EXPECT_TRUE(view.count(key)) << "loaded a chunk outside the view";
+        EXPECT_TRUE(loaded.insert(key).second) << "loaded twice";
+        EXPECT_EQ(canonical_bytes(event.load()), offline(key.first, key.second));
+      } else {
+        ASSERT_TRUE(event.has_unload());
+        EXPECT_EQ(loaded.erase({event.unload().x(), event.unload().z()}), 1u) << "unloaded a chunk not loaded";
+      }
+    }
+    EXPECT_EQ(loaded, view);
+  };
+  int64_t cx = 0, cz = 0;
+  expect_view(cx, cz);
+  for (int step = 0; step < 6; ++step) expect_view(++cx, cz);
+  for (int step = 0; step < 6; ++step) expect_view(cx, ++cz);
+  expect_view(cx + 20, cz);  // a jump: everything unloads and reloads
+  session->WritesDone();
+  v1::SessionEvent extra;
+  EXPECT_FALSE(session->Read(&extra)) << "no events beyond the view";
+  EXPECT_TRUE(session->Finish().ok());
+}
+
+TEST_F(WorldServerTest, SessionRejectsATooLargeView) {
+  grpc::ClientContext context;
+  auto session = stub_->Session(&context);
+  v1::SessionUpdate update;
+  update.set_view_radius(9);
+  session->Write(update);
+  session->WritesDone();
+  v1::SessionEvent event;
+  while (session->Read(&event)) {
+  }
+  const grpc::Status status = session->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(), "view_radius: must be in [0, 8] (got 9)");
 }
 
 // GET `target` from the server's HTTP side port: (status, body).
