@@ -3,7 +3,9 @@
 #include <boost/asio/signal_set.hpp>
 #include <spdlog/spdlog.h>
 
+#include <cctype>
 #include <charconv>
+#include <fstream>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -20,11 +22,13 @@ using chunkforge::server::ServerOptions;
 constexpr const char* kUsage =
     "usage: chunkforge-server [--listen ADDR] [--http ADDR] [--world FILE] [--seed N] [--cache-mb N]\n"
     "                         [--threads N] [--max-radius N] [--log-level LEVEL]\n"
+    "                         [--tls-cert FILE --tls-key FILE] [--auth-token-file FILE]\n"
     "\n"
     "Serves chunkforge.v1.WorldService (gRPC, with health checking and reflection).\n"
     "Each flag may also come from the environment: CHUNKFORGE_LISTEN, CHUNKFORGE_HTTP, CHUNKFORGE_WORLD,\n"
     "CHUNKFORGE_SEED, CHUNKFORGE_CACHE_MB, CHUNKFORGE_THREADS, CHUNKFORGE_MAX_RADIUS,\n"
-    "CHUNKFORGE_LOG_LEVEL (a flag wins over its variable).\n"
+    "CHUNKFORGE_LOG_LEVEL, CHUNKFORGE_TLS_CERT, CHUNKFORGE_TLS_KEY, CHUNKFORGE_AUTH_TOKEN_FILE\n"
+    "(a flag wins over its variable).\n"
     "\n"
     "  --listen ADDR     host:port to listen on (default 0.0.0.0:50051)\n"
     "  --http ADDR       host:port for GET /healthz and /metrics (default 0.0.0.0:8080; \"\": none)\n"
@@ -33,11 +37,16 @@ constexpr const char* kUsage =
     "  --cache-mb N      encoded-chunk cache budget in MiB (default 256)\n"
     "  --threads N       generation threads (default: the number of cores)\n"
     "  --max-radius N    largest StreamRegion radius in chunks (default 16)\n"
-    "  --log-level L     trace, debug, info, warn, error (default info)\n";
+    "  --log-level L     trace, debug, info, warn, error (default info)\n"
+    "  --tls-cert FILE   PEM certificate chain: serve TLS (with --tls-key)\n"
+    "  --tls-key FILE    PEM private key for --tls-cert\n"
+    "  --auth-token-file FILE  require \"authorization: Bearer <token>\" with the token in FILE\n"
+    "                    (health checking and reflection stay open)\n";
 
 // Flags then environment; the value of each known option.
 std::optional<std::map<std::string, std::string>> read_options(int argc, char** argv) {
-  const char* names[] = {"listen", "http", "world", "seed", "cache-mb", "threads", "max-radius", "log-level"};
+  const char* names[] = {"listen",     "http",      "world",    "seed",     "cache-mb",       "threads",
+                         "max-radius", "log-level", "tls-cert", "tls-key", "auth-token-file"};
   std::map<std::string, std::string> values;
   for (const char* name : names) {
     std::string variable = "CHUNKFORGE_" + std::string(name);
@@ -83,6 +92,16 @@ std::optional<uint64_t> number(const std::map<std::string, std::string>& values,
   return v;
 }
 
+// A whole file, or nullopt with a message naming the option.
+std::optional<std::string> read_file(const std::string& option, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::cerr << "--" << option << ": cannot read \"" << path << "\"\n";
+    return std::nullopt;
+  }
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -125,6 +144,27 @@ int main(int argc, char** argv) {
   options.cache_mb = *cache_mb;
   options.threads = static_cast<int>(*threads);
   options.limits.max_radius = static_cast<uint32_t>(*max_radius);
+  const auto cert = values->find("tls-cert"), key = values->find("tls-key");
+  if ((cert == values->end()) != (key == values->end())) {
+    std::cerr << "--tls-cert and --tls-key go together\n";
+    return 2;
+  }
+  if (cert != values->end()) {
+    const auto cert_pem = read_file("tls-cert", cert->second), key_pem = read_file("tls-key", key->second);
+    if (!cert_pem || !key_pem) return 2;
+    options.tls_cert_pem = *cert_pem;
+    options.tls_key_pem = *key_pem;
+  }
+  if (auto it = values->find("auth-token-file"); it != values->end()) {
+    auto token = read_file("auth-token-file", it->second);
+    if (!token) return 2;
+    while (!token->empty() && std::isspace(static_cast<unsigned char>(token->back()))) token->pop_back();
+    if (token->empty()) {
+      std::cerr << "--auth-token-file: the file holds no token\n";
+      return 2;
+    }
+    options.auth_token = *token;
+  }
 
   // SIGTERM / SIGINT: stop accepting, give running calls a few seconds, exit 0. Installed
   // before serving, so a signal never finds the default handler.
@@ -137,9 +177,10 @@ int main(int argc, char** argv) {
   });
   if (!server.start()) return 1;
   spdlog::info("chunkforge-server: world \"{}\" (seed {}, generator {}, fingerprint {}) on port {} (http {}), "
-               "{} threads, cache {} MiB",
+               "{} threads, cache {} MiB{}{}",
                world.world->definition().name(), world.world->seed(), world.world->generator_version(),
-               world.world->fingerprint(), server.port(), server.http_port(), options.threads, options.cache_mb);
+               world.world->fingerprint(), server.port(), server.http_port(), options.threads, options.cache_mb,
+               options.tls_cert_pem.empty() ? "" : ", TLS", options.auth_token.empty() ? "" : ", token required");
 
   io.run();
   spdlog::info("chunkforge-server: stopped");

@@ -45,8 +45,11 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
   SessionReactor(WorldService& service, grpc::CallbackServerContext* context)
       : service_(service), state_(std::make_shared<State>()) {
     state_->reactor = this;
-    (void)context;
     service_.metrics().stream_started();
+    if (const grpc::Status auth = service.authenticate(*context); !auth.ok()) {
+      finish(auth);
+      return;
+    }
     spdlog::info("session started ({})", context->peer());
     StartRead(&incoming_);
   }

@@ -10,7 +10,7 @@ WorldServer::WorldServer(const World& world, ServerOptions options)
     : options_(std::move(options)),
       cache_(options_.cache_mb << 20),
       queue_(options_.threads),
-      service_(world, cache_, queue_, metrics_, options_.limits) {}
+      service_(world, cache_, queue_, metrics_, options_.limits, Auth{options_.auth_token}) {}
 
 WorldServer::~WorldServer() { shutdown(std::chrono::milliseconds(0)); }
 
@@ -18,7 +18,13 @@ bool WorldServer::start() {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(options_.listen, grpc::InsecureServerCredentials(), &port_);
+  std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
+  if (!options_.tls_cert_pem.empty()) {
+    grpc::SslServerCredentialsOptions tls;
+    tls.pem_key_cert_pairs.push_back({options_.tls_key_pem, options_.tls_cert_pem});
+    credentials = grpc::SslServerCredentials(tls);
+  }
+  builder.AddListeningPort(options_.listen, credentials, &port_);
   builder.RegisterService(&service_);
   server_ = builder.BuildAndStart();
   if (!server_ || port_ == 0) {

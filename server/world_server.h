@@ -33,6 +33,10 @@ struct ServerOptions {
   size_t cache_mb = 256;
   int threads = 2;
   Limits limits;
+  // TLS: PEM certificate chain and private key (both, or neither for plaintext).
+  std::string tls_cert_pem, tls_key_pem;
+  // Shared token clients must send as "authorization: Bearer <token>"; empty: none.
+  std::string auth_token;
 };
 
 class WorldServer {

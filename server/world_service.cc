@@ -57,6 +57,10 @@ class RegionReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
     state_->reactor = this;
     service_.metrics().request(Metrics::kStreamRegion);
     service_.metrics().stream_started();
+    if (const grpc::Status auth = service.authenticate(*context); !auth.ok()) {
+      finish(auth);
+      return;
+    }
     v1::StreamRegionRequest r;
     if (!parse(*request, r)) {
       finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "request: not a StreamRegionRequest"));
@@ -182,15 +186,39 @@ class RegionReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
 }  // namespace
 
 WorldService::WorldService(const World& world, ChunkCache& cache, GenerationQueue& queue, Metrics& metrics,
-                           Limits limits)
-    : world_(world), cache_(cache), queue_(queue), metrics_(metrics), limits_(limits), info_(describe_world(world)) {}
+                           Limits limits, Auth auth)
+    : world_(world),
+      cache_(cache),
+      queue_(queue),
+      metrics_(metrics),
+      limits_(limits),
+      auth_(std::move(auth)),
+      info_(describe_world(world)) {}
+
+grpc::Status WorldService::authenticate(const grpc::CallbackServerContext& context) const {
+  if (auth_.token.empty()) return grpc::Status::OK;
+  const auto& metadata = context.client_metadata();
+  const auto it = metadata.find("authorization");
+  const std::string expected = "Bearer " + auth_.token;
+  if (it != metadata.end() && it->second.size() == expected.size()) {
+    // Constant time: no early exit that would tell how much of the token matched.
+    unsigned char diff = 0;
+    const char* given = it->second.data();
+    for (size_t k = 0; k < expected.size(); ++k) diff |= static_cast<unsigned char>(given[k] ^ expected[k]);
+    if (diff == 0) return grpc::Status::OK;
+  }
+  return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                      "missing or wrong token: send the metadata \"authorization: Bearer <token>\"");
+}
 
 grpc::ServerUnaryReactor* WorldService::GetWorldInfo(grpc::CallbackServerContext* context,
                                                      const v1::GetWorldInfoRequest*, v1::WorldInfo* response) {
   metrics_.request(Metrics::kGetWorldInfo);
-  *response = info_;
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(grpc::Status::OK);
+  const grpc::Status auth = authenticate(*context);
+  if (auth.ok()) *response = info_;
+  if (!auth.ok()) metrics_.error(Metrics::kGetWorldInfo);
+  reactor->Finish(auth);
   return reactor;
 }
 
@@ -274,6 +302,10 @@ grpc::ServerUnaryReactor* WorldService::GetChunk(grpc::CallbackServerContext* co
   };
   v1::GetChunkRequest r;
   ChunkJob job;
+  if (const grpc::Status auth = authenticate(*context); !auth.ok()) {
+    fail(auth);
+    return reactor;
+  }
   if (!parse(*request, r)) {
     fail(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "request: not a GetChunkRequest"));
     return reactor;

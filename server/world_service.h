@@ -19,7 +19,13 @@
 namespace chunkforge::server {
 
 struct Limits {
-  uint32_t max_radius = 16;  // StreamRegion radius, chunks
+  uint32_t max_radius = 16;  // StreamRegion radius and Session view radius, chunks
+};
+
+// Shared-token authentication: with a token set, every WorldService call must carry
+// "authorization: Bearer <token>" (health checking and reflection stay open).
+struct Auth {
+  std::string token;  // empty: no authentication
 };
 
 // What a validated request asks for: the cache key and how to build the chunk.
@@ -36,7 +42,8 @@ using WorldServiceBase = v1::WorldService::WithCallbackMethod_GetWorldInfo<
 
 class WorldService final : public WorldServiceBase {
  public:
-  WorldService(const World& world, ChunkCache& cache, GenerationQueue& queue, Metrics& metrics, Limits limits);
+  WorldService(const World& world, ChunkCache& cache, GenerationQueue& queue, Metrics& metrics, Limits limits,
+               Auth auth = {});
 
   grpc::ServerUnaryReactor* GetWorldInfo(grpc::CallbackServerContext* context,
                                          const v1::GetWorldInfoRequest* request,
@@ -57,6 +64,8 @@ class WorldService final : public WorldServiceBase {
               std::function<void(Bytes)> on_ready);
 
   const Limits& limits() const { return limits_; }
+  // OK, or UNAUTHENTICATED when a token is required and the call does not carry it.
+  grpc::Status authenticate(const grpc::CallbackServerContext& context) const;
   const World& world() const { return world_; }
   Metrics& metrics() { return metrics_; }
 
@@ -68,6 +77,7 @@ class WorldService final : public WorldServiceBase {
   GenerationQueue& queue_;
   Metrics& metrics_;
   Limits limits_;
+  Auth auth_;
   v1::WorldInfo info_;
 };
 

@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <set>
 #include <thread>
@@ -336,6 +338,64 @@ std::string hex(const std::string& bytes) {
     out += digits[c & 15];
   }
   return out;
+}
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// TLS with a self-signed certificate made for the test, and a shared token.
+TEST(WorldServerSecurityTest, TlsAndTokenAreEnforced) {
+  const std::string dir = testing::TempDir(), cert = dir + "chunkforge_tls_cert.pem", key = dir + "chunkforge_tls_key.pem";
+  const std::string make_cert = "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost "
+                                "-addext subjectAltName=DNS:localhost -keyout " + key + " -out " + cert +
+                                " >/dev/null 2>&1";
+  ASSERT_EQ(std::system(make_cert.c_str()), 0) << "openssl could not make a certificate";
+  ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  options.http = "";
+  options.threads = 1;
+  options.tls_cert_pem = read_all(cert);
+  options.tls_key_pem = read_all(key);
+  options.auth_token = "s3cret";
+  WorldServer server(default_world(), options);
+  ASSERT_TRUE(server.start());
+  const std::string target = "127.0.0.1:" + std::to_string(server.port());
+
+  grpc::SslCredentialsOptions tls;
+  tls.pem_root_certs = options.tls_cert_pem;
+  grpc::ChannelArguments args;
+  args.SetSslTargetNameOverride("localhost");
+  auto stub = v1::WorldService::NewStub(grpc::CreateCustomChannel(target, grpc::SslCredentials(tls), args));
+  {
+    grpc::ClientContext context;
+    v1::WorldInfo info;
+    const grpc::Status s = stub->GetWorldInfo(&context, v1::GetWorldInfoRequest{}, &info);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAUTHENTICATED) << s.error_message();
+  }
+  {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer wrong!");
+    v1::Chunk chunk;
+    EXPECT_EQ(stub->GetChunk(&context, v1::GetChunkRequest{}, &chunk).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  }
+  {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer s3cret");
+    v1::Chunk chunk;
+    EXPECT_TRUE(stub->GetChunk(&context, v1::GetChunkRequest{}, &chunk).ok());
+  }
+  {  // A plaintext client cannot talk to the TLS port.
+    auto plain = v1::WorldService::NewStub(grpc::CreateChannel(target, grpc::InsecureChannelCredentials()));
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    context.AddMetadata("authorization", "Bearer s3cret");
+    v1::WorldInfo info;
+    EXPECT_EQ(plain->GetWorldInfo(&context, v1::GetWorldInfoRequest{}, &info).error_code(),
+              grpc::StatusCode::UNAVAILABLE);
+  }
+  server.shutdown(std::chrono::seconds(1));
 }
 
 // A client that shares no code with ours: Debian's python3-grpcio sending and reading raw
