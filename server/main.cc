@@ -21,13 +21,14 @@ using chunkforge::server::ServerOptions;
 
 constexpr const char* kUsage =
     "usage: chunkforge-server [--listen ADDR] [--http ADDR] [--world FILE] [--seed N] [--cache-mb N]\n"
-    "                         [--threads N] [--max-radius N] [--log-level LEVEL]\n"
+    "                         [--threads N] [--max-radius N] [--max-sessions N] [--log-level LEVEL]\n"
     "                         [--tls-cert FILE --tls-key FILE] [--auth-token-file FILE]\n"
     "\n"
     "Serves chunkforge.v1.WorldService (gRPC, with health checking and reflection).\n"
     "Each flag may also come from the environment: CHUNKFORGE_LISTEN, CHUNKFORGE_HTTP, CHUNKFORGE_WORLD,\n"
     "CHUNKFORGE_SEED, CHUNKFORGE_CACHE_MB, CHUNKFORGE_THREADS, CHUNKFORGE_MAX_RADIUS,\n"
-    "CHUNKFORGE_LOG_LEVEL, CHUNKFORGE_TLS_CERT, CHUNKFORGE_TLS_KEY, CHUNKFORGE_AUTH_TOKEN_FILE\n"
+    "CHUNKFORGE_LOG_LEVEL, CHUNKFORGE_TLS_CERT, CHUNKFORGE_TLS_KEY, CHUNKFORGE_AUTH_TOKEN_FILE,\n"
+    "CHUNKFORGE_MAX_SESSIONS\n"
     "(a flag wins over its variable).\n"
     "\n"
     "  --listen ADDR     host:port to listen on (default 0.0.0.0:50051)\n"
@@ -36,7 +37,8 @@ constexpr const char* kUsage =
     "  --seed N          override the world's seed\n"
     "  --cache-mb N      encoded-chunk cache budget in MiB (default 256)\n"
     "  --threads N       generation threads (default: the number of cores)\n"
-    "  --max-radius N    largest StreamRegion radius in chunks (default 16)\n"
+    "  --max-radius N    largest StreamRegion radius and Session view radius, chunks (default 16)\n"
+    "  --max-sessions N  player sessions at once (default 1000)\n"
     "  --log-level L     trace, debug, info, warn, error (default info)\n"
     "  --tls-cert FILE   PEM certificate chain: serve TLS (with --tls-key)\n"
     "  --tls-key FILE    PEM private key for --tls-cert\n"
@@ -45,8 +47,8 @@ constexpr const char* kUsage =
 
 // Flags then environment; the value of each known option.
 std::optional<std::map<std::string, std::string>> read_options(int argc, char** argv) {
-  const char* names[] = {"listen",     "http",      "world",    "seed",     "cache-mb",       "threads",
-                         "max-radius", "log-level", "tls-cert", "tls-key", "auth-token-file"};
+  const char* names[] = {"listen",    "http",     "world",   "seed",           "cache-mb",    "threads",
+                         "max-radius", "log-level", "tls-cert", "tls-key", "auth-token-file", "max-sessions"};
   std::map<std::string, std::string> values;
   for (const char* name : names) {
     std::string variable = "CHUNKFORGE_" + std::string(name);
@@ -140,7 +142,9 @@ int main(int argc, char** argv) {
   const auto cache_mb = number(*values, "cache-mb", options.cache_mb, 1, 1 << 20);
   const auto threads = number(*values, "threads", cores, 1, 256);
   const auto max_radius = number(*values, "max-radius", options.limits.max_radius, 0, 64);
-  if (!cache_mb || !threads || !max_radius) return 2;
+  const auto max_sessions = number(*values, "max-sessions", options.limits.max_sessions, 1, 1000000);
+  if (!cache_mb || !threads || !max_radius || !max_sessions) return 2;
+  options.limits.max_sessions = static_cast<uint32_t>(*max_sessions);
   options.cache_mb = *cache_mb;
   options.threads = static_cast<int>(*threads);
   options.limits.max_radius = static_cast<uint32_t>(*max_radius);

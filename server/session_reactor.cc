@@ -50,6 +50,13 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
       finish(auth);
       return;
     }
+    if (!service.enter_session()) {
+      finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                          "too many sessions: at most " + std::to_string(service.limits().max_sessions) +
+                              " at once; retry later"));
+      return;
+    }
+    holds_slot_ = true;
     spdlog::info("session started ({})", context->peer());
     StartRead(&incoming_);
   }
@@ -225,6 +232,9 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
     finished_ = true;
     state_->over = true;
     service_.metrics().stream_ended();
+    if (holds_slot_) service_.leave_session();
+    holds_slot_ = false;
+    if (!status.ok()) spdlog::info("session error: {}", status.error_message());
     Finish(status);
   }
 
@@ -237,7 +247,7 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
   std::set<Key> view_, loaded_, wanted_, in_flight_;
   std::map<Key, Bytes> ready_;
   std::deque<std::string> outgoing_;  // unload events
-  bool writing_ = false, reads_done_ = false, finished_ = false;
+  bool writing_ = false, reads_done_ = false, finished_ = false, holds_slot_ = false;
   uint64_t loads_sent_ = 0, unloads_sent_ = 0;
 };
 

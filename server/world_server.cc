@@ -26,6 +26,7 @@ bool WorldServer::start() {
   }
   builder.AddListeningPort(options_.listen, credentials, &port_);
   builder.RegisterService(&service_);
+  builder.SetMaxReceiveMessageSize(options_.limits.max_request_bytes);
   server_ = builder.BuildAndStart();
   if (!server_ || port_ == 0) {
     spdlog::error("cannot listen on {}", options_.listen);

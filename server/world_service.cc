@@ -195,6 +195,14 @@ WorldService::WorldService(const World& world, ChunkCache& cache, GenerationQueu
       auth_(std::move(auth)),
       info_(describe_world(world)) {}
 
+bool WorldService::enter_session() {
+  uint32_t now = sessions_.load();
+  do {
+    if (now >= limits_.max_sessions) return false;
+  } while (!sessions_.compare_exchange_weak(now, now + 1));
+  return true;
+}
+
 grpc::Status WorldService::authenticate(const grpc::CallbackServerContext& context) const {
   if (auth_.token.empty()) return grpc::Status::OK;
   const auto& metadata = context.client_metadata();

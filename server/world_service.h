@@ -19,7 +19,9 @@
 namespace chunkforge::server {
 
 struct Limits {
-  uint32_t max_radius = 16;  // StreamRegion radius and Session view radius, chunks
+  uint32_t max_radius = 16;     // StreamRegion radius and Session view radius, chunks
+  uint32_t max_sessions = 1000;  // player sessions at once; more get RESOURCE_EXHAUSTED
+  int max_request_bytes = 64 << 10;  // incoming message size (requests are tiny)
 };
 
 // Shared-token authentication: with a token set, every WorldService call must carry
@@ -64,6 +66,9 @@ class WorldService final : public WorldServiceBase {
               std::function<void(Bytes)> on_ready);
 
   const Limits& limits() const { return limits_; }
+  // Takes a session slot (false when all max_sessions are taken); leave_session() frees it.
+  bool enter_session();
+  void leave_session() { --sessions_; }
   // OK, or UNAUTHENTICATED when a token is required and the call does not carry it.
   grpc::Status authenticate(const grpc::CallbackServerContext& context) const;
   const World& world() const { return world_; }
@@ -78,6 +83,7 @@ class WorldService final : public WorldServiceBase {
   Metrics& metrics_;
   Limits limits_;
   Auth auth_;
+  std::atomic<uint32_t> sessions_{0};
   v1::WorldInfo info_;
 };
 

@@ -31,6 +31,7 @@ class WorldServerTest : public testing::Test {
     options.threads = 2;
     options.cache_mb = 64;
     options.limits.max_radius = 8;
+    options.limits.max_sessions = 2;
     server_ = std::make_unique<WorldServer>(default_world(), options);
     ASSERT_TRUE(server_->start());
     channel_ = grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()), grpc::InsecureChannelCredentials());
@@ -190,14 +191,25 @@ TEST_F(WorldServerTest, BadRequestsGetInvalidArgumentNamingTheField) {
   EXPECT_EQ(status.error_message(), "radius: must be in [0, 8] (got 9)");
 }
 
-TEST_F(WorldServerTest, DeadlineIsHonoured) {
+TEST_F(WorldServerTest, DeadlineEndsTheCallAndItsQueuedWork) {
+  // 289 chunks cannot be generated in 30 ms: the call ends with DEADLINE_EXCEEDED and the
+  // generations it had queued are dropped, not run for nobody.
   grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::microseconds(50));
-  v1::GetChunkRequest request;
-  request.mutable_coord()->set_x(1000);
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(30));
+  v1::StreamRegionRequest request;
+  request.mutable_centre()->set_x(500);
+  request.set_radius(8);
+  auto reader = stub_->StreamRegion(&context, request);
   v1::Chunk chunk;
-  const grpc::Status s = stub_->GetChunk(&context, request, &chunk);
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  size_t received = 0;
+  while (reader->Read(&chunk)) ++received;
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  EXPECT_LT(received, 289u);
+  for (int k = 0; k < 200 && server_->queue().depth() > 0; ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(server_->queue().depth(), 0u);
+  EXPECT_LT(server_->cache().stats().entries, 289u) << "work for an expired call was not dropped";
 }
 
 TEST_F(WorldServerTest, CancelledStreamStopsAndTheServerStaysHealthy) {
@@ -296,6 +308,40 @@ TEST_F(WorldServerTest, SessionRejectsATooLargeView) {
   const grpc::Status status = session->Finish();
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(status.error_message(), "view_radius: must be in [0, 8] (got 9)");
+}
+
+TEST_F(WorldServerTest, SessionsBeyondTheLimitGetResourceExhausted) {
+  // Two sessions hold the two slots (each has received an event, so each has started).
+  grpc::ClientContext c1, c2, c3;
+  auto s1 = stub_->Session(&c1), s2 = stub_->Session(&c2);
+  v1::SessionUpdate update;
+  v1::SessionEvent event;
+  for (auto* s : {s1.get(), s2.get()}) {
+    ASSERT_TRUE(s->Write(update));
+    ASSERT_TRUE(s->Read(&event));
+  }
+  auto s3 = stub_->Session(&c3);
+  s3->Write(update);
+  while (s3->Read(&event)) {
+  }
+  const grpc::Status status = s3->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(status.error_message().find("at most 2 at once"), std::string::npos) << status.error_message();
+  for (auto* s : {s1.get(), s2.get()}) {
+    s->WritesDone();
+    while (s->Read(&event)) {
+    }
+    EXPECT_TRUE(s->Finish().ok());
+  }
+  // The slots are free again.
+  grpc::ClientContext c4;
+  auto s4 = stub_->Session(&c4);
+  ASSERT_TRUE(s4->Write(update));
+  EXPECT_TRUE(s4->Read(&event));
+  s4->WritesDone();
+  while (s4->Read(&event)) {
+  }
+  EXPECT_TRUE(s4->Finish().ok());
 }
 
 // GET `target` from the server's HTTP side port: (status, body).
