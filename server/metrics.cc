@@ -51,9 +51,12 @@ std::string Metrics::render(const CacheStats& cache, size_t queue_depth) const {
       << "# HELP chunkforge_queue_depth Generations waiting for a thread.\n"
       << "# TYPE chunkforge_queue_depth gauge\n"
       << "chunkforge_queue_depth " << queue_depth << '\n'
-      << "# HELP chunkforge_active_streams StreamRegion calls and player sessions in progress.\n"
+      << "# HELP chunkforge_active_streams StreamRegion calls in progress.\n"
       << "# TYPE chunkforge_active_streams gauge\n"
       << "chunkforge_active_streams " << active_streams_ << '\n'
+      << "# HELP chunkforge_active_sessions Player sessions in progress.\n"
+      << "# TYPE chunkforge_active_sessions gauge\n"
+      << "chunkforge_active_sessions " << active_sessions_ << '\n'
       << "# HELP chunkforge_generation_seconds Time to generate and encode one chunk.\n"
       << "# TYPE chunkforge_generation_seconds histogram\n";
   uint64_t cumulative = 0;

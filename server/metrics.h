@@ -1,7 +1,7 @@
 // File: server/metrics.h
 //
 // Counters the server keeps for /metrics (Prometheus text format): requests by method, errors,
-// generation time as a histogram, active streams (StreamRegion calls and player sessions). Cache and queue figures are read from their
+// generation time as a histogram, active StreamRegion calls and player sessions. Cache and queue figures are read from their
 // owners when the page is rendered.
 //
 // Thread safety: every member is atomic; record from any thread.
@@ -24,6 +24,8 @@ class Metrics {
   void error(Method m) { ++errors_[m]; }
   void stream_started() { ++active_streams_; }
   void stream_ended() { --active_streams_; }
+  void session_started() { ++active_sessions_; }
+  void session_ended() { --active_sessions_; }
   void chunk_sent() { ++chunks_sent_; }
   void generated(double seconds);
 
@@ -37,7 +39,7 @@ class Metrics {
   std::array<std::atomic<uint64_t>, kMethodCount> requests_{}, errors_{};
   std::array<std::atomic<uint64_t>, kBuckets.size() + 1> generation_buckets_{};
   std::atomic<uint64_t> generation_count_{0}, generation_micros_{0};
-  std::atomic<int64_t> active_streams_{0};
+  std::atomic<int64_t> active_streams_{0}, active_sessions_{0};
   std::atomic<uint64_t> chunks_sent_{0};
 };
 

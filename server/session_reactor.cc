@@ -45,7 +45,7 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
   SessionReactor(WorldService& service, grpc::CallbackServerContext* context)
       : service_(service), state_(std::make_shared<State>()) {
     state_->reactor = this;
-    service_.metrics().stream_started();
+    service_.metrics().session_started();
     if (const grpc::Status auth = service.authenticate(*context); !auth.ok()) {
       finish(auth);
       return;
@@ -231,10 +231,13 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
     if (finished_) return;
     finished_ = true;
     state_->over = true;
-    service_.metrics().stream_ended();
+    service_.metrics().session_ended();
     if (holds_slot_) service_.leave_session();
     holds_slot_ = false;
-    if (!status.ok()) spdlog::info("session error: {}", status.error_message());
+    if (!status.ok() && status.error_code() != grpc::StatusCode::CANCELLED) {
+      service_.metrics().error(Metrics::kSession);
+      spdlog::info("session error: {}", status.error_message());
+    }
     Finish(status);
   }
 

@@ -169,6 +169,9 @@ class RegionReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
     finished_ = true;
     state_->over = true;
     if (!status.ok()) service_.metrics().error(Metrics::kStreamRegion);
+    if (!status.ok() && status.error_code() != grpc::StatusCode::CANCELLED) {
+      spdlog::info("StreamRegion: {}", status.error_message());
+    }
     service_.metrics().stream_ended();
     Finish(status);
   }
@@ -306,6 +309,7 @@ grpc::ServerUnaryReactor* WorldService::GetChunk(grpc::CallbackServerContext* co
   Metrics& metrics = metrics_;
   auto fail = [reactor, &metrics](const grpc::Status& status) {
     metrics.error(Metrics::kGetChunk);
+    if (status.error_code() != grpc::StatusCode::CANCELLED) spdlog::info("GetChunk: {}", status.error_message());
     reactor->Finish(status);
   };
   v1::GetChunkRequest r;

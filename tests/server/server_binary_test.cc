@@ -6,7 +6,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -66,6 +68,35 @@ TEST(ServerBinaryTest, StopsCleanlyOnSigterm) {
   kill(p.pid, SIGTERM);
   EXPECT_EQ(wait_for(p, std::chrono::seconds(5)), 0) << read(p.log);
   EXPECT_NE(read(p.log).find("stopped"), std::string::npos) << read(p.log);
+}
+
+// The port a server reports in its start-up line ("... on port N ..."), or 0.
+int reported_port(const std::string& log) {
+  const size_t at = log.find("on port ");
+  return at == std::string::npos ? 0 : std::atoi(log.c_str() + at + 8);
+}
+
+TEST(ServerBinaryTest, LoadGeneratorRunsSessionsWithoutErrors) {
+  const Process server = spawn({"--listen", "127.0.0.1:0", "--http", "", "--threads", "2"}, temp("loadgen_server.log"));
+  for (int k = 0; k < 100 && reported_port(read(server.log)) == 0; ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const int port = reported_port(read(server.log));
+  ASSERT_GT(port, 0) << read(server.log);
+  const std::string command = std::string(CHUNKFORGE_LOADGEN) + " --server 127.0.0.1:" + std::to_string(port) +
+                              " --mode session --players 4 --radius 2 --speed 4 --duration 2 --json --server-pid " +
+                              std::to_string(server.pid) + " 2>&1";
+  std::string out;
+  {
+    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+    char buffer[4096];
+    while (size_t n = fread(buffer, 1, sizeof buffer, pipe.get())) out.append(buffer, n);
+    EXPECT_EQ(pclose(pipe.release()), 0) << out;
+  }
+  EXPECT_NE(out.find("\"errors\":0"), std::string::npos) << out;
+  EXPECT_EQ(out.find("\"chunks\":0,"), std::string::npos) << out;
+  kill(server.pid, SIGTERM);
+  EXPECT_EQ(wait_for(server, std::chrono::seconds(5)), 0) << read(server.log);
 }
 
 TEST(ServerBinaryTest, BadWorldFileStopsStartUpWithFieldErrorsAndExitCode2) {
