@@ -11,6 +11,7 @@
 #include <set>
 #include <tuple>
 
+#include "byte_buffer.h"
 #include "world_service.h"
 
 namespace chunkforge::server {
@@ -69,12 +70,7 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
       return;
     }
     v1::SessionUpdate update;
-    std::vector<grpc::Slice> slices;
-    std::string bytes;
-    if (incoming_.Dump(&slices).ok()) {
-      for (const grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
-    }
-    if (!update.ParseFromString(bytes)) return finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "update: not a SessionUpdate"));
+    if (!update.ParseFromString(bytes_of(incoming_))) return finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "update: not a SessionUpdate"));
     if (update.view_radius() > service_.limits().max_radius) {
       return finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                                  "view_radius: must be in [0, " + std::to_string(service_.limits().max_radius) +
@@ -222,8 +218,7 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
 
   void write(std::string event) {
     writing_ = true;
-    grpc::Slice slice(event.data(), event.size());
-    outgoing_buffer_ = grpc::ByteBuffer(&slice, 1);
+    outgoing_buffer_ = buffer_of(event);
     StartWrite(&outgoing_buffer_);
   }
 

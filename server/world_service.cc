@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 
+#include "byte_buffer.h"
 #include "chunkforge/encode.h"
 #include "session_reactor.h"
 
@@ -20,17 +21,10 @@ namespace {
 constexpr size_t kWorkerMemoCells = 16384;
 
 bool parse(const grpc::ByteBuffer& buffer, google::protobuf::Message& message) {
-  std::vector<grpc::Slice> slices;
-  if (!buffer.Dump(&slices).ok()) return false;
-  std::string bytes;
-  for (const grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
-  return message.ParseFromString(bytes);
+  return message.ParseFromString(bytes_of(buffer));
 }
 
-grpc::ByteBuffer to_buffer(const Bytes& bytes) {
-  grpc::Slice slice(bytes->data(), bytes->size());
-  return grpc::ByteBuffer(&slice, 1);
-}
+grpc::ByteBuffer to_buffer(const Bytes& bytes) { return buffer_of(*bytes); }
 
 // Nearest first: squared distance between chunk centres, ties by z then x.
 std::vector<ChunkCoord> nearest_first(ChunkCoord centre, int64_t radius) {

@@ -35,32 +35,28 @@ def length_delimited(number, payload):
     return field(number, 2, varint(len(payload)) + payload)
 
 
+def read_varint(message, i):
+    """The varint at message[i]: (value, index after it)."""
+    value, shift = 0, 0
+    while True:
+        b = message[i]
+        i += 1
+        value |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return value, i
+
+
 def strings_in(message):
     """Every length-delimited field's payload, recursively: the names in a reflection reply."""
     found, i = [], 0
     while i < len(message):
-        key, shift = 0, 0
-        while True:
-            b = message[i]
-            i += 1
-            key |= (b & 0x7F) << shift
-            shift += 7
-            if not b & 0x80:
-                break
+        key, i = read_varint(message, i)
         wire_type = key & 7
         if wire_type == 0:
-            while message[i] & 0x80:
-                i += 1
-            i += 1
+            _, i = read_varint(message, i)
         elif wire_type == 2:
-            length, shift = 0, 0
-            while True:
-                b = message[i]
-                i += 1
-                length |= (b & 0x7F) << shift
-                shift += 7
-                if not b & 0x80:
-                    break
+            length, i = read_varint(message, i)
             payload = message[i:i + length]
             i += length
             found.append(payload)
