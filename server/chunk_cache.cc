@@ -60,15 +60,21 @@ void ChunkCache::fulfil(const std::string& key, Bytes bytes) {
   for (Waiter& w : waiters) w.on_ready(bytes);
 }
 
-bool ChunkCache::wanted(const std::string& key) {
+bool ChunkCache::abandon_if_unwanted(const std::string& key) {
   Shard& s = shard(key);
-  std::lock_guard lock(s.mutex);
-  auto it = s.pending.find(key);
-  if (it == s.pending.end()) return false;
-  for (const Waiter& w : it->second) {
-    if (!w.cancelled()) return true;
+  std::vector<Waiter> waiters;
+  {
+    std::lock_guard lock(s.mutex);
+    auto it = s.pending.find(key);
+    if (it != s.pending.end()) {
+      for (const Waiter& w : it->second) {
+        if (!w.cancelled()) return false;
+      }
+    }
+    waiters = take_waiters(s, key);
   }
-  return false;
+  for (Waiter& w : waiters) w.on_ready(nullptr);
+  return true;
 }
 
 void ChunkCache::abandon(const std::string& key) {

@@ -50,9 +50,11 @@ class ChunkCache {
   // Stores the bytes (evicting least recently used entries beyond the capacity) and hands them
   // to every waiter of the key.
   void fulfil(const std::string& key, Bytes bytes);
-  // Whether anyone still waits for the key without having cancelled.
-  bool wanted(const std::string& key);
-  // Drops a pending generation: every waiter gets null.
+  // Drops a pending generation if none of its waiters still wants it (all cancelled): they
+  // get null. Checked and dropped under one lock, so a waiter joining meanwhile is never
+  // dropped. True if dropped.
+  bool abandon_if_unwanted(const std::string& key);
+  // Drops a pending generation unconditionally (it failed): every waiter gets null.
   void abandon(const std::string& key);
 
   CacheStats stats() const;

@@ -6,7 +6,9 @@ namespace chunkforge::server {
 
 GenerationQueue::GenerationQueue(int threads) : pool_(static_cast<size_t>(threads)) {}
 
-GenerationQueue::~GenerationQueue() {
+GenerationQueue::~GenerationQueue() { stop(); }
+
+void GenerationQueue::stop() {
   stopping_ = true;
   pool_.join();
 }
@@ -15,8 +17,8 @@ void GenerationQueue::submit(double priority, std::function<void()> job) {
   {
     std::lock_guard lock(mutex_);
     jobs_.push(Job{priority, sequence_++, std::move(job)});
+    ++depth_;  // under the lock: a pool thread cannot pop (and decrement) first
   }
-  ++depth_;
   // Each posted task runs whichever job is most urgent when a thread frees up.
   boost::asio::post(pool_, [this] { run_one(); });
 }
@@ -28,8 +30,8 @@ void GenerationQueue::run_one() {
     if (jobs_.empty()) return;
     job = std::move(const_cast<Job&>(jobs_.top()).run);
     jobs_.pop();
+    --depth_;
   }
-  --depth_;
   if (!stopping_) job();
 }
 

@@ -6,8 +6,8 @@
 //   GenerationQueue queue(2);
 //   queue.submit(distance, [] { ... });
 //
-// Thread safety: submit() and depth() from any thread. The destructor waits for running jobs and
-// drops the queued ones.
+// Thread safety: submit() and depth() from any thread. stop() (or the destructor) waits for
+// running jobs and drops the queued ones.
 #pragma once
 
 #include <boost/asio/thread_pool.hpp>
@@ -28,6 +28,9 @@ class GenerationQueue {
 
   void submit(double priority, std::function<void()> job);
   size_t depth() const { return depth_.load(); }
+  // Waits for running jobs and drops the queued ones; later submissions are dropped too.
+  // Idempotent.
+  void stop();
 
  private:
   struct Job {

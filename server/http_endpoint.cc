@@ -4,6 +4,11 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <charconv>
+#include <sstream>
 
 namespace chunkforge::server {
 
@@ -23,13 +28,26 @@ HttpEndpoint::~HttpEndpoint() { stop(); }
 
 namespace {
 
-// One request, one response, then the connection closes.
+// One request, one response, then the connection closes. Reads and writes go straight to the
+// socket with a two-second timeout (Asio's synchronous reads would wait forever on a client
+// that connects and sends nothing); Beast parses the request and formats the response.
 void serve(tcp::socket& socket, const std::function<std::string()>& metrics) {
-  boost::beast::flat_buffer buffer;
-  http::request<http::string_body> request;
-  boost::beast::error_code ec;
-  http::read(socket, buffer, request, ec);
-  if (ec) return;
+  const int fd = socket.native_handle();
+  const timeval timeout{2, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+  http::request_parser<http::empty_body> parser;
+  std::string pending;
+  char chunk[4096];
+  while (!parser.is_header_done()) {
+    const ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
+    if (n <= 0 || pending.size() > 65536) return;  // closed, timed out, or not HTTP
+    pending.append(chunk, static_cast<size_t>(n));
+    boost::beast::error_code ec;
+    pending.erase(0, parser.put(asio::buffer(pending), ec));
+    if (ec && ec != http::error::need_more) return;
+  }
+  const auto& request = parser.get();
   http::response<http::string_body> response;
   response.version(request.version());
   response.keep_alive(false);
@@ -48,8 +66,16 @@ void serve(tcp::socket& socket, const std::function<std::string()>& metrics) {
     response.body() = "not found: try /healthz or /metrics\n";
   }
   response.prepare_payload();
-  http::write(socket, response, ec);
-  socket.shutdown(tcp::socket::shutdown_both, ec);
+  std::ostringstream out;
+  out << response;
+  const std::string bytes = out.str();
+  for (size_t sent = 0; sent < bytes.size();) {
+    const ssize_t n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) return;
+    sent += static_cast<size_t>(n);
+  }
+  boost::system::error_code ignored;
+  socket.shutdown(tcp::socket::shutdown_both, ignored);
 }
 
 }  // namespace
@@ -62,7 +88,14 @@ bool HttpEndpoint::start() {
     spdlog::error("--http: expected host:port (got \"{}\")", address_);
     return false;
   }
-  const tcp::endpoint endpoint(host, static_cast<unsigned short>(std::stoi(address_.substr(colon + 1))));
+  const std::string port_text = address_.substr(colon + 1);
+  unsigned port = 0;
+  auto [end, port_error] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (port_error != std::errc() || end != port_text.data() + port_text.size() || port > 65535) {
+    spdlog::error("--http: the port must be a number in [0, 65535] (got \"{}\")", port_text);
+    return false;
+  }
+  const tcp::endpoint endpoint(host, static_cast<unsigned short>(port));
   impl_->acceptor.open(endpoint.protocol(), ec);
   if (!ec) impl_->acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
   if (!ec) impl_->acceptor.bind(endpoint, ec);

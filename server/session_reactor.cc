@@ -64,9 +64,9 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
 
   void OnReadDone(bool ok) override {
     std::lock_guard lock(state_->mutex);
-    if (!ok) {  // the client closed its side: end once the last write is out
+    if (!ok) {  // the client closed its side: end once the view is delivered
       reads_done_ = true;
-      if (!writing_) finish(grpc::Status::OK);
+      pump();
       return;
     }
     v1::SessionUpdate update;
@@ -76,8 +76,10 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
                                  "view_radius: must be in [0, " + std::to_string(service_.limits().max_radius) +
                                      "] (got " + std::to_string(update.view_radius()) + ")"));
     }
-    if (!std::isfinite(update.x()) || !std::isfinite(update.z())) {
-      return finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "x, z: must be finite numbers"));
+    constexpr double kWorld = 1099511627776.0;  // 2^40 units: the supported world
+    if (!(std::abs(update.x()) <= kWorld) || !(std::abs(update.z()) <= kWorld)) {
+      return finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                                 "x, z: must be within the supported world, |value| <= 2^40 units"));
     }
     if (!have_options_) {
       options_ = update.options();
@@ -91,12 +93,13 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
   void OnWriteDone(bool ok) override {
     std::lock_guard lock(state_->mutex);
     writing_ = false;
-    if (!ok) return finish(grpc::Status(grpc::StatusCode::CANCELLED, "session cancelled"));
+    if (!ok || cancelled_) return finish(grpc::Status(grpc::StatusCode::CANCELLED, "session cancelled"));
     pump();
   }
 
   void OnCancel() override {
     std::lock_guard lock(state_->mutex);
+    cancelled_ = true;  // a write in flight ends first; OnWriteDone then finishes
     if (!writing_) finish(grpc::Status(grpc::StatusCode::CANCELLED, "session cancelled"));
   }
 
@@ -137,6 +140,9 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
       it = loaded_.erase(it);
     }
     std::erase_if(wanted_, [&](const Key& k) { return !view.count(k); });
+    // Generations under way for chunks that left the view are no longer wanted (they stay in
+    // flight until they return, so the in-flight bound holds); back in view, wanted again.
+    for (auto& [k, unwanted] : in_flight_) unwanted->store(!view.count(k));
     std::erase_if(ready_, [&](const auto& entry) { return !view.count(entry.first); });
     for (const Key& k : view) {
       if (!loaded_.count(k) && !in_flight_.count(k) && !ready_.count(k)) wanted_.insert(k);
@@ -190,13 +196,14 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
     ChunkJob job;
     const grpc::Status status = service_.make_job(coord, options_, "position", job);
     if (!status.ok()) return finish(status);
-    in_flight_.insert(k);
+    auto unwanted = std::make_shared<std::atomic<bool>>(false);
+    in_flight_[k] = unwanted;
     std::weak_ptr<State> state = state_;
     Bytes hit = service_.fetch(
         job, static_cast<double>(distance2(k)),
-        [state] {
+        [state, unwanted] {
           const std::shared_ptr<State> s = state.lock();
-          return !s || s->over.load();
+          return !s || s->over.load() || unwanted->load();
         },
         [state, k](Bytes bytes) {  // later, on a worker thread
           const std::shared_ptr<State> s = state.lock();
@@ -209,11 +216,16 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
 
   void delivered(const Key& k, Bytes bytes) { delivered_locked(k, std::move(bytes)); pump(); }
 
-  // Keeps the chunk if it is still in view. Called with the mutex held.
+  // Keeps the chunk if it is still in view; a dropped generation of a chunk that is back in
+  // view is asked for again. Called with the mutex held.
   void delivered_locked(const Key& k, Bytes bytes) {
     in_flight_.erase(k);
-    if (finished_ || !bytes) return;
-    if (view_.count(k) && !loaded_.count(k)) ready_[k] = std::move(bytes);
+    if (finished_ || !view_.count(k) || loaded_.count(k)) return;
+    if (bytes) {
+      ready_[k] = std::move(bytes);
+    } else {
+      wanted_.insert(k);
+    }
   }
 
   void write(std::string event) {
@@ -242,10 +254,11 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
   v1::ChunkOptions options_;
   bool have_options_ = false;
   Key centre_{0, 0};
-  std::set<Key> view_, loaded_, wanted_, in_flight_;
+  std::set<Key> view_, loaded_, wanted_;
+  std::map<Key, std::shared_ptr<std::atomic<bool>>> in_flight_;  // the flag: no longer wanted
   std::map<Key, Bytes> ready_;
   std::deque<std::string> outgoing_;  // unload events
-  bool writing_ = false, reads_done_ = false, finished_ = false, holds_slot_ = false;
+  bool writing_ = false, reads_done_ = false, finished_ = false, holds_slot_ = false, cancelled_ = false;
   uint64_t loads_sent_ = 0, unloads_sent_ = 0;
 };
 

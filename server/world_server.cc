@@ -48,8 +48,9 @@ void WorldServer::shutdown(std::chrono::milliseconds grace) {
   http_.reset();
   if (!server_) return;
   server_->Shutdown(std::chrono::system_clock::now() + grace);
-  server_->Wait();
+  server_->Wait();  // the queue still runs here: cancelled calls' jobs complete them
   server_.reset();
+  queue_.stop();  // no job may outlive the service it calls
 }
 
 }  // namespace chunkforge::server

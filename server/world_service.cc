@@ -66,6 +66,12 @@ class RegionReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
                               std::to_string(r.radius()) + ")"));
       return;
     }
+    // The centre first: centre +- radius must not overflow on the way to checking each chunk.
+    ChunkJob centre;
+    if (const grpc::Status status = service.make_job(r.centre(), r.options(), "centre", centre); !status.ok()) {
+      finish(status);
+      return;
+    }
     for (const ChunkCoord& c : nearest_first({r.centre().x(), r.centre().z()}, r.radius())) {
       v1::ChunkCoord coord;
       coord.set_x(c.x);
@@ -290,8 +296,15 @@ Bytes WorldService::fetch(const ChunkJob& job, double priority, std::function<bo
   if (r.hit || !r.produce) return r.hit;  // a hit, or joined a generation already under way
   queue_.submit(priority, [this, job] {
     // Requests that were cancelled or expired while queued cost nothing.
-    if (!cache_.wanted(job.key)) return cache_.abandon(job.key);
-    cache_.fulfil(job.key, produce(job));
+    if (cache_.abandon_if_unwanted(job.key)) return;
+    Bytes bytes;
+    try {
+      bytes = produce(job);
+    } catch (const std::exception& e) {  // e.g. out of memory: fail this chunk, not the server
+      spdlog::error("generating chunk {},{} failed: {}", job.coord.x, job.coord.z, e.what());
+      return cache_.abandon(job.key);
+    }
+    cache_.fulfil(job.key, std::move(bytes));
   });
   return nullptr;
 }

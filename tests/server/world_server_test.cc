@@ -9,6 +9,7 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -295,6 +296,48 @@ TEST_F(WorldServerTest, SessionFollowsAWalkingPlayer) {
   EXPECT_TRUE(session->Finish().ok());
 }
 
+TEST_F(WorldServerTest, SessionDeliversTheWholeViewAfterTheClientHalfCloses) {
+  grpc::ClientContext context;
+  auto session = stub_->Session(&context);
+  v1::SessionUpdate update;
+  update.set_view_radius(3);
+  ASSERT_TRUE(session->Write(update));
+  session->WritesDone();  // at once: the 49 chunks in view still arrive
+  v1::SessionEvent event;
+  int loads = 0;
+  while (session->Read(&event)) loads += event.has_load();
+  EXPECT_TRUE(session->Finish().ok());
+  EXPECT_EQ(loads, 49);
+}
+
+TEST_F(WorldServerTest, PositionsBeyondTheWorldAreRejectedBeforeAnyArithmetic) {
+  grpc::Status status;
+  grpc::ClientContext context;
+  v1::StreamRegionRequest request;
+  request.mutable_centre()->set_x(INT64_MIN + 3);
+  request.set_radius(4);
+  auto reader = stub_->StreamRegion(&context, request);
+  v1::Chunk chunk;
+  while (reader->Read(&chunk)) {
+  }
+  status = reader->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(status.error_message().find("centre.x"), std::string::npos) << status.error_message();
+
+  grpc::ClientContext session_context;
+  auto session = stub_->Session(&session_context);
+  v1::SessionUpdate update;
+  update.set_x(1e300);
+  session->Write(update);
+  session->WritesDone();
+  v1::SessionEvent event;
+  while (session->Read(&event)) {
+  }
+  status = session->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(status.error_message().find("2^40"), std::string::npos) << status.error_message();
+}
+
 TEST_F(WorldServerTest, SessionRejectsATooLargeView) {
   grpc::ClientContext context;
   auto session = stub_->Session(&context);
@@ -374,6 +417,17 @@ TEST_F(WorldServerTest, HttpSidePortServesHealthAndMetrics) {
     EXPECT_NE(page.find(line), std::string::npos) << line << "\n" << page;
   }
   EXPECT_EQ(http_get(server_->http_port(), "/nope").first, 404);
+}
+
+TEST_F(WorldServerTest, AnIdleHttpConnectionDoesNotHoldTheEndpoint) {
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::socket idle(io);
+  idle.connect({boost::asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(server_->http_port())});
+  // Sends nothing; the endpoint gives up on it and serves the next client.
+  EXPECT_EQ(http_get(server_->http_port(), "/healthz").first, 200);
+  const auto start = std::chrono::steady_clock::now();
+  server_->shutdown(std::chrono::milliseconds(100));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(4));
 }
 
 std::string hex(const std::string& bytes) {
