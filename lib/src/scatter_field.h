@@ -43,13 +43,8 @@ class ScatterField {
   // The existing objects anchored in chunk `c`, in canonical order.
   std::vector<ResourceObject> objects_in_chunk(ChunkCoord c);
 
-  // Cells whose candidates were generated, for benchmarks and tests of the halo's size.
+  // Scatter cells in the memo (blocks materialised so far), for bounding it.
   size_t cells_materialized() const { return blocks_.size() * kBlockCells; }
-  size_t cells_materialized(uint32_t layer) const {
-    size_t n = 0;
-    for (const auto& [key, block] : blocks_) n += key.layer == layer ? kBlockCells : 0;
-    return n;
-  }
 
  private:
   static constexpr int kBlockSide = 4;  // cells per block side; blocks are materialised whole
