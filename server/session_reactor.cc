@@ -76,6 +76,12 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
                                  "view_radius: must be in [0, " + std::to_string(service_.limits().max_radius) +
                                      "] (got " + std::to_string(update.view_radius()) + ")"));
     }
+    const int64_t side = 2 * int64_t{service_.limits().max_radius} + 1;
+    if (update.held_size() > side * side) {
+      return finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                                 "held: at most " + std::to_string(side * side) + " chunks (got " +
+                                     std::to_string(update.held_size()) + ")"));
+    }
     constexpr double kWorld = 1099511627776.0;  // 2^40 units: the supported world
     if (!(std::abs(update.x()) <= kWorld) || !(std::abs(update.z()) <= kWorld)) {
       return finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
@@ -131,6 +137,10 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
     for (int64_t z = centre_.second - r; z <= centre_.second + r; ++z) {
       for (int64_t x = centre_.first - r; x <= centre_.first + r; ++x) view.insert({x, z});
     }
+    // What the client already holds counts as loaded: no load goes out for it.
+    for (const v1::ChunkCoord& c : update.held()) {
+      if (view.count({c.x(), c.z()})) loaded_.insert({c.x(), c.z()});
+    }
     for (auto it = loaded_.begin(); it != loaded_.end();) {
       if (view.count(*it)) {
         ++it;
@@ -139,11 +149,11 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
       outgoing_.push_back(unload_event(*it));
       it = loaded_.erase(it);
     }
-    std::erase_if(wanted_, [&](const Key& k) { return !view.count(k); });
+    std::erase_if(wanted_, [&](const Key& k) { return !view.count(k) || loaded_.count(k); });
     // Generations under way for chunks that left the view are no longer wanted (they stay in
     // flight until they return, so the in-flight bound holds); back in view, wanted again.
-    for (auto& [k, unwanted] : in_flight_) unwanted->store(!view.count(k));
-    std::erase_if(ready_, [&](const auto& entry) { return !view.count(entry.first); });
+    for (auto& [k, unwanted] : in_flight_) unwanted->store(!view.count(k) || loaded_.count(k));
+    std::erase_if(ready_, [&](const auto& entry) { return !view.count(entry.first) || loaded_.count(entry.first); });
     for (const Key& k : view) {
       if (!loaded_.count(k) && !in_flight_.count(k) && !ready_.count(k)) wanted_.insert(k);
     }
