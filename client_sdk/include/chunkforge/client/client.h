@@ -1,0 +1,113 @@
+// File: chunkforge/client/client.h
+//
+// A connection to a chunkforge world server: world info, one chunk, a region streamed nearest
+// first, and health. For a moving player use ViewSession (view_session.h) on top of a Client.
+//
+//   chunkforge::client::ConnectOptions options;
+//   options.bearer_token = "s3cret";  // when the server runs with --auth-token-file
+//   auto client = chunkforge::client::Client::connect("world.example.com:50051", options);
+//   if (!client) return fail(client.status());
+//   auto chunk = client->chunk({3, -2});
+//   if (!chunk) return fail(chunk.status());  // e.g. "INVALID_ARGUMENT: coord.x: must be ..."
+//   for (const auto& object : chunk->objects()) ...
+//
+// Every call has a deadline (ConnectOptions::deadline). Unary calls (world_info, chunk, health)
+// retry UNAVAILABLE with exponential backoff up to ConnectOptions::max_attempts; a region
+// stream retries only until its first chunk arrives. Errors come back as a Status carrying the
+// server's gRPC code and message.
+//
+// Thread safety: a Client may be used from many threads at once; calls are independent.
+// Callbacks of stream_region run on the calling thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "chunkforge/client/chunk.h"
+#include "chunkforge/client/status.h"
+#include "chunkforge/client/world_info.h"
+
+namespace chunkforge::client {
+
+struct ConnectOptions {
+  // Deadline of each unary call, and of a whole region stream.
+  std::chrono::milliseconds deadline{10'000};
+  // Attempts of a call that fails with UNAVAILABLE (1: no retry), sleeping initial_backoff,
+  // then twice that and so on up to max_backoff, each with +-20 % jitter.
+  int max_attempts = 4;
+  std::chrono::milliseconds initial_backoff{100};
+  std::chrono::milliseconds max_backoff{5'000};
+  // HTTP/2 keepalive pings on an idle connection, so a dead peer is noticed.
+  std::chrono::milliseconds keepalive_time{30'000};
+  std::chrono::milliseconds keepalive_timeout{10'000};
+  // TLS: on with `tls`; root certificates in PEM (empty: the system's roots). tls_server_name
+  // overrides the name checked against the certificate (empty: the target's host).
+  bool tls = false;
+  std::string tls_root_certificates;
+  std::string tls_server_name;
+  // Sent as "authorization: Bearer <token>" on every call when not empty.
+  std::string bearer_token;
+};
+
+enum class Health { serving, not_serving };
+
+class RegionStream;
+
+class Client {
+ public:
+  // Makes the channel; connects lazily on the first call. Fails only on bad options.
+  static Result<Client> connect(const std::string& target, ConnectOptions options = {});
+
+  // The world's summary and catalogue. Fetched once, then served from memory.
+  Result<WorldInfo> world_info();
+
+  // One chunk. The call carries the metadata "x-chunkforge-chunk-key: <x>,<z>" so a load
+  // balancer can send each chunk to the replica that caches it (docs/deploy.md).
+  Result<Chunk> chunk(ChunkCoord coord, const ChunkOptions& options = {});
+
+  // Every chunk of the square of `radius` chunks around `centre`, nearest first. on_chunk runs
+  // for each as it arrives; return false from it to stop early (the result is then ok).
+  Status stream_region(ChunkCoord centre, uint32_t radius, const ChunkOptions& options,
+                       const std::function<bool(const Chunk&)>& on_chunk);
+  // The same as an iterator: `RegionStream s = client.open_region(c, r); while (auto chunk =
+  // s.next()) ...; Status done = s.status();`.
+  RegionStream open_region(ChunkCoord centre, uint32_t radius, const ChunkOptions& options = {});
+
+  // The standard gRPC health check of the server (grpc.health.v1, service "").
+  Result<Health> health();
+
+  const std::string& target() const;
+  const ConnectOptions& options() const;
+
+  // Shared with ViewSession and RegionStream; not for games.
+  struct Impl;
+  const std::shared_ptr<Impl>& impl() const { return impl_; }
+
+ private:
+  explicit Client(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<Impl> impl_;
+};
+
+// A region being received; see Client::open_region. Not copyable; one thread at a time.
+class RegionStream {
+ public:
+  RegionStream(RegionStream&&) noexcept;
+  RegionStream& operator=(RegionStream&&) noexcept;
+  ~RegionStream();  // cancels a stream not read to its end
+
+  // The next chunk, or nullopt at the end or on failure (then see status()).
+  std::optional<Chunk> next();
+  // OK once every chunk was read; otherwise why the stream ended.
+  const Status& status() const;
+
+ private:
+  friend class Client;
+  struct State;
+  explicit RegionStream(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace chunkforge::client

@@ -1,0 +1,107 @@
+// File: chunkforge/client/view_session.h
+//
+// A player's view of the world, kept loaded while the player moves. Tell it where the player
+// is; it tells you which chunks to show and which to drop.
+//
+//   chunkforge::client::ViewCallbacks callbacks;
+//   callbacks.on_load = [&](const Chunk& c) { game.queue_spawn(c); };         // session thread
+//   callbacks.on_unload = [&](ChunkCoord c) { game.queue_despawn(c); };      // session thread
+//   callbacks.on_error = [&](const Status& s) { log(s.to_string()); };       // session thread
+//   auto session = chunkforge::client::ViewSession::start(client, {x, z}, options, callbacks);
+//   ...every frame: session->set_position(player.x, player.z);
+//
+// Guarantees:
+// - on_load runs once for every chunk that enters the view, and on_unload once when it leaves.
+//   The loaded set is always a subset of the current view, and becomes the whole view once the
+//   server has delivered it. Loads come nearest first.
+// - Chunks that leave the view stay in a local cache bounded by ViewOptions::cache_bytes
+//   (least recently used out first). A chunk coming back into view is loaded from the cache,
+//   not downloaded again.
+// - On connection loss (server restart, network) the session reports the error through
+//   on_error, reconnects with exponential backoff, and resumes: it tells the new server which
+//   chunks of the view it already holds, so only the missing ones are sent. If the world
+//   changed (another fingerprint), everything loaded is unloaded and the new world is loaded.
+// - Errors a retry cannot fix (INVALID_ARGUMENT, UNAUTHENTICATED, PERMISSION_DENIED, ...) end
+//   the session: on_error, then running() is false.
+//
+// Threading: every callback runs on the session's own thread, one at a time, never at the same
+// time as another callback of this session. Callbacks must not call stop() or destroy the
+// session; they may call set_position / set_radius. set_position, set_radius, loaded(), stats()
+// and stop() may be called from any thread. set_position is cheap: a message goes to the
+// server only when the player enters another chunk or the radius changes.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "chunkforge/client/chunk.h"
+#include "chunkforge/client/client.h"
+#include "chunkforge/client/status.h"
+
+namespace chunkforge::client {
+
+struct ViewOptions {
+  // Chunks around the player's chunk to keep loaded: the square of side 2 * view_radius + 1.
+  uint32_t view_radius = 4;
+  // Options of every chunk the session loads.
+  ChunkOptions chunk;
+  // Bytes of encoded chunks kept beyond the view (0: none).
+  size_t cache_bytes = 64u << 20;
+  // Reconnection: waits initial_backoff, doubling up to max_backoff (+-20 % jitter), forever
+  // until stop().
+  std::chrono::milliseconds initial_backoff{200};
+  std::chrono::milliseconds max_backoff{5'000};
+};
+
+struct ViewCallbacks {
+  std::function<void(const Chunk&)> on_load;
+  std::function<void(ChunkCoord)> on_unload;
+  std::function<void(const Status&)> on_error;
+};
+
+struct Position {
+  double x = 0;
+  double z = 0;
+};
+
+struct ViewStats {
+  uint64_t chunks_downloaded = 0;  // load events received from a server
+  uint64_t chunks_from_cache = 0;  // loads served by the local cache
+  uint64_t duplicates_ignored = 0; // server loads of chunks already held
+  uint64_t reconnects = 0;         // sessions opened after the first
+  size_t cached_bytes = 0;         // the local cache beyond the view
+  size_t loaded_chunks = 0;
+};
+
+class ViewSession {
+ public:
+  // Fetches the world info (for the chunk size) and opens the session. Fails if the world info
+  // cannot be had (after the client's retries) or the options are out of range.
+  static Result<std::unique_ptr<ViewSession>> start(Client client, Position position, ViewOptions options,
+                                                     ViewCallbacks callbacks);
+  ~ViewSession();  // stop()
+  ViewSession(const ViewSession&) = delete;
+  ViewSession& operator=(const ViewSession&) = delete;
+
+  void set_position(Position position);
+  void set_radius(uint32_t view_radius);
+
+  // The chunks loaded now (on_load called, on_unload not yet).
+  std::vector<ChunkCoord> loaded() const;
+  ViewStats stats() const;
+  // False once the session ended for good (stop(), or an error a retry cannot fix).
+  bool running() const;
+  // Ends the session and joins its thread; no callback runs after it returns. Idempotent.
+  void stop();
+
+  struct Impl;
+
+ private:
+  explicit ViewSession(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace chunkforge::client

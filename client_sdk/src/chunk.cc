@@ -1,0 +1,75 @@
+#include "chunkforge/client/chunk.h"
+
+#include <cmath>
+
+#include "chunkforge/v1/chunk.pb.h"
+
+namespace chunkforge::client {
+
+ChunkCoord chunk_at(double x, double z, uint32_t chunk_size) {
+  // Exactly the server's rule (server/session_reactor.cc), so both agree on every view.
+  const double size = static_cast<double>(chunk_size);
+  return {static_cast<int64_t>(std::floor(x / size)), static_cast<int64_t>(std::floor(z / size))};
+}
+
+uint32_t TerrainView::step() const { return chunk_->terrain().step(); }
+uint32_t TerrainView::size() const { return chunk_->terrain().size(); }
+
+float TerrainView::elevation(uint32_t i, uint32_t j) const {
+  return chunk_->terrain().elevation(static_cast<int>(j * size() + i));
+}
+uint32_t TerrainView::biome(uint32_t i, uint32_t j) const {
+  return chunk_->terrain().biome(static_cast<int>(j * size() + i));
+}
+uint32_t TerrainView::material(uint32_t i, uint32_t j) const {
+  return chunk_->terrain().material(static_cast<int>(j * size() + i));
+}
+
+ObjectRange::ObjectRange(std::shared_ptr<const v1::Chunk> chunk, WorldInfo world)
+    : chunk_(std::move(chunk)), world_(std::move(world)), size_(static_cast<size_t>(chunk_->objects().layer_size())) {}
+
+Object ObjectRange::at(size_t i) const {
+  const v1::Objects& o = chunk_->objects();
+  const int k = static_cast<int>(i);
+  const double size = chunk_->chunk_size();
+  Object object;
+  object.layer = o.layer(k);
+  object.layer_name = world_.resource_name(object.layer);
+  // The same sum the command-line client prints: chunk origin (exact) plus the float offset.
+  object.x = static_cast<double>(chunk_->coord().x()) * size + o.x(k);
+  object.z = static_cast<double>(chunk_->coord().z()) * size + o.z(k);
+  object.y = o.y(k);
+  object.yaw = o.yaw(k);
+  object.variant = o.variant(k);
+  object.id = o.id(k);
+  return object;
+}
+
+Chunk::Chunk(std::shared_ptr<const v1::Chunk> message, WorldInfo world)
+    : message_(std::move(message)), world_(std::move(world)), encoded_bytes_(message_->ByteSizeLong()) {}
+
+ChunkCoord Chunk::coord() const { return {message_->coord().x(), message_->coord().z()}; }
+uint32_t Chunk::chunk_size() const { return message_->chunk_size(); }
+uint32_t Chunk::generator_version() const { return message_->generator_version(); }
+const std::string& Chunk::world_fingerprint() const { return message_->world_fingerprint(); }
+double Chunk::origin_x() const { return static_cast<double>(message_->coord().x()) * message_->chunk_size(); }
+double Chunk::origin_z() const { return static_cast<double>(message_->coord().z()) * message_->chunk_size(); }
+
+ObjectRange Chunk::objects() const { return ObjectRange(message_, world_); }
+
+std::vector<Structure> Chunk::structures() const {
+  std::vector<Structure> out;
+  out.reserve(static_cast<size_t>(message_->structures_size()));
+  for (const v1::StructureInstance& s : message_->structures()) {
+    out.push_back({s.id(), s.type(), world_.structure_name(s.type()), s.x(), s.z(), s.y(), s.yaw_degrees(),
+                   s.tilted(), s.size_x(), s.size_y(), s.size_z()});
+  }
+  return out;
+}
+
+std::optional<TerrainView> Chunk::terrain() const {
+  if (!message_->has_terrain()) return std::nullopt;
+  return TerrainView(message_);
+}
+
+}  // namespace chunkforge::client

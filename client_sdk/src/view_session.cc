@@ -1,0 +1,356 @@
+#include "chunkforge/client/view_session.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <variant>
+
+#include "chunkforge/v1/service.grpc.pb.h"
+#include "client_impl.h"
+#include "local_cache.h"
+
+namespace chunkforge::client {
+namespace {
+
+// Errors a new session could get past: the server went away, was busy, or hiccuped.
+bool retryable(StatusCode code) {
+  switch (code) {
+    case StatusCode::ok:  // the server ended the stream without being asked: start another
+    case StatusCode::cancelled:
+    case StatusCode::unknown:
+    case StatusCode::deadline_exceeded:
+    case StatusCode::resource_exhausted:
+    case StatusCode::aborted:
+    case StatusCode::internal:
+    case StatusCode::unavailable:
+      return true;
+    default:
+      return false;
+  }
+}
+
+int64_t chebyshev(ChunkCoord a, ChunkCoord b) { return std::max(std::abs(a.x - b.x), std::abs(a.z - b.z)); }
+
+}  // namespace
+
+struct ViewSession::Impl {
+  // What the reader thread hands to the session thread: one event, or the end of the stream.
+  struct StreamEnded {};
+  using Incoming = std::variant<v1::SessionEvent, StreamEnded>;
+  // A callback to run outside the lock.
+  using Action = std::function<void()>;
+
+  Impl(Client c, WorldInfo w, Position p, ViewOptions o, ViewCallbacks cb)
+      : client(std::move(c)),
+        world(std::move(w)),
+        options(std::move(o)),
+        callbacks(std::move(cb)),
+        cache(options.cache_bytes),
+        position(p),
+        radius(options.view_radius),
+        backoff(options.initial_backoff, options.max_backoff) {}
+
+  Client client;
+  WorldInfo world;
+  const ViewOptions options;
+  const ViewCallbacks callbacks;
+
+  mutable std::mutex mutex;
+  std::condition_variable wake;
+  // Guarded by mutex. Written by callers (position, radius, stopping) and by the reader thread
+  // (inbox); everything else by the session thread.
+  LocalCache cache;
+  std::map<ChunkCoord, Chunk> loaded;
+  Position position;
+  uint32_t radius;
+  ChunkCoord centre{};
+  uint32_t applied_radius = 0;
+  bool view_dirty = true, stopping = false, running = true;
+  std::deque<Incoming> inbox;
+  ViewStats stats;
+
+  // The session thread's own.
+  std::unique_ptr<grpc::ClientContext> context;
+  std::unique_ptr<grpc::ClientReaderWriter<v1::SessionUpdate, v1::SessionEvent>> stream;
+  std::thread reader;
+  Backoff backoff;
+  std::thread thread;
+
+  bool in_view(ChunkCoord c) const { return chebyshev(c, centre) <= static_cast<int64_t>(applied_radius); }
+
+  // --- the session thread ---
+
+  void run() {
+    bool first = true;
+    std::unique_lock lock(mutex);
+    apply_view(lock);
+    while (!stopping) {
+      if (!stream) {
+        if (!first) {
+          // Wait out the backoff; the view still follows the player meanwhile (from the cache).
+          const auto until = std::chrono::steady_clock::now() + backoff.next();
+          while (!stopping && wake.wait_until(lock, until) != std::cv_status::timeout) apply_view(lock);
+          if (stopping) break;
+          ++stats.reconnects;
+        }
+        first = false;
+        if (!open(lock)) continue;
+      }
+      wake.wait(lock, [&] { return stopping || view_dirty || !inbox.empty(); });
+      if (stopping) break;
+      apply_view(lock);
+      while (!inbox.empty() && stream) {
+        Incoming next = std::move(inbox.front());
+        inbox.pop_front();
+        if (auto* event = std::get_if<v1::SessionEvent>(&next)) {
+          receive(std::move(*event), lock);
+        } else if (!ended(lock)) {
+          running = false;
+          return;
+        }
+      }
+    }
+    close(lock);
+    running = false;
+  }
+
+  // Opens a session stream and sends the view with the chunks already held. False if the world
+  // could not be checked (the loop then backs off and tries again).
+  bool open(std::unique_lock<std::mutex>& lock) {
+    lock.unlock();
+    // A fresh look at the world: after a restart it may be another one.
+    grpc::ClientContext info_context;
+    client.impl()->prepare(info_context);
+    v1::WorldInfo info;
+    const grpc::Status status = client.impl()->stub->GetWorldInfo(&info_context, v1::GetWorldInfoRequest{}, &info);
+    lock.lock();
+    if (!status.ok()) {
+      report(to_status(status), lock);
+      return false;
+    }
+    if (info.fingerprint() != world.fingerprint() || info.generator_version() != world.generator_version()) {
+      switch_world(WorldInfo(std::move(info)), lock);
+      std::lock_guard guard(client.impl()->mutex);  // the client's own calls see the new world too
+      client.impl()->world = world;
+    }
+    context = std::make_unique<grpc::ClientContext>();
+    client.impl()->prepare(*context, std::chrono::milliseconds(0));  // a session has no deadline
+    stream = client.impl()->stub->Session(context.get());
+    reader = std::thread([this, s = stream.get()] {
+      v1::SessionEvent event;
+      while (s->Read(&event)) push(std::move(event));
+      push(StreamEnded{});
+    });
+    view_dirty = true;  // the new server needs the view
+    apply_view(lock);
+    return true;
+  }
+
+  void push(Incoming incoming) {
+    std::lock_guard guard(mutex);
+    inbox.push_back(std::move(incoming));
+    wake.notify_all();
+  }
+
+  // The stream ended. Reports why; true to go on with a new stream.
+  bool ended(std::unique_lock<std::mutex>& lock) {
+    const Status status = close(lock);
+    if (stopping) return true;
+    if (!status.ok()) report(status, lock);
+    return retryable(status.code);
+  }
+
+  // Ends the stream (cancelling it if still open) and returns its status.
+  Status close(std::unique_lock<std::mutex>& lock) {
+    if (!stream) return {};
+    context->TryCancel();
+    lock.unlock();
+    reader.join();
+    const Status status = to_status(stream->Finish());
+    lock.lock();
+    inbox.clear();  // anything left belongs to the old stream
+    stream.reset();
+    context.reset();
+    return status;
+  }
+
+  // A server event. Loads of chunks out of view go to the cache (the server has not yet seen the
+  // latest position); unloads need nothing: the view is computed here, from the same rule.
+  void receive(v1::SessionEvent event, std::unique_lock<std::mutex>& lock) {
+    if (!event.has_load()) return;
+    backoff.reset();  // the connection works
+    auto message = std::make_shared<v1::Chunk>(std::move(*event.mutable_load()));
+    const ChunkCoord c{message->coord().x(), message->coord().z()};
+    ++stats.chunks_downloaded;
+    if (loaded.count(c)) {
+      ++stats.duplicates_ignored;
+      return;
+    }
+    Chunk chunk(std::move(message), world);
+    if (!in_view(c)) {
+      cache.put(c, std::move(chunk));
+      return;
+    }
+    loaded.emplace(c, chunk);
+    run_unlocked({[this, chunk] {
+                   if (callbacks.on_load) callbacks.on_load(chunk);
+                 }},
+                 lock);
+  }
+
+  // Brings the view to the latest position and radius: unloads what left it (into the cache),
+  // loads what the cache has of what entered it (nearest first), and tells the server, listing
+  // every chunk of the view already held.
+  void apply_view(std::unique_lock<std::mutex>& lock) {
+    if (!view_dirty) return;
+    view_dirty = false;
+    centre = chunk_at(position.x, position.z, world.chunk_size());
+    applied_radius = radius;
+    std::vector<Action> actions;
+    for (auto it = loaded.begin(); it != loaded.end();) {
+      if (in_view(it->first)) {
+        ++it;
+        continue;
+      }
+      const ChunkCoord c = it->first;
+      cache.put(c, std::move(it->second));
+      it = loaded.erase(it);
+      actions.push_back([this, c] {
+        if (callbacks.on_unload) callbacks.on_unload(c);
+      });
+    }
+    std::vector<Chunk> from_cache = cache.take_if([&](ChunkCoord c) { return in_view(c); });
+    std::sort(from_cache.begin(), from_cache.end(), [&](const Chunk& a, const Chunk& b) {
+      const auto key = [&](const Chunk& k) {
+        const int64_t dx = k.coord().x - centre.x, dz = k.coord().z - centre.z;
+        return std::tuple(dx * dx + dz * dz, k.coord().z, k.coord().x);
+      };
+      return key(a) < key(b);
+    });
+    for (Chunk& chunk : from_cache) {
+      ++stats.chunks_from_cache;
+      loaded.emplace(chunk.coord(), chunk);
+      actions.push_back([this, chunk = std::move(chunk)] {
+        if (callbacks.on_load) callbacks.on_load(chunk);
+      });
+    }
+    if (stream) {
+      v1::SessionUpdate update;
+      update.set_x(position.x);
+      update.set_z(position.z);
+      update.set_view_radius(applied_radius);
+      auto& chunk_options = *update.mutable_options();
+      chunk_options.set_include_terrain(options.chunk.include_terrain);
+      chunk_options.set_terrain_step(options.chunk.terrain_step);
+      for (uint32_t layer : options.chunk.layers) chunk_options.add_layers(layer);
+      for (const auto& [c, chunk] : loaded) {
+        v1::ChunkCoord* held = update.add_held();
+        held->set_x(c.x);
+        held->set_z(c.z);
+      }
+      // A failed write means the stream broke; the reader sees the end and reports it.
+      actions.push_back([s = stream.get(), update = std::move(update)] { s->Write(update); });
+    }
+    run_unlocked(std::move(actions), lock);
+  }
+
+  // The world changed under the session (another server, another world): nothing held is valid.
+  void switch_world(WorldInfo next, std::unique_lock<std::mutex>& lock) {
+    std::vector<Action> actions;
+    actions.push_back([this, message = "the server's world changed (fingerprint " + world.fingerprint() +
+                                       ", now " + next.fingerprint() + "): reloading the view"] {
+      if (callbacks.on_error) callbacks.on_error({StatusCode::aborted, message});
+    });
+    for (const auto& [c, chunk] : loaded) {
+      actions.push_back([this, c = c] {
+        if (callbacks.on_unload) callbacks.on_unload(c);
+      });
+    }
+    loaded.clear();
+    cache.clear();
+    world = std::move(next);
+    view_dirty = true;
+    run_unlocked(std::move(actions), lock);
+  }
+
+  void report(Status status, std::unique_lock<std::mutex>& lock) {
+    run_unlocked({[this, status = std::move(status)] {
+                   if (callbacks.on_error) callbacks.on_error(status);
+                 }},
+                 lock);
+  }
+
+  // Callbacks run without the lock, so they may call set_position and loaded().
+  void run_unlocked(std::vector<Action> actions, std::unique_lock<std::mutex>& lock) {
+    if (actions.empty()) return;
+    lock.unlock();
+    for (Action& action : actions) action();
+    lock.lock();
+  }
+};
+
+Result<std::unique_ptr<ViewSession>> ViewSession::start(Client client, Position position, ViewOptions options,
+                                                        ViewCallbacks callbacks) {
+  Result<WorldInfo> world = client.world_info();
+  if (!world) return world.status();
+  auto impl = std::make_unique<Impl>(std::move(client), *world, position, std::move(options), std::move(callbacks));
+  Impl* raw = impl.get();
+  impl->thread = std::thread([raw] { raw->run(); });
+  return std::unique_ptr<ViewSession>(new ViewSession(std::move(impl)));
+}
+
+ViewSession::ViewSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+ViewSession::~ViewSession() { stop(); }
+
+void ViewSession::set_position(Position position) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->position = position;
+  if (chunk_at(position.x, position.z, impl_->world.chunk_size()) != impl_->centre) {
+    impl_->view_dirty = true;
+    impl_->wake.notify_all();
+  }
+}
+
+void ViewSession::set_radius(uint32_t view_radius) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->radius = view_radius;
+  if (view_radius != impl_->applied_radius) {
+    impl_->view_dirty = true;
+    impl_->wake.notify_all();
+  }
+}
+
+std::vector<ChunkCoord> ViewSession::loaded() const {
+  std::lock_guard lock(impl_->mutex);
+  std::vector<ChunkCoord> out;
+  out.reserve(impl_->loaded.size());
+  for (const auto& entry : impl_->loaded) out.push_back(entry.first);
+  return out;
+}
+
+ViewStats ViewSession::stats() const {
+  std::lock_guard lock(impl_->mutex);
+  ViewStats stats = impl_->stats;
+  stats.cached_bytes = impl_->cache.bytes();
+  stats.loaded_chunks = impl_->loaded.size();
+  return stats;
+}
+
+bool ViewSession::running() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->running;
+}
+
+void ViewSession::stop() {
+  {
+    std::lock_guard lock(impl_->mutex);
+    impl_->stopping = true;
+    impl_->wake.notify_all();
+  }
+  if (impl_->thread.joinable()) impl_->thread.join();
+}
+
+}  // namespace chunkforge::client
