@@ -3,6 +3,7 @@
 #include "chunkforge/encode.h"
 #include "chunkforge/v1/info.pb.h"
 #include "commands.h"
+#include "source.h"
 #include "world_options.h"
 
 namespace chunkforge::tool {
@@ -21,15 +22,15 @@ void print_entries(const char* title,
 
 int run(const std::vector<std::string>& words) {
   std::string error;
-  auto args = parse_args(words, with_world_options({{}, {"--json"}}), error);
+  auto args = parse_args(words, with_source_options({{}, {"--json"}}), error);
   if (!args || !args->positional.empty()) {
     std::cerr << "info: " << (error.empty() ? "takes no positional arguments" : error) << '\n'
               << kInfoCommand.help;
     return kExitBadInput;
   }
-  std::optional<World> world = load_world(*args);
-  if (!world) return kExitBadInput;
-  const v1::WorldInfo info = describe_world(*world);
+  OpenedSource opened = open_source(*args, "info");
+  if (!opened.source) return opened.exit_code;
+  const v1::WorldInfo& info = opened.source->info();
   if (args->has("--json")) {
     std::cout << to_json(info) << '\n';
     return kExitOk;
@@ -50,12 +51,14 @@ int run(const std::vector<std::string>& words) {
 const Command kInfoCommand{
     "info", "describe a world: seed, version, layers and structures with their ids",
     "usage: chunkforge info [--world FILE] [--seed N] [--json]\n"
+    "       chunkforge info --server ADDR [--tls] [--tls-ca FILE] [--token-file FILE] [--json]\n"
     "\n"
     "Prints the world's seed, chunk size, generator version, fingerprint and the catalogue of\n"
-    "biomes, materials, resource layers and structures with their ids.\n"
+    "biomes, materials, resource layers and structures with their ids (of the server's world\n"
+    "with --server).\n"
     "\n"
     "options:\n" +
-        kWorldOptionsHelp + "  --json         one line of JSON (chunkforge.v1.WorldInfo)\n",
+        kWorldOptionsHelp + kServerOptionsHelp + "  --json         one line of JSON (chunkforge.v1.WorldInfo)\n",
     run};
 
 }  // namespace chunkforge::tool

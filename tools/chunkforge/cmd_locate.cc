@@ -6,6 +6,7 @@
 #include "chunk_json.h"
 #include "chunkforge/structures.h"
 #include "commands.h"
+#include "source.h"
 #include "world_options.h"
 
 namespace chunkforge::tool {
@@ -13,7 +14,12 @@ namespace {
 
 int run(const std::vector<std::string>& words) {
   std::string error;
-  auto args = parse_args(words, with_world_options({{"--radius", "--limit"}, {"--json"}}), error);
+  auto args = parse_args(words, with_source_options({{"--radius", "--limit"}, {"--json"}}), error);
+  if (args && args->value("--server")) {
+    std::cerr << "locate: the server offers no structure search (WorldService has no such call); run it here\n"
+                 "with the server's world definition: chunkforge locate TYPE X Z --world FILE\n";
+    return kExitBadInput;
+  }
   std::optional<int64_t> x, z;
   if (args && args->positional.size() == 3) {
     x = parse_int(args->positional[1]);
@@ -102,7 +108,9 @@ const Command kLocateCommand{
         kWorldOptionsHelp +
         "  --radius R     search radius in world units (default 2048, at most 65536)\n"
         "  --limit N      at most N instances (default 10)\n"
-        "  --json         one line of JSON\n",
+        "  --json         one line of JSON\n"
+        "\n"
+        "The server has no structure search yet: --server is refused with that explanation.\n",
     run};
 
 }  // namespace chunkforge::tool

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "png_image.h"
 #include "region.h"
+#include "source.h"
 #include "world_options.h"
 
 namespace chunkforge::tool {
@@ -30,7 +31,7 @@ Rgb shade(Rgb c, double elevation, double sea_level) {
 
 int run(const std::vector<std::string>& words) {
   std::string error;
-  auto args = parse_args(words, with_world_options({{"--out", "--px-per-unit", "--threads"}, {}}), error);
+  auto args = parse_args(words, with_source_options({{"--out", "--px-per-unit", "--threads"}, {}}), error);
   std::optional<int64_t> c[4];
   if (args && args->positional.size() == 4) {
     for (int k = 0; k < 4; ++k) c[k] = parse_int(args->positional[k]);
@@ -59,10 +60,11 @@ int run(const std::vector<std::string>& words) {
     }
     options.threads = static_cast<int>(*t);
   }
-  std::optional<World> world = load_world(*args);
-  if (!world) return kExitBadInput;
+  OpenedSource opened = open_source(*args, "render");
+  if (!opened.source) return opened.exit_code;
+  const v1::WorldInfo& info = opened.source->info();
   const Rect rect{*c[0], *c[1], *c[2], *c[3]};
-  const int64_t size = world->chunk_size();
+  const int64_t size = info.chunk_size();
   const double side = static_cast<double>(size);
   const double width = static_cast<double>(rect.width() * size) * scale;
   const double height = static_cast<double>(rect.height() * size) * scale;
@@ -77,10 +79,11 @@ int run(const std::vector<std::string>& words) {
     options.terrain_step *= 2;
   }
 
-  const v1::WorldInfo info = describe_world(*world);
   const std::vector<Rgb> materials = colors_of(info.materials()), layers = colors_of(info.resources());
   Image image(static_cast<int>(std::ceil(width)), static_cast<int>(std::ceil(height)));
-  const std::vector<v1::Chunk> chunks = generate_rect(*world, rect, options);
+  const std::optional<std::vector<v1::Chunk>> fetched = opened.source->chunks(rect, options);
+  if (!fetched) return kExitFailure;
+  const std::vector<v1::Chunk>& chunks = *fetched;
   for (const v1::Chunk& chunk : chunks) {
     const double ox = static_cast<double>((chunk.coord().x() - rect.x0) * size);
     const double oz = static_cast<double>((chunk.coord().z() - rect.z0) * size);
@@ -132,7 +135,7 @@ int run(const std::vector<std::string>& words) {
 const Command kRenderCommand{
     "render", "a rectangle of chunks as a PNG map",
     "usage: chunkforge render CX0 CZ0 CX1 CZ1 --out FILE.png [--px-per-unit K] [--threads N]\n"
-    "                         [--world FILE] [--seed N]\n"
+    "                         [--world FILE] [--seed N | --server ADDR [--tls] [--tls-ca FILE] [--token-file FILE]]\n"
     "\n"
     "Draws chunks CX0..CX1 x CZ0..CZ1 (inclusive): terrain in its material colours (lighter\n"
     "higher, darker deeper water), every object as a disc of its footprint in its layer's\n"
@@ -140,10 +143,10 @@ const Command kRenderCommand{
     "z downwards.\n"
     "\n"
     "options:\n" +
-        kWorldOptionsHelp +
+        kWorldOptionsHelp + kServerOptionsHelp +
         "  --out FILE     the PNG to write (required)\n"
         "  --px-per-unit K  pixels per world unit, 1/64 to 64 (default 1)\n"
-        "  --threads N    generation threads (default 1)\n",
+        "  --threads N    generation threads (default 1; ignored with --server)\n",
     run};
 
 }  // namespace chunkforge::tool

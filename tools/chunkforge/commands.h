@@ -22,5 +22,6 @@ extern const Command kRegionCommand;
 extern const Command kRenderCommand;
 extern const Command kQualityCommand;
 extern const Command kLocateCommand;
+extern const Command kHealthCommand;
 
 }  // namespace chunkforge::tool

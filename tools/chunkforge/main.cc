@@ -1,4 +1,5 @@
-// chunkforge: offline access to a world — validate a definition, describe it, sample it.
+// chunkforge: a world from the command line — validate a definition, describe and sample it,
+// print chunks and render maps, generated here or fetched from a server (--server).
 #include <iostream>
 #include <string>
 #include <vector>
@@ -17,10 +18,11 @@ const Command* const kCommands[] = {&chunkforge::tool::kValidateCommand,
                                     &chunkforge::tool::kRegionCommand,
                                     &chunkforge::tool::kRenderCommand,
                                     &chunkforge::tool::kQualityCommand,
-                                    &chunkforge::tool::kLocateCommand};
+                                    &chunkforge::tool::kLocateCommand,
+                                    &chunkforge::tool::kHealthCommand};
 
 void print_usage(std::ostream& out) {
-  out << "usage: chunkforge COMMAND [ARGS] [--world FILE] [--seed N]\n\ncommands:\n";
+  out << "usage: chunkforge COMMAND [ARGS] [--world FILE] [--seed N | --server ADDR]\n\ncommands:\n";
   for (const Command* c : kCommands) out << "  " << c->name << std::string(12 - std::string(c->name).size(), ' ') << c->summary << '\n';
   out << "\n`chunkforge COMMAND --help` describes one command.\n";
 }
