@@ -112,7 +112,7 @@ struct ViewSession::Impl {
         }
       }
     }
-    close(lock);
+    close(lock, /*cancel=*/true);
     running = false;
   }
 
@@ -156,16 +156,17 @@ struct ViewSession::Impl {
 
   // The stream ended. Reports why; true to go on with a new stream.
   bool ended(std::unique_lock<std::mutex>& lock) {
-    const Status status = close(lock);
+    const Status status = close(lock, /*cancel=*/false);
     if (stopping) return true;
     if (!status.ok()) report(status, lock);
     return retryable(status.code);
   }
 
-  // Ends the stream (cancelling it if still open) and returns its status.
-  Status close(std::unique_lock<std::mutex>& lock) {
+  // Ends the stream and returns its status. `cancel` when it may still be open (stop()); not
+  // once the reader saw it end, since a cancel then would hide the server's status.
+  Status close(std::unique_lock<std::mutex>& lock, bool cancel) {
     if (!stream) return {};
-    context->TryCancel();
+    if (cancel) context->TryCancel();
     lock.unlock();
     reader.join();
     const Status status = to_status(stream->Finish());
