@@ -1,0 +1,240 @@
+// Scale-out without containers: Debian's nginx on loopback in front of three chunkforge-server
+// processes, hashing GetChunk on the chunk-key metadata the SDK sends (the same scheme as
+// docker/nginx.conf). Shows that a chunk key always lands on one replica, that every replica
+// sends the same bytes, and that losing a replica mid-run loses no request the client retries.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <regex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "chunkforge/client.h"
+#include "chunkforge/v1/chunk.pb.h"
+
+namespace chunkforge::client {
+namespace {
+
+using namespace std::chrono_literals;
+
+int free_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  socklen_t length = sizeof address;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  close(fd);
+  return ntohs(address.sin_port);
+}
+
+// A child process, killed (SIGTERM, then SIGKILL) when it goes out of scope.
+class Process {
+ public:
+  explicit Process(std::vector<std::string> argv) {
+    pid_ = fork();
+    if (pid_ == 0) {
+      std::vector<char*> args;
+      for (std::string& a : argv) args.push_back(a.data());
+      args.push_back(nullptr);
+      execv(args[0], args.data());
+      _exit(127);
+    }
+  }
+  Process(const Process&) = delete;
+  ~Process() { stop(SIGTERM); }
+
+  void stop(int signal) {
+    if (pid_ <= 0) return;
+    kill(pid_, signal);
+    for (int k = 0; k < 50; ++k) {
+      if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
+        pid_ = -1;
+        return;
+      }
+      std::this_thread::sleep_for(100ms);
+    }
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+// GET http://127.0.0.1:port/metrics, the body.
+std::string metrics(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string out;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
+    const std::string request = "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+    (void)!write(fd, request.data(), request.size());
+    char buffer[4096];
+    for (ssize_t n; (n = read(fd, buffer, sizeof buffer)) > 0;) out.append(buffer, static_cast<size_t>(n));
+  }
+  close(fd);
+  return out;
+}
+
+// GetChunk calls a replica has received.
+int64_t get_chunk_calls(int http_port) {
+  static const std::regex line(R"re(chunkforge_requests_total\{method="GetChunk"\} (\d+))re");
+  std::smatch m;
+  const std::string page = metrics(http_port);
+  return std::regex_search(page, m, line) ? std::stoll(m[1]) : -1;
+}
+
+class ScaleOutTest : public testing::Test {
+ protected:
+  static constexpr int kReplicas = 3;
+
+  void SetUp() override {
+    ASSERT_TRUE(std::filesystem::exists(CHUNKFORGE_NGINX)) << "nginx is a test package (scripts/lib/common.sh)";
+    dir_ = std::filesystem::path(testing::TempDir()) / ("scale_out_" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir_ / "tmp");
+    std::string servers;
+    for (int k = 0; k < kReplicas; ++k) {
+      grpc_ports_.push_back(free_port());
+      http_ports_.push_back(free_port());
+      replicas_.push_back(std::make_unique<Process>(std::vector<std::string>{
+          CHUNKFORGE_SERVER, "--listen", "127.0.0.1:" + std::to_string(grpc_ports_[k]), "--http",
+          "127.0.0.1:" + std::to_string(http_ports_[k]), "--threads", "1", "--cache-mb", "32", "--log-level", "warn"}));
+      servers += "    server 127.0.0.1:" + std::to_string(grpc_ports_[k]) + " max_fails=1 fail_timeout=5s;\n";
+    }
+    nginx_port_ = free_port();
+    const std::string d = dir_.string();
+    std::ofstream(dir_ / "nginx.conf")
+        << (geteuid() == 0 ? "user root;\n" : "") << "worker_processes 1;\n"
+        << "pid " << d << "/nginx.pid;\nerror_log " << d << "/error.log warn;\n"
+        << "events { worker_connections 1024; }\n"
+        << "http {\n  access_log off;\n"
+        << "  client_body_temp_path " << d << "/tmp/body;\n  proxy_temp_path " << d << "/tmp/proxy;\n"
+        << "  fastcgi_temp_path " << d << "/tmp/fastcgi;\n  uwsgi_temp_path " << d << "/tmp/uwsgi;\n"
+        << "  scgi_temp_path " << d << "/tmp/scgi;\n"
+        << "  upstream by_chunk_key {\n    hash $http_x_chunkforge_chunk_key consistent;\n" << servers << "  }\n"
+        << "  upstream any_replica {\n    least_conn;\n" << servers << "  }\n"
+        << "  server {\n    listen 127.0.0.1:" << nginx_port_ << " http2;\n"
+        << "    location = /chunkforge.v1.WorldService/GetChunk { grpc_pass grpc://by_chunk_key; }\n"
+        << "    location / { grpc_pass grpc://any_replica; grpc_read_timeout 1h; grpc_send_timeout 1h; }\n"
+        << "  }\n}\n";
+    nginx_ = std::make_unique<Process>(std::vector<std::string>{
+        CHUNKFORGE_NGINX, "-p", d, "-c", d + "/nginx.conf", "-e", d + "/error.log", "-g", "daemon off;"});
+    for (int k = 0; k < kReplicas; ++k) {
+      Result<Client> direct = Client::connect("127.0.0.1:" + std::to_string(grpc_ports_[k]));
+      ASSERT_TRUE(direct);
+      ConnectOptions patient;
+      patient.max_attempts = 30;
+      patient.initial_backoff = 100ms;
+      patient.max_backoff = 200ms;
+      Result<Client> waiting = Client::connect(direct->target(), patient);
+      ASSERT_TRUE(waiting->health()) << "replica " << k << " did not start";
+      direct_.push_back(std::move(*direct));
+    }
+    ConnectOptions options;
+    options.max_attempts = 8;
+    options.initial_backoff = 50ms;
+    options.max_backoff = 400ms;
+    Result<Client> balanced = Client::connect("127.0.0.1:" + std::to_string(nginx_port_), options);
+    ASSERT_TRUE(balanced);
+    balanced_.emplace(std::move(*balanced));
+    ASSERT_TRUE(balanced_->health()) << "nginx did not start; see " << d << "/error.log";
+  }
+
+  void TearDown() override {
+    nginx_.reset();
+    replicas_.clear();
+    std::filesystem::remove_all(dir_);
+  }
+
+  std::vector<int64_t> calls() const {
+    std::vector<int64_t> out;
+    for (int port : http_ports_) out.push_back(get_chunk_calls(port));
+    return out;
+  }
+
+  std::filesystem::path dir_;
+  std::vector<int> grpc_ports_, http_ports_;
+  int nginx_port_ = 0;
+  std::vector<std::unique_ptr<Process>> replicas_;
+  std::unique_ptr<Process> nginx_;
+  std::vector<Client> direct_;
+  std::optional<Client> balanced_;
+};
+
+TEST_F(ScaleOutTest, EachChunkKeyLandsOnOneReplicaAndEveryReplicaSendsTheSameBytes) {
+  std::set<int> used;
+  for (int64_t x = 0; x < 24; ++x) {
+    const ChunkCoord coord{x, 7 - x};
+    const std::vector<int64_t> before = calls();
+    for (int k = 0; k < 4; ++k) ASSERT_TRUE(balanced_->chunk(coord)) << x;
+    const std::vector<int64_t> after = calls();
+    int owners = 0;
+    for (int r = 0; r < kReplicas; ++r) {
+      const int64_t got = after[static_cast<size_t>(r)] - before[static_cast<size_t>(r)];
+      EXPECT_TRUE(got == 0 || got == 4) << "chunk " << x << ": replica " << r << " got " << got << " of 4";
+      if (got == 4) {
+        ++owners;
+        used.insert(r);
+      }
+    }
+    EXPECT_EQ(owners, 1) << "chunk " << x;
+  }
+  EXPECT_EQ(used.size(), static_cast<size_t>(kReplicas)) << "24 keys should spread over all replicas";
+
+  for (int64_t x = 0; x < 6; ++x) {
+    const std::string through_nginx = balanced_->chunk({x, -x})->message().SerializeAsString();
+    for (Client& replica : direct_) {
+      EXPECT_EQ(replica.chunk({x, -x})->message().SerializeAsString(), through_nginx) << "chunk " << x;
+    }
+  }
+}
+
+TEST_F(ScaleOutTest, LosingAReplicaMidRunLosesNoRetriedRequest) {
+  // Four clients keep requesting distinct chunks (cold: each takes a generation) while one
+  // replica is killed under them, with calls in flight.
+  constexpr int kClients = 4, kEach = 60;
+  std::atomic<int> done{0}, ok{0};
+  std::mutex mutex;
+  std::vector<std::string> failures;
+  std::vector<std::thread> clients;
+  for (int c = 0; c < kClients; ++c) {
+    clients.emplace_back([&, c] {
+      for (int64_t k = 0; k < kEach; ++k) {
+        Result<Chunk> chunk = balanced_->chunk({100 + k, 100 + c});
+        ++done;
+        if (chunk) {
+          ++ok;
+        } else {
+          std::lock_guard lock(mutex);
+          failures.push_back(chunk.status().to_string());
+        }
+      }
+    });
+  }
+  while (done < kClients * kEach / 4) std::this_thread::sleep_for(1ms);
+  replicas_[1]->stop(SIGKILL);  // no drain: its connections just break
+  for (std::thread& t : clients) t.join();
+  EXPECT_EQ(ok, kClients * kEach) << (failures.empty() ? "" : failures.front());
+  EXPECT_EQ(calls()[1], -1);  // it is gone; the survivors answered for its keys
+}
+
+}  // namespace
+}  // namespace chunkforge::client
