@@ -440,6 +440,15 @@ TEST_F(ClientTest, CommandLinePrintsTheSameOnlineAsOffline) {
     EXPECT_FALSE(online.out.empty()) << command;
     EXPECT_EQ(online.out, offline.out) << command;
   }
+  const std::string png = testing::TempDir() + "sdk_render_";
+  ASSERT_EQ(run("render 0 0 2 1 --out " + png + "offline.png").exit_code, 0);
+  ASSERT_EQ(run("render 0 0 2 1 --out " + png + "online.png" + server).exit_code, 0);
+  auto read_all = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  EXPECT_EQ(read_all(png + "online.png"), read_all(png + "offline.png"));
+  EXPECT_GT(read_all(png + "online.png").size(), 100u);
   const CommandResult health = run("health" + server);
   EXPECT_EQ(health.exit_code, 0);
   EXPECT_EQ(health.out, "SERVING\n");
