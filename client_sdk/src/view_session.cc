@@ -70,6 +70,7 @@ struct ViewSession::Impl {
   bool view_dirty = true, stopping = false, running = true;
   std::deque<Incoming> inbox;
   ViewStats stats;
+  grpc::ClientContext* pending_info = nullptr;  // the world-info call of open(), while under way
 
   // The session thread's own.
   std::unique_ptr<grpc::ClientContext> context;
@@ -119,13 +120,16 @@ struct ViewSession::Impl {
   // Opens a session stream and sends the view with the chunks already held. False if the world
   // could not be checked (the loop then backs off and tries again).
   bool open(std::unique_lock<std::mutex>& lock) {
-    lock.unlock();
-    // A fresh look at the world: after a restart it may be another one.
+    // A fresh look at the world: after a restart it may be another one. stop() cancels it.
     grpc::ClientContext info_context;
     client.impl()->prepare(info_context);
+    pending_info = &info_context;
+    lock.unlock();
     v1::WorldInfo info;
     const grpc::Status status = client.impl()->stub->GetWorldInfo(&info_context, v1::GetWorldInfoRequest{}, &info);
     lock.lock();
+    pending_info = nullptr;
+    if (stopping) return false;
     if (!status.ok()) {
       report(to_status(status), lock);
       return false;
@@ -349,6 +353,7 @@ void ViewSession::stop() {
   {
     std::lock_guard lock(impl_->mutex);
     impl_->stopping = true;
+    if (impl_->pending_info != nullptr) impl_->pending_info->TryCancel();
     impl_->wake.notify_all();
   }
   if (impl_->thread.joinable()) impl_->thread.join();
