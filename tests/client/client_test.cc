@@ -2,12 +2,8 @@
 // Client and ViewSession talking to it over gRPC, and the `chunkforge` command with --server.
 #include "chunkforge/client.h"
 
-#include <arpa/inet.h>
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -22,24 +18,14 @@
 #include "chunkforge/v1/chunk.pb.h"
 #include "chunkforge/v1/info.pb.h"
 #include "world_server.h"
+#include "support/free_port.h"
 
 namespace chunkforge::client {
 namespace {
 
 using namespace std::chrono_literals;
 
-// A loopback port nothing listens on (bound, read, released).
-int free_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  socklen_t length = sizeof address;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  close(fd);
-  return ntohs(address.sin_port);
-}
+using test::free_port;
 
 server::ServerOptions server_options(int port) {
   server::ServerOptions options;

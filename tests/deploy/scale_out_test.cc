@@ -23,23 +23,14 @@
 
 #include "chunkforge/client.h"
 #include "chunkforge/v1/chunk.pb.h"
+#include "support/free_port.h"
 
 namespace chunkforge::client {
 namespace {
 
 using namespace std::chrono_literals;
 
-int free_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  socklen_t length = sizeof address;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  close(fd);
-  return ntohs(address.sin_port);
-}
+using test::free_port;
 
 // A child process, killed (SIGTERM, then SIGKILL) when it goes out of scope.
 class Process {
