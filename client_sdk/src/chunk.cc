@@ -26,23 +26,27 @@ uint32_t TerrainView::material(uint32_t i, uint32_t j) const {
 }
 
 ObjectRange::ObjectRange(std::shared_ptr<const v1::Chunk> chunk, WorldInfo world)
-    : chunk_(std::move(chunk)), world_(std::move(world)), size_(static_cast<size_t>(chunk_->objects().layer_size())) {}
-
-Object ObjectRange::at(size_t i) const {
+    : chunk_(std::move(chunk)), world_(std::move(world)) {
   const v1::Objects& o = chunk_->objects();
-  const int k = static_cast<int>(i);
+  size_ = static_cast<size_t>(o.layer_size());
+  // The same sum the command-line client prints: the chunk origin (exact) plus the float offset.
   const double size = chunk_->chunk_size();
-  Object object;
-  object.layer = o.layer(k);
-  object.layer_name = world_.resource_name(object.layer);
-  // The same sum the command-line client prints: chunk origin (exact) plus the float offset.
-  object.x = static_cast<double>(chunk_->coord().x()) * size + o.x(k);
-  object.z = static_cast<double>(chunk_->coord().z()) * size + o.z(k);
-  object.y = o.y(k);
-  object.yaw = o.yaw(k);
-  object.variant = o.variant(k);
-  object.id = o.id(k);
-  return object;
+  origin_x_ = static_cast<double>(chunk_->coord().x()) * size;
+  origin_z_ = static_cast<double>(chunk_->coord().z()) * size;
+  // A well-formed chunk has arrays of one length (the server's encoder guarantees it); a
+  // shorter one would be read out of bounds, so such a chunk shows no objects.
+  if (o.x_size() != o.layer_size() || o.z_size() != o.layer_size() || o.y_size() != o.layer_size() ||
+      o.yaw_size() != o.layer_size() || o.variant_size() != o.layer_size() || o.id_size() != o.layer_size()) {
+    size_ = 0;
+    return;
+  }
+  layer_ = o.layer().data();
+  variant_ = o.variant().data();
+  x_ = o.x().data();
+  z_ = o.z().data();
+  y_ = o.y().data();
+  yaw_ = o.yaw().data();
+  id_ = o.id().data();
 }
 
 Chunk::Chunk(std::shared_ptr<const v1::Chunk> message, WorldInfo world)

@@ -82,6 +82,7 @@ class TerrainView {
  public:
   uint32_t step() const;
   uint32_t size() const;  // samples per side
+  // Sample (i, j), each in [0, size()).
   float elevation(uint32_t i, uint32_t j) const;
   uint32_t biome(uint32_t i, uint32_t j) const;
   uint32_t material(uint32_t i, uint32_t j) const;
@@ -122,10 +123,18 @@ class ObjectRange {
  private:
   friend class Chunk;
   ObjectRange(std::shared_ptr<const chunkforge::v1::Chunk> chunk, WorldInfo world);
-  Object at(size_t i) const;
-  std::shared_ptr<const chunkforge::v1::Chunk> chunk_;
+  // Plain reads of the wire arrays: iterating costs about what reading them by hand does.
+  Object at(size_t i) const {
+    return {layer_[i], world_.resource_name(layer_[i]), origin_x_ + x_[i], origin_z_ + z_[i], y_[i], yaw_[i],
+            variant_[i], id_[i]};
+  }
+  std::shared_ptr<const chunkforge::v1::Chunk> chunk_;  // owns the arrays below
   WorldInfo world_;
-  size_t size_;
+  size_t size_ = 0;
+  double origin_x_ = 0, origin_z_ = 0;
+  const uint32_t *layer_ = nullptr, *variant_ = nullptr;
+  const float *x_ = nullptr, *z_ = nullptr, *y_ = nullptr, *yaw_ = nullptr;
+  const uint64_t* id_ = nullptr;
 };
 
 class Chunk {
