@@ -15,7 +15,7 @@ void Metrics::generated(double seconds) {
 }
 
 std::string Metrics::render(const CacheStats& cache, size_t queue_depth) const {
-  static const char* kMethods[] = {"GetWorldInfo", "GetChunk", "StreamRegion", "Session"};
+  static const char* kMethods[] = {"GetWorldInfo", "GetChunk", "StreamRegion", "Session", "Locate"};
   std::ostringstream out;
   auto header = [&](const char* name, const char* type, const char* help) {
     out << "# HELP chunkforge_" << name << ' ' << help << "\n# TYPE chunkforge_" << name << ' ' << type << '\n';

@@ -18,7 +18,7 @@ struct CacheStats;
 
 class Metrics {
  public:
-  enum Method { kGetWorldInfo, kGetChunk, kStreamRegion, kSession, kMethodCount };
+  enum Method { kGetWorldInfo, kGetChunk, kStreamRegion, kSession, kLocate, kMethodCount };
 
   void request(Method m) { ++requests_[m]; }
   void error(Method m) { ++errors_[m]; }

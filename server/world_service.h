@@ -37,10 +37,11 @@ struct ChunkJob {
   std::string key;
 };
 
-// GetWorldInfo typed; the chunk-carrying methods raw (ByteBuffer in and out).
+// GetWorldInfo and Locate typed; the chunk-carrying methods raw (ByteBuffer in and out).
 using WorldServiceBase = v1::WorldService::WithCallbackMethod_GetWorldInfo<
     v1::WorldService::WithRawCallbackMethod_GetChunk<v1::WorldService::WithRawCallbackMethod_StreamRegion<
-        v1::WorldService::WithRawCallbackMethod_Session<v1::WorldService::Service>>>>;
+        v1::WorldService::WithRawCallbackMethod_Session<
+            v1::WorldService::WithCallbackMethod_Locate<v1::WorldService::Service>>>>>;
 
 class WorldService final : public WorldServiceBase {
  public:
@@ -55,6 +56,9 @@ class WorldService final : public WorldServiceBase {
   grpc::ServerWriteReactor<grpc::ByteBuffer>* StreamRegion(grpc::CallbackServerContext* context,
                                                            const grpc::ByteBuffer* request) override;
   grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* Session(grpc::CallbackServerContext* context) override;
+  // In locate.cc: plans structures on the generation queue.
+  grpc::ServerUnaryReactor* Locate(grpc::CallbackServerContext* context, const v1::LocateRequest* request,
+                                   v1::LocateResponse* response) override;
 
   // Validates a coordinate and options; the error names the field and the allowed range.
   grpc::Status make_job(const v1::ChunkCoord& coord, const v1::ChunkOptions& options, const std::string& field,

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "chunkforge/v1/chunk.pb.h"
+#include "client_impl.h"
 
 namespace chunkforge::client {
 
@@ -61,13 +62,15 @@ double Chunk::origin_z() const { return static_cast<double>(message_->coord().z(
 
 ObjectRange Chunk::objects() const { return ObjectRange(message_, world_); }
 
+Structure structure_of(const v1::StructureInstance& s, const WorldInfo& world) {
+  return {s.id(),          s.type(),   world.structure_name(s.type()), s.x(),      s.z(),     s.y(),
+          s.yaw_degrees(), s.tilted(), s.size_x(),                     s.size_y(), s.size_z()};
+}
+
 std::vector<Structure> Chunk::structures() const {
   std::vector<Structure> out;
   out.reserve(static_cast<size_t>(message_->structures_size()));
-  for (const v1::StructureInstance& s : message_->structures()) {
-    out.push_back({s.id(), s.type(), world_.structure_name(s.type()), s.x(), s.z(), s.y(), s.yaw_degrees(),
-                   s.tilted(), s.size_x(), s.size_y(), s.size_z()});
-  }
+  for (const v1::StructureInstance& s : message_->structures()) out.push_back(structure_of(s, world_));
   return out;
 }
 

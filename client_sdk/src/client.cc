@@ -109,6 +109,28 @@ Result<Chunk> Client::chunk(ChunkCoord coord, const ChunkOptions& options) {
   return Chunk(std::move(message), *world);
 }
 
+Result<std::vector<Structure>> Client::locate(const std::string& type, int64_t x, int64_t z, double radius,
+                                             uint32_t limit) {
+  Result<WorldInfo> world = world_info();
+  if (!world) return world.status();
+  v1::LocateRequest request;
+  request.set_type(type);
+  request.set_x(x);
+  request.set_z(z);
+  request.set_radius(radius);
+  request.set_limit(limit);
+  v1::LocateResponse response;
+  const grpc::Status status = with_retries(impl_->options, [&] {
+    grpc::ClientContext context;
+    impl_->prepare(context);
+    return impl_->stub->Locate(&context, request, &response);
+  });
+  if (!status.ok()) return to_status(status);
+  std::vector<Structure> out;
+  for (const v1::StructureInstance& s : response.instances()) out.push_back(structure_of(s, *world));
+  return out;
+}
+
 // --- regions ---
 
 struct RegionStream::State {

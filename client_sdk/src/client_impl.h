@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <thread>
 #include <string>
 
 #include "chunkforge/client/client.h"
@@ -32,6 +33,9 @@ struct Client::Impl {
 };
 
 Status to_status(const grpc::Status& status);
+
+// A structure from the wire, with its type's name from the catalogue.
+Structure structure_of(const v1::StructureInstance& s, const WorldInfo& world);
 
 // Exponential backoff with +-20 % jitter: initial, 2 initial, ... up to max.
 class Backoff {

@@ -67,20 +67,23 @@ v1::Chunk encode_chunk(const World& world, const ChunkData& chunk) {
     o.add_variant(r.variant);
     o.add_id(r.id);
   }
-  for (const StructureInstance& st : chunk.structures) {
-    v1::StructureInstance& m = *out.add_structures();
-    m.set_id(st.id);
-    m.set_type(st.type);
-    m.set_x(st.x);
-    m.set_z(st.z);
-    m.set_y(st.y);
-    m.set_yaw_degrees(static_cast<uint32_t>(st.rotation.yaw_quarters * 90));
-    m.set_tilted(st.rotation.tilted);
-    m.set_size_x(st.size_x);
-    m.set_size_y(st.size_y);
-    m.set_size_z(st.size_z);
-  }
+  for (const StructureInstance& st : chunk.structures) *out.add_structures() = encode_structure(st);
   return out;
+}
+
+v1::StructureInstance encode_structure(const StructureInstance& st) {
+  v1::StructureInstance m;
+  m.set_id(st.id);
+  m.set_type(st.type);
+  m.set_x(st.x);
+  m.set_z(st.z);
+  m.set_y(st.y);
+  m.set_yaw_degrees(static_cast<uint32_t>(st.rotation.yaw_quarters * 90));
+  m.set_tilted(st.rotation.tilted);
+  m.set_size_x(st.size_x);
+  m.set_size_y(st.size_y);
+  m.set_size_z(st.size_z);
+  return m;
 }
 
 void add_terrain(const World& world, int64_t step, v1::Chunk& chunk) {

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "chunkforge/encode.h"
+#include "chunkforge/structures.h"
 #include "chunkforge/v1/chunk.pb.h"
 #include "chunkforge/v1/info.pb.h"
 #include "world_server.h"
@@ -183,6 +184,32 @@ TEST_F(ClientTest, StreamRegionIsNearestFirstAndTheSameAsSingleChunks) {
   int taken = 0;
   EXPECT_TRUE(client_->stream_region({5, 5}, 2, {}, [&](const Chunk&) { return ++taken < 3; }).ok());
   EXPECT_EQ(taken, 3);
+}
+
+TEST_F(ClientTest, LocateFindsWhatTheOfflinePlannerFinds) {
+  Result<std::vector<Structure>> found = client_->locate("castle", 100, -40, 3000, 5);
+  ASSERT_TRUE(found) << found.status().to_string();
+  const StructureType* castle = nullptr;
+  for (const StructureType& t : default_world().structures().all()) {
+    if (t.name == "castle") castle = &t;
+  }
+  ASSERT_NE(castle, nullptr);
+  std::vector<StructureInstance> offline =
+      StructurePlanner(default_world()).locate(castle->id, Coord{100, 0.0}, Coord{-40, 0.0}, 3000);
+  offline.resize(std::min<size_t>(offline.size(), 5));
+  ASSERT_EQ(found->size(), offline.size());
+  ASSERT_FALSE(found->empty());
+  for (size_t k = 0; k < offline.size(); ++k) {
+    EXPECT_EQ((*found)[k].id, offline[k].id);
+    EXPECT_EQ((*found)[k].x, offline[k].x);
+    EXPECT_EQ((*found)[k].z, offline[k].z);
+    EXPECT_EQ((*found)[k].type_name, "castle");
+  }
+  Result<std::vector<Structure>> unknown = client_->locate("tower of babel", 0, 0);
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.status().code, StatusCode::invalid_argument);
+  EXPECT_NE(unknown.status().message.find("type: the world has no structure type"), std::string::npos);
+  EXPECT_EQ(client_->locate("castle", 0, 0, 1e6).status().code, StatusCode::invalid_argument);
 }
 
 TEST_F(ClientTest, HealthIsServing) {
@@ -418,7 +445,8 @@ CommandResult run(const std::string& args) {
 
 TEST_F(ClientTest, CommandLinePrintsTheSameOnlineAsOffline) {
   const std::string server = " --server " + target();
-  for (const std::string command : {"chunk 3 -2", "chunk -7 11 --terrain 16", "info --json", "info", "region -1 -1 1 0"}) {
+  for (const std::string command : {"chunk 3 -2", "chunk -7 11 --terrain 16", "info --json", "info", "region -1 -1 1 0",
+                                    "locate castle 0 0 --json", "locate village 900 -300 --radius 3000"}) {
     const CommandResult offline = run(command);
     const CommandResult online = run(command + server);
     EXPECT_EQ(offline.exit_code, 0) << command;
@@ -440,7 +468,6 @@ TEST_F(ClientTest, CommandLinePrintsTheSameOnlineAsOffline) {
   EXPECT_EQ(health.out, "SERVING\n");
   EXPECT_EQ(run("health --server 127.0.0.1:" + std::to_string(free_port())).exit_code, 1);
   EXPECT_EQ(run("chunk 0 0 --seed 4" + server).exit_code, 2);
-  EXPECT_EQ(run("locate castle 0 0" + server).exit_code, 2);
 }
 
 // TLS and a bearer token, through the SDK and through the command.

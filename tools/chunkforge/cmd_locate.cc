@@ -4,7 +4,6 @@
 #include <iostream>
 
 #include "chunk_json.h"
-#include "chunkforge/structures.h"
 #include "commands.h"
 #include "source.h"
 #include "world_options.h"
@@ -15,11 +14,6 @@ namespace {
 int run(const std::vector<std::string>& words) {
   std::string error;
   auto args = parse_args(words, with_source_options({{"--radius", "--limit"}, {"--json"}}), error);
-  if (args && args->value("--server")) {
-    std::cerr << "locate: the server offers no structure search (WorldService has no such call); run it here\n"
-                 "with the server's world definition: chunkforge locate TYPE X Z --world FILE\n";
-    return kExitBadInput;
-  }
   std::optional<int64_t> x, z;
   if (args && args->positional.size() == 3) {
     x = parse_int(args->positional[1]);
@@ -52,44 +46,35 @@ int run(const std::vector<std::string>& words) {
     std::cerr << "locate: X and Z must lie within the supported world (|value| <= 2^40)\n";
     return kExitBadInput;
   }
-  std::optional<World> world = load_world(*args);
-  if (!world) return kExitBadInput;
+  OpenedSource opened = open_source(*args, "locate");
+  if (!opened.source) return opened.exit_code;
   const std::string& name = args->positional[0];
-  const StructureType* type = nullptr;
-  for (const StructureType& t : world->structures().all()) {
-    if (t.name == name) type = &t;
-  }
-  if (type == nullptr) {
-    std::cerr << "locate: the world has no structure type \"" << name << "\"\n";
-    return kExitBadInput;
-  }
-  StructurePlanner planner(*world);
-  std::vector<StructureInstance> found = planner.locate(type->id, Coord{*x, 0.0}, Coord{*z, 0.0}, radius);
-  if (static_cast<int64_t>(found.size()) > limit) found.resize(static_cast<size_t>(limit));
+  const std::optional<std::vector<v1::StructureInstance>> found =
+      opened.source->locate(name, *x, *z, radius, static_cast<uint32_t>(limit));
+  if (!found) return opened.source->online() ? kExitFailure : kExitBadInput;
 
   std::string json = "{\"type\":\"" + name + "\",\"x\":" + std::to_string(*x) + ",\"z\":" + std::to_string(*z) +
                      ",\"radius\":" + number(radius) + ",\"instances\":[";
-  for (size_t k = 0; k < found.size(); ++k) {
-    const StructureInstance& s = found[k];
-    const double dx = static_cast<double>(s.x - *x), dz = static_cast<double>(s.z - *z);
+  for (size_t k = 0; k < found->size(); ++k) {
+    const v1::StructureInstance& s = (*found)[k];
+    const double dx = static_cast<double>(s.x() - *x), dz = static_cast<double>(s.z() - *z);
     char id[17];
-    std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(s.id));
+    std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(s.id()));
     json += (k ? ",{" : "{");
-    json += "\"id\":\"" + std::string(id) + "\",\"x\":" + std::to_string(s.x) + ",\"y\":" + number(s.y) +
-            ",\"z\":" + std::to_string(s.z) + ",\"distance\":" + number(std::sqrt(dx * dx + dz * dz)) +
-            ",\"yaw\":" + std::to_string(s.rotation.yaw_quarters * 90) + ",\"tilted\":" +
-            (s.rotation.tilted ? "true" : "false") + ",\"size\":[" + number(s.size_x) + "," + number(s.size_y) +
-            "," + number(s.size_z) + "]}";
+    json += "\"id\":\"" + std::string(id) + "\",\"x\":" + std::to_string(s.x()) + ",\"y\":" + number(s.y()) +
+            ",\"z\":" + std::to_string(s.z()) + ",\"distance\":" + number(std::sqrt(dx * dx + dz * dz)) +
+            ",\"yaw\":" + std::to_string(s.yaw_degrees()) + ",\"tilted\":" + (s.tilted() ? "true" : "false") +
+            ",\"size\":[" + number(s.size_x()) + "," + number(s.size_y()) + "," + number(s.size_z()) + "]}";
   }
   json += "]}";
   if (args->has("--json")) {
     std::cout << json << '\n';
     return kExitOk;
   }
-  std::cout << found.size() << " " << name << " within " << radius << " units of (" << *x << ", " << *z << ")\n";
-  for (const StructureInstance& s : found) {
-    const double dx = static_cast<double>(s.x - *x), dz = static_cast<double>(s.z - *z);
-    std::cout << "  at (" << s.x << ", " << s.z << "), " << std::lround(std::sqrt(dx * dx + dz * dz)) << " units away\n";
+  std::cout << found->size() << " " << name << " within " << radius << " units of (" << *x << ", " << *z << ")\n";
+  for (const v1::StructureInstance& s : *found) {
+    const double dx = static_cast<double>(s.x() - *x), dz = static_cast<double>(s.z() - *z);
+    std::cout << "  at (" << s.x() << ", " << s.z() << "), " << std::lround(std::sqrt(dx * dx + dz * dz)) << " units away\n";
   }
   return kExitOk;
 }
@@ -99,6 +84,7 @@ int run(const std::vector<std::string>& words) {
 const Command kLocateCommand{
     "locate", "the nearest structures of a type, without generating chunks",
     "usage: chunkforge locate TYPE X Z [--radius R] [--limit N] [--world FILE] [--seed N] [--json]\n"
+    "       chunkforge locate TYPE X Z --server ADDR [--tls] [--tls-ca FILE] [--token-file FILE] [...]\n"
     "\n"
     "Lists the kept instances of structure TYPE whose origin lies within R world units of\n"
     "(X, Z), nearest first, by planning structures alone (no terrain grids, no resources):\n"
@@ -108,9 +94,8 @@ const Command kLocateCommand{
         kWorldOptionsHelp +
         "  --radius R     search radius in world units (default 2048, at most 65536)\n"
         "  --limit N      at most N instances (default 10)\n"
-        "  --json         one line of JSON\n"
-        "\n"
-        "The server has no structure search yet: --server is refused with that explanation.\n",
+        "  --json         one line of JSON\n" +
+        kServerOptionsHelp,
     run};
 
 }  // namespace chunkforge::tool

@@ -6,6 +6,7 @@
 
 #include "chunkforge/client/client.h"
 #include "chunkforge/encode.h"
+#include "chunkforge/structures.h"
 #include "world_options.h"
 
 namespace chunkforge::tool {
@@ -17,6 +18,23 @@ class OfflineSource final : public Source {
   const v1::WorldInfo& info() const override { return info_; }
   std::optional<std::vector<v1::Chunk>> chunks(const Rect& rect, const RegionOptions& options) override {
     return generate_rect(world_, rect, options);
+  }
+  std::optional<std::vector<v1::StructureInstance>> locate(const std::string& type, int64_t x, int64_t z,
+                                                            double radius, uint32_t limit) override {
+    const StructureType* found = nullptr;
+    for (const StructureType& t : world_.structures().all()) {
+      if (t.name == type) found = &t;
+    }
+    if (found == nullptr) {
+      std::cerr << "locate: the world has no structure type \"" << type << "\"\n";
+      return std::nullopt;
+    }
+    std::vector<StructureInstance> instances =
+        StructurePlanner(world_).locate(found->id, Coord{x, 0.0}, Coord{z, 0.0}, radius);
+    if (instances.size() > limit) instances.resize(limit);
+    std::vector<v1::StructureInstance> out;
+    for (const StructureInstance& s : instances) out.push_back(encode_structure(s));
+    return out;
   }
   bool online() const override { return false; }
 
@@ -47,6 +65,29 @@ class ServerSource final : public Source {
         }
         out.push_back(chunk->message());
       }
+    }
+    return out;
+  }
+  std::optional<std::vector<v1::StructureInstance>> locate(const std::string& type, int64_t x, int64_t z,
+                                                            double radius, uint32_t limit) override {
+    client::Result<std::vector<client::Structure>> found = client_.locate(type, x, z, radius, limit);
+    if (!found) {
+      std::cerr << "locate: " << client_.target() << ": " << found.status().to_string() << '\n';
+      return std::nullopt;
+    }
+    std::vector<v1::StructureInstance> out;
+    for (const client::Structure& s : *found) {
+      v1::StructureInstance& m = out.emplace_back();
+      m.set_id(s.id);
+      m.set_type(s.type);
+      m.set_x(s.x);
+      m.set_z(s.z);
+      m.set_y(s.y);
+      m.set_yaw_degrees(s.yaw_degrees);
+      m.set_tilted(s.tilted);
+      m.set_size_x(s.size_x);
+      m.set_size_y(s.size_y);
+      m.set_size_z(s.size_z);
     }
     return out;
   }

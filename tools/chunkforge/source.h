@@ -32,6 +32,10 @@ class Source {
   // The chunks of the rectangle in row order (z outer). On failure prints why (prefixed with
   // `command`) and returns nullopt; the command exits with kExitFailure.
   virtual std::optional<std::vector<v1::Chunk>> chunks(const Rect& rect, const RegionOptions& options) = 0;
+  // The nearest kept instances of the structure type named `type` within `radius` of (x, z),
+  // at most `limit`. On failure prints why and returns nullopt.
+  virtual std::optional<std::vector<v1::StructureInstance>> locate(const std::string& type, int64_t x, int64_t z,
+                                                                    double radius, uint32_t limit) = 0;
   virtual bool online() const = 0;
 };
 

@@ -25,6 +25,8 @@ class World;
 v1::WorldInfo describe_world(const World& world);
 
 v1::Chunk encode_chunk(const World& world, const ChunkData& chunk);
+// One structure instance as chunks report it (also what the server's Locate returns).
+v1::StructureInstance encode_structure(const StructureInstance& instance);
 // Adds the terrain grid of the chunk at `step` (which divides the chunk size).
 void add_terrain(const World& world, int64_t step, v1::Chunk& chunk);
 

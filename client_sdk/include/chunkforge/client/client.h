@@ -25,6 +25,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "chunkforge/client/chunk.h"
 #include "chunkforge/client/status.h"
@@ -75,6 +76,12 @@ class Client {
   // The same as an iterator: `RegionStream s = client.open_region(c, r); while (auto chunk =
   // s.next()) ...; Status done = s.status();`.
   RegionStream open_region(ChunkCoord centre, uint32_t radius, const ChunkOptions& options = {});
+
+  // The kept instances of the structure type named `type` whose origin lies within `radius`
+  // world units of (x, z), nearest first, at most `limit`: exactly what the chunks they touch
+  // report. The server plans structures only; no chunk is generated.
+  Result<std::vector<Structure>> locate(const std::string& type, int64_t x, int64_t z, double radius = 2048,
+                                        uint32_t limit = 10);
 
   // The standard gRPC health check of the server (grpc.health.v1, service "").
   Result<Health> health();

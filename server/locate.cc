@@ -1,0 +1,78 @@
+// WorldService::Locate: the nearest instances of a structure type, by planning structures alone.
+// Planning a wide search takes milliseconds to seconds, so it runs on the generation queue
+// (at GetChunk's priority), never on a gRPC thread.
+#include <spdlog/spdlog.h>
+
+#include "chunkforge/encode.h"
+#include "chunkforge/structures.h"
+#include "world_service.h"
+
+namespace chunkforge::server {
+namespace {
+
+constexpr double kDefaultRadius = 2048, kMaxRadius = 65536;
+constexpr uint32_t kDefaultLimit = 10, kMaxLimit = 10000;
+
+grpc::Status invalid(const std::string& message) { return {grpc::StatusCode::INVALID_ARGUMENT, message}; }
+
+// The structure type's id, or an error naming the field.
+grpc::Status validate(const World& world, const v1::LocateRequest& request, uint32_t& type) {
+  std::string known;
+  const StructureType* found = nullptr;
+  for (const StructureType& t : world.structures().all()) {
+    if (t.name == request.type()) found = &t;
+    known += (known.empty() ? "" : ", ") + t.name;
+  }
+  if (found == nullptr) return invalid("type: the world has no structure type \"" + request.type() + "\" (it has " + known + ")");
+  type = found->id;
+  constexpr int64_t kWorld = int64_t{1} << 40;
+  for (const auto& [name, value] : {std::pair{"x", request.x()}, std::pair{"z", request.z()}}) {
+    if (value < -kWorld || value > kWorld) {
+      return invalid(std::string(name) + ": must be within the supported world, |value| <= 2^40 (got " +
+                     std::to_string(value) + ")");
+    }
+  }
+  if (!(request.radius() >= 0 && request.radius() <= kMaxRadius)) {
+    return invalid("radius: must be in (0, 65536] world units (got " + std::to_string(request.radius()) + ")");
+  }
+  if (request.limit() > kMaxLimit) {
+    return invalid("limit: must be in [1, 10000] (got " + std::to_string(request.limit()) + ")");
+  }
+  return grpc::Status::OK;
+}
+
+}  // namespace
+
+grpc::ServerUnaryReactor* WorldService::Locate(grpc::CallbackServerContext* context, const v1::LocateRequest* request,
+                                               v1::LocateResponse* response) {
+  metrics_.request(Metrics::kLocate);
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  grpc::Status status = authenticate(*context);
+  uint32_t type = 0;
+  if (status.ok()) status = validate(world_, *request, type);
+  if (!status.ok()) {
+    metrics_.error(Metrics::kLocate);
+    reactor->Finish(status);
+    return reactor;
+  }
+  queue_.submit(0, [this, reactor, context, request, response, type] {
+    if (context->IsCancelled()) return reactor->Finish(grpc::Status(grpc::StatusCode::CANCELLED, "cancelled"));
+    const double radius = request->radius() == 0 ? kDefaultRadius : request->radius();
+    const uint32_t limit = request->limit() == 0 ? kDefaultLimit : request->limit();
+    try {
+      StructurePlanner planner(world_);
+      std::vector<StructureInstance> found =
+          planner.locate(type, Coord{request->x(), 0.0}, Coord{request->z(), 0.0}, radius);
+      if (found.size() > limit) found.resize(limit);
+      for (const StructureInstance& s : found) *response->add_instances() = encode_structure(s);
+      reactor->Finish(grpc::Status::OK);
+    } catch (const std::exception& e) {
+      spdlog::error("locate failed: {}", e.what());
+      metrics_.error(Metrics::kLocate);
+      reactor->Finish(grpc::Status(grpc::StatusCode::INTERNAL, "locate failed; see the server log"));
+    }
+  });
+  return reactor;
+}
+
+}  // namespace chunkforge::server
