@@ -10,13 +10,13 @@
 namespace chunkforge::server {
 namespace {
 
-constexpr double kDefaultRadius = 2048, kMaxRadius = 65536;
+constexpr double kDefaultRadius = 2048;
 constexpr uint32_t kDefaultLimit = 10, kMaxLimit = 10000;
 
 grpc::Status invalid(const std::string& message) { return {grpc::StatusCode::INVALID_ARGUMENT, message}; }
 
 // The structure type's id, or an error naming the field.
-grpc::Status validate(const World& world, const v1::LocateRequest& request, uint32_t& type) {
+grpc::Status validate(const World& world, const Limits& limits, const v1::LocateRequest& request, uint32_t& type) {
   std::string known;
   const StructureType* found = nullptr;
   for (const StructureType& t : world.structures().all()) {
@@ -32,8 +32,9 @@ grpc::Status validate(const World& world, const v1::LocateRequest& request, uint
                      std::to_string(value) + ")");
     }
   }
-  if (!(request.radius() >= 0 && request.radius() <= kMaxRadius)) {
-    return invalid("radius: must be in (0, 65536] world units (got " + std::to_string(request.radius()) + ")");
+  if (!(request.radius() >= 0 && request.radius() <= limits.max_locate_radius)) {
+    return invalid("radius: must be in (0, " + std::to_string(static_cast<int64_t>(limits.max_locate_radius)) +
+                   "] world units on this server (got " + std::to_string(request.radius()) + ")");
   }
   if (request.limit() > kMaxLimit) {
     return invalid("limit: must be in [1, 10000] (got " + std::to_string(request.limit()) + ")");
@@ -49,7 +50,7 @@ grpc::ServerUnaryReactor* WorldService::Locate(grpc::CallbackServerContext* cont
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   grpc::Status status = authenticate(*context);
   uint32_t type = 0;
-  if (status.ok()) status = validate(world_, *request, type);
+  if (status.ok()) status = validate(world_, limits_, *request, type);
   if (!status.ok()) {
     metrics_.error(Metrics::kLocate);
     reactor->Finish(status);
