@@ -1,6 +1,6 @@
-// Scale-out without containers: Debian's nginx on loopback in front of three chunkforge-server
-// processes, hashing GetChunk on the chunk-key metadata the SDK sends (the same scheme as
-// docker/nginx.conf). Shows that a chunk key always lands on one replica, that every replica
+// Scale-out without containers: Debian's nginx, with the shipped docker/nginx.conf moved to
+// loopback, in front of three chunkforge-server processes; it hashes GetChunk on the chunk-key
+// metadata the SDK sends. Shows that a chunk key always lands on one replica, that every replica
 // sends the same bytes, and that losing a replica mid-run loses no request the client retries.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <sstream>
 #include <regex>
 #include <set>
 #include <string>
@@ -101,31 +102,16 @@ class ScaleOutTest : public testing::Test {
     ASSERT_TRUE(std::filesystem::exists(CHUNKFORGE_NGINX)) << "nginx is a test package (scripts/lib/common.sh)";
     dir_ = std::filesystem::path(testing::TempDir()) / ("scale_out_" + std::to_string(getpid()));
     std::filesystem::create_directories(dir_ / "tmp");
-    std::string servers;
     for (int k = 0; k < kReplicas; ++k) {
       grpc_ports_.push_back(free_port());
       http_ports_.push_back(free_port());
       replicas_.push_back(std::make_unique<Process>(std::vector<std::string>{
           CHUNKFORGE_SERVER, "--listen", "127.0.0.1:" + std::to_string(grpc_ports_[k]), "--http",
           "127.0.0.1:" + std::to_string(http_ports_[k]), "--threads", "1", "--cache-mb", "32", "--log-level", "warn"}));
-      servers += "    server 127.0.0.1:" + std::to_string(grpc_ports_[k]) + " max_fails=1 fail_timeout=5s;\n";
     }
     nginx_port_ = free_port();
     const std::string d = dir_.string();
-    std::ofstream(dir_ / "nginx.conf")
-        << (geteuid() == 0 ? "user root;\n" : "") << "worker_processes 1;\n"
-        << "pid " << d << "/nginx.pid;\nerror_log " << d << "/error.log warn;\n"
-        << "events { worker_connections 1024; }\n"
-        << "http {\n  access_log off;\n"
-        << "  client_body_temp_path " << d << "/tmp/body;\n  proxy_temp_path " << d << "/tmp/proxy;\n"
-        << "  fastcgi_temp_path " << d << "/tmp/fastcgi;\n  uwsgi_temp_path " << d << "/tmp/uwsgi;\n"
-        << "  scgi_temp_path " << d << "/tmp/scgi;\n"
-        << "  upstream by_chunk_key {\n    hash $http_x_chunkforge_chunk_key consistent;\n" << servers << "  }\n"
-        << "  upstream any_replica {\n    least_conn;\n" << servers << "  }\n"
-        << "  server {\n    listen 127.0.0.1:" << nginx_port_ << " http2;\n"
-        << "    location = /chunkforge.v1.WorldService/GetChunk { grpc_pass grpc://by_chunk_key; }\n"
-        << "    location / { grpc_pass grpc://any_replica; grpc_read_timeout 1h; grpc_send_timeout 1h; }\n"
-        << "  }\n}\n";
+    std::ofstream(dir_ / "nginx.conf") << loopback_config(d);
     nginx_ = std::make_unique<Process>(std::vector<std::string>{
         CHUNKFORGE_NGINX, "-p", d, "-c", d + "/nginx.conf", "-e", d + "/error.log", "-g", "daemon off;"});
     for (int k = 0; k < kReplicas; ++k) {
@@ -147,6 +133,37 @@ class ScaleOutTest : public testing::Test {
     ASSERT_TRUE(balanced);
     balanced_.emplace(std::move(*balanced));
     ASSERT_TRUE(balanced_->health()) << "nginx did not start; see " << d << "/error.log";
+  }
+
+  // The shipped docker/nginx.conf with the replicas and the listener moved to loopback ports,
+  // and nginx's own files (pid, logs, temp) moved into the test's directory.
+  std::string loopback_config(const std::string& d) const {
+    std::ifstream in(std::string(CHUNKFORGE_SOURCE_DIR) + "/docker/nginx.conf");
+    std::string config((std::istreambuf_iterator<char>(in)), {});
+    int servers = 0, listens = 0;
+    std::string out;
+    std::smatch m;
+    static const std::regex server(R"(server replica-(\d):50051;)"), listen(R"(listen 50051 http2;)");
+    std::istringstream lines(config);
+    for (std::string line; std::getline(lines, line);) {
+      if (std::regex_search(line, m, server)) {
+        const int k = std::stoi(m[1]) - 1;
+        line = m.prefix().str() + "server 127.0.0.1:" + std::to_string(grpc_ports_.at(static_cast<size_t>(k))) + ";";
+        ++servers;
+      } else if (std::regex_search(line, m, listen)) {
+        line = m.prefix().str() + "listen 127.0.0.1:" + std::to_string(nginx_port_) + " http2;";
+        ++listens;
+      } else if (line == "http {") {
+        for (const char* temp : {"client_body", "proxy", "fastcgi", "uwsgi", "scgi"}) {
+          line += "\n  " + std::string(temp) + "_temp_path " + d + "/tmp/" + temp + ";";
+        }
+      }
+      out += line + "\n";
+    }
+    EXPECT_EQ(servers, 2 * kReplicas) << "docker/nginx.conf changed shape: two upstreams of three replicas";
+    EXPECT_EQ(listens, 1);
+    return std::string(geteuid() == 0 ? "user root;\n" : "") + "pid " + d + "/nginx.pid;\nerror_log " + d +
+           "/error.log warn;\n" + out;
   }
 
   void TearDown() override {
