@@ -97,7 +97,9 @@ struct ViewSession::Impl {
           ++stats.reconnects;
         }
         first = false;
-        if (!open(lock)) continue;
+        const Opened opened = open(lock);
+        if (opened == Opened::fatal) break;
+        if (opened == Opened::retry) continue;
       }
       wake.wait(lock, [&] { return stopping || view_dirty || !inbox.empty(); });
       if (stopping) break;
@@ -117,9 +119,11 @@ struct ViewSession::Impl {
     running = false;
   }
 
-  // Opens a session stream and sends the view with the chunks already held. False if the world
-  // could not be checked (the loop then backs off and tries again).
-  bool open(std::unique_lock<std::mutex>& lock) {
+  enum class Opened { ok, retry, fatal };
+
+  // Opens a session stream and sends the view with the chunks already held. If the world could
+  // not be checked, reports why: retry (after a backoff) or fatal (the session ends).
+  Opened open(std::unique_lock<std::mutex>& lock) {
     // A fresh look at the world: after a restart it may be another one. stop() cancels it.
     grpc::ClientContext info_context;
     client.impl()->prepare(info_context);
@@ -129,10 +133,10 @@ struct ViewSession::Impl {
     const grpc::Status status = client.impl()->stub->GetWorldInfo(&info_context, v1::GetWorldInfoRequest{}, &info);
     lock.lock();
     pending_info = nullptr;
-    if (stopping) return false;
+    if (stopping) return Opened::retry;  // the loop sees `stopping` and ends
     if (!status.ok()) {
       report(to_status(status), lock);
-      return false;
+      return retryable(static_cast<StatusCode>(status.error_code())) ? Opened::retry : Opened::fatal;
     }
     if (info.fingerprint() != world.fingerprint() || info.generator_version() != world.generator_version()) {
       switch_world(WorldInfo(std::move(info)), lock);
@@ -149,7 +153,7 @@ struct ViewSession::Impl {
     });
     view_dirty = true;  // the new server needs the view
     apply_view(lock);
-    return true;
+    return Opened::ok;
   }
 
   void push(Incoming incoming) {

@@ -413,6 +413,24 @@ TEST_F(ClientTest, SessionOnAnotherWorldAfterRestartReloadsTheView) {
   EXPECT_EQ((*session)->stats().chunks_downloaded, 18u);
 }
 
+TEST_F(ClientTest, SessionEndsWhenTheRestartedServerRefusesItsCredentials) {
+  Screen screen;
+  ViewOptions options;
+  options.view_radius = 1;
+  options.initial_backoff = 50ms;
+  auto session = ViewSession::start(*client_, centre_of({0, 0}), options, screen.callbacks());
+  ASSERT_TRUE(session);
+  ASSERT_TRUE(eventually([&] { return screen.shows(view_of({0, 0}, 1)); }));
+  server_->shutdown(100ms);
+  server::ServerOptions with_token = server_options(port_);
+  with_token.auth_token = "now-required";
+  server_ = std::make_unique<server::WorldServer>(default_world(), with_token);
+  ASSERT_TRUE(server_->start());
+  ASSERT_TRUE(eventually([&] { return !(*session)->running(); }));
+  std::lock_guard lock(screen.mutex);
+  EXPECT_EQ(screen.errors.back().code, StatusCode::unauthenticated) << screen.errors.back().to_string();
+}
+
 TEST_F(ClientTest, SessionErrorThatARetryCannotFixEndsTheSession) {
   Screen screen;
   ViewOptions options;
