@@ -299,6 +299,18 @@ std::set<ChunkCoord> view_of(ChunkCoord centre, int64_t r) {
 
 Position centre_of(ChunkCoord c) { return {static_cast<double>(c.x) * 64 + 32, static_cast<double>(c.z) * 64 + 32}; }
 
+// A session of `radius` at chunk (0, 0) that has loaded its whole view, quick to reconnect
+// (backoff 50 to 200 ms); null if it did not get there.
+std::unique_ptr<ViewSession> settled_session(Client& client, Screen& screen, uint32_t radius) {
+  ViewOptions options;
+  options.view_radius = radius;
+  options.initial_backoff = 50ms;
+  options.max_backoff = 200ms;
+  auto session = ViewSession::start(client, centre_of({0, 0}), options, screen.callbacks());
+  if (!session || !eventually([&] { return screen.shows(view_of({0, 0}, radius)); })) return nullptr;
+  return std::move(*session);
+}
+
 TEST_F(ClientTest, SessionWalking100ChunksShowsExactlyTheViewAndReusesItsCache) {
   Screen screen;
   ViewOptions options;
@@ -358,20 +370,15 @@ TEST_F(ClientTest, SessionCacheStaysWithinItsBudget) {
 
 TEST_F(ClientTest, SessionResumesAfterTheServerRestartsWithoutDownloadingWhatItHolds) {
   Screen screen;
-  ViewOptions options;
-  options.view_radius = 2;
-  options.initial_backoff = 50ms;
-  options.max_backoff = 200ms;
-  auto session = ViewSession::start(*client_, centre_of({0, 0}), options, screen.callbacks());
+  std::unique_ptr<ViewSession> session = settled_session(*client_, screen, 2);
   ASSERT_TRUE(session);
-  ASSERT_TRUE(eventually([&] { return screen.shows(view_of({0, 0}, 2)); }));
-  EXPECT_EQ((*session)->stats().chunks_downloaded, 25u);
+  EXPECT_EQ(session->stats().chunks_downloaded, 25u);
 
   server_->shutdown(100ms);
   server_.reset();
   ASSERT_TRUE(eventually([&] { return screen.error_count() > 0; }));
   // While the server is away the view still follows the player, from what it holds.
-  (*session)->set_position(centre_of({1, 0}));
+  session->set_position(centre_of({1, 0}));
   std::set<ChunkCoord> held;
   for (const ChunkCoord& c : view_of({1, 0}, 2)) {
     if (c.x <= 2) held.insert(c);
@@ -381,10 +388,10 @@ TEST_F(ClientTest, SessionResumesAfterTheServerRestartsWithoutDownloadingWhatItH
   server_ = start_server(port_);  // a new process would be the same: empty cache, same port
   ASSERT_TRUE(server_);
   ASSERT_TRUE(eventually([&] { return screen.shows(view_of({1, 0}, 2)); }));
-  const ViewStats stats = (*session)->stats();
+  const ViewStats stats = session->stats();
   EXPECT_EQ(stats.chunks_downloaded, 25u + 5u);  // only the column that entered the view
   EXPECT_GE(stats.reconnects, 1u);
-  EXPECT_TRUE((*session)->running());
+  EXPECT_TRUE(session->running());
   std::lock_guard lock(screen.mutex);
   EXPECT_EQ(screen.loaded_twice, 0);
   EXPECT_EQ(screen.errors.front().code, StatusCode::unavailable) << screen.errors.front().to_string();
@@ -392,12 +399,8 @@ TEST_F(ClientTest, SessionResumesAfterTheServerRestartsWithoutDownloadingWhatItH
 
 TEST_F(ClientTest, SessionOnAnotherWorldAfterRestartReloadsTheView) {
   Screen screen;
-  ViewOptions options;
-  options.view_radius = 1;
-  options.initial_backoff = 50ms;
-  auto session = ViewSession::start(*client_, centre_of({0, 0}), options, screen.callbacks());
+  std::unique_ptr<ViewSession> session = settled_session(*client_, screen, 1);
   ASSERT_TRUE(session);
-  ASSERT_TRUE(eventually([&] { return screen.shows(view_of({0, 0}, 1)); }));
   server_->shutdown(100ms);
   v1::WorldDefinition other = default_world().definition();
   other.set_seed(other.seed() + 1);
@@ -410,23 +413,19 @@ TEST_F(ClientTest, SessionOnAnotherWorldAfterRestartReloadsTheView) {
                        [](const Status& s) { return s.message.find("world changed") != std::string::npos; });
   }));
   ASSERT_TRUE(eventually([&] { return screen.shows(view_of({0, 0}, 1)); }));
-  EXPECT_EQ((*session)->stats().chunks_downloaded, 18u);
+  EXPECT_EQ(session->stats().chunks_downloaded, 18u);
 }
 
 TEST_F(ClientTest, SessionEndsWhenTheRestartedServerRefusesItsCredentials) {
   Screen screen;
-  ViewOptions options;
-  options.view_radius = 1;
-  options.initial_backoff = 50ms;
-  auto session = ViewSession::start(*client_, centre_of({0, 0}), options, screen.callbacks());
+  std::unique_ptr<ViewSession> session = settled_session(*client_, screen, 1);
   ASSERT_TRUE(session);
-  ASSERT_TRUE(eventually([&] { return screen.shows(view_of({0, 0}, 1)); }));
   server_->shutdown(100ms);
   server::ServerOptions with_token = server_options(port_);
   with_token.auth_token = "now-required";
   server_ = std::make_unique<server::WorldServer>(default_world(), with_token);
   ASSERT_TRUE(server_->start());
-  ASSERT_TRUE(eventually([&] { return !(*session)->running(); }));
+  ASSERT_TRUE(eventually([&] { return !session->running(); }));
   std::lock_guard lock(screen.mutex);
   EXPECT_EQ(screen.errors.back().code, StatusCode::unauthenticated) << screen.errors.back().to_string();
 }
