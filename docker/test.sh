@@ -7,7 +7,7 @@
 #   docker/test.sh
 #
 # Environment:
-#   CHUNKFORGE_CLI          host CLI (default build/tools/chunkforge, or .../chunkforge/chunkforge)
+#   CHUNKFORGE_CLI          host CLI (default build/tools/chunkforge)
 #   CHUNKFORGE_BUILD_JOBS   ninja -j inside the image build (default: all cores)
 #   CHUNKFORGE_PORT         host port published for gRPC (default 15051)
 #   CHUNKFORGE_KEEP_IMAGE=1 keep the built image (localhost/chunkforge:test) afterwards
@@ -24,7 +24,6 @@ cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
 
 CLI="${CHUNKFORGE_CLI:-build/tools/chunkforge}"
-[[ -n ${CHUNKFORGE_CLI:-} || -f $CLI ]] || CLI=build/tools/chunkforge/chunkforge
 PORT="${CHUNKFORGE_PORT:-15051}"
 IMAGE=localhost/chunkforge:test
 CONTAINER=chunkforge-test

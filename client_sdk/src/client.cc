@@ -80,15 +80,11 @@ Result<WorldInfo> Client::world_info() {
   return *impl_->world;
 }
 
-namespace {
-
 void set_options(const ChunkOptions& from, v1::ChunkOptions& to) {
   to.set_include_terrain(from.include_terrain);
   to.set_terrain_step(from.terrain_step);
   for (uint32_t layer : from.layers) to.add_layers(layer);
 }
-
-}  // namespace
 
 Result<Chunk> Client::chunk(ChunkCoord coord, const ChunkOptions& options) {
   Result<WorldInfo> world = world_info();

@@ -34,6 +34,9 @@ struct Client::Impl {
 
 Status to_status(const grpc::Status& status);
 
+// The wire form of a request's chunk options.
+void set_options(const ChunkOptions& from, v1::ChunkOptions& to);
+
 // A structure from the wire, with its type's name from the catalogue.
 Structure structure_of(const v1::StructureInstance& s, const WorldInfo& world);
 

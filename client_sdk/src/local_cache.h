@@ -29,14 +29,10 @@ class LocalCache {
   std::vector<Chunk> take_if(Predicate wanted) {
     std::vector<Chunk> out;
     for (auto it = entries_.begin(); it != entries_.end();) {
-      if (!wanted(it->first)) {
-        ++it;
-        continue;
-      }
-      bytes_ -= it->second.chunk.encoded_bytes();
-      order_.erase(it->second.position);
-      out.push_back(std::move(it->second.chunk));
-      it = entries_.erase(it);
+      const ChunkCoord c = (it++)->first;  // step first: erase(c) invalidates c's entry
+      if (!wanted(c)) continue;
+      out.push_back(entries_.at(c).chunk);
+      erase(c);
     }
     return out;
   }

@@ -250,10 +250,7 @@ struct ViewSession::Impl {
       update.set_x(position.x);
       update.set_z(position.z);
       update.set_view_radius(applied_radius);
-      auto& chunk_options = *update.mutable_options();
-      chunk_options.set_include_terrain(options.chunk.include_terrain);
-      chunk_options.set_terrain_step(options.chunk.terrain_step);
-      for (uint32_t layer : options.chunk.layers) chunk_options.add_layers(layer);
+      set_options(options.chunk, *update.mutable_options());
       for (const auto& [c, chunk] : loaded) {
         v1::ChunkCoord* held = update.add_held();
         held->set_x(c.x);

@@ -138,9 +138,9 @@ const Command kRegionCommand{
     "       chunkforge region CX0 CZ0 CX1 CZ1 --server ADDR [--tls] [--tls-ca FILE] [--token-file FILE]\n"
     "\n"
     "Generates chunks CX0..CX1 x CZ0..CZ1 (inclusive), or fetches them from a server one by\n"
-    "one, and prints one JSON line per chunk, in row\n"
-    "order (z outer) whatever the generation order: --order and --threads change only how the\n"
-    "work is done, never the bytes, which makes outputs of different orders comparable.\n"
+    "one, and prints one JSON line per chunk in row order (z outer) whatever the generation\n"
+    "order: --order and --threads change only how the work is done, never the bytes, which\n"
+    "makes outputs of different orders comparable.\n"
     "\n"
     "options:\n" +
         kWorldOptionsHelp + kServerOptionsHelp +
