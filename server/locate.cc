@@ -3,8 +3,12 @@
 // (at GetChunk's priority), never on a gRPC thread.
 #include <spdlog/spdlog.h>
 
+#include <memory>
+
+#include "byte_buffer.h"
 #include "chunkforge/encode.h"
 #include "chunkforge/structures.h"
+#include "rpc_call.h"
 #include "world_service.h"
 
 namespace chunkforge::server {
@@ -25,9 +29,8 @@ grpc::Status validate(const World& world, const Limits& limits, const v1::Locate
   }
   if (found == nullptr) return invalid("type: the world has no structure type \"" + request.type() + "\" (it has " + known + ")");
   type = found->id;
-  constexpr int64_t kWorld = int64_t{1} << 40;
   for (const auto& [name, value] : {std::pair{"x", request.x()}, std::pair{"z", request.z()}}) {
-    if (value < -kWorld || value > kWorld) {
+    if (value < -kWorldUnits || value > kWorldUnits) {
       return invalid(std::string(name) + ": must be within the supported world, |value| <= 2^40 (got " +
                      std::to_string(value) + ")");
     }
@@ -44,20 +47,19 @@ grpc::Status validate(const World& world, const Limits& limits, const v1::Locate
 
 }  // namespace
 
-grpc::ServerUnaryReactor* WorldService::Locate(grpc::CallbackServerContext* context, const v1::LocateRequest* request,
-                                               v1::LocateResponse* response) {
-  metrics_.request(Metrics::kLocate);
+grpc::ServerUnaryReactor* WorldService::Locate(grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw,
+                                               grpc::ByteBuffer* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  grpc::Status status = authenticate(*context);
+  auto request = std::make_shared<v1::LocateRequest>();
+  grpc::Status status = open_call(*this, Metrics::kLocate, *context, raw, request.get());
   uint32_t type = 0;
   if (status.ok()) status = validate(world_, limits_, *request, type);
   if (!status.ok()) {
-    metrics_.error(Metrics::kLocate);
-    reactor->Finish(status);
+    finish_unary(reactor, metrics_, Metrics::kLocate, status);
     return reactor;
   }
   queue_.submit(0, [this, reactor, context, request, response, type] {
-    if (context->IsCancelled()) return reactor->Finish(grpc::Status(grpc::StatusCode::CANCELLED, "cancelled"));
+    if (context->IsCancelled()) return reactor->Finish({grpc::StatusCode::CANCELLED, "cancelled"});
     const double radius = request->radius() == 0 ? kDefaultRadius : request->radius();
     const uint32_t limit = request->limit() == 0 ? kDefaultLimit : request->limit();
     try {
@@ -65,12 +67,13 @@ grpc::ServerUnaryReactor* WorldService::Locate(grpc::CallbackServerContext* cont
       std::vector<StructureInstance> found =
           planner.locate(type, Coord{request->x(), 0.0}, Coord{request->z(), 0.0}, radius);
       if (found.size() > limit) found.resize(limit);
-      for (const StructureInstance& s : found) *response->add_instances() = encode_structure(s);
+      v1::LocateResponse answer;
+      for (const StructureInstance& s : found) *answer.add_instances() = encode_structure(s);
+      *response = buffer_of(answer.SerializeAsString());
       reactor->Finish(grpc::Status::OK);
     } catch (const std::exception& e) {
       spdlog::error("locate failed: {}", e.what());
-      metrics_.error(Metrics::kLocate);
-      reactor->Finish(grpc::Status(grpc::StatusCode::INTERNAL, "locate failed; see the server log"));
+      finish_unary(reactor, metrics_, Metrics::kLocate, {grpc::StatusCode::INTERNAL, "locate failed; see the server log"});
     }
   });
   return reactor;

@@ -4,6 +4,8 @@
 #include <spdlog/spdlog.h>
 
 #include <cctype>
+#include <csignal>
+#include <functional>
 #include <charconv>
 #include <fstream>
 #include <cstdlib>
@@ -13,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "tls_files.h"
 #include "world_server.h"
 
 namespace {
@@ -94,6 +97,21 @@ std::optional<uint64_t> number(const std::map<std::string, std::string>& values,
   return v;
 }
 
+// Whether `address` is host:port with a port in [0, 65535] (the host, a name or an address, is
+// resolved when listening); a malformed one is a bad flag (exit 2), not a failure to listen.
+bool valid_address(const std::string& option, const std::string& address) {
+  const size_t colon = address.rfind(':');
+  unsigned port = 0;
+  const char* first = address.data() + (colon == std::string::npos ? 0 : colon + 1);
+  const char* last = address.data() + address.size();
+  const auto [end, ec] = std::from_chars(first, last, port);
+  if (colon == std::string::npos || colon == 0 || first == last || ec != std::errc() || end != last || port > 65535) {
+    std::cerr << "--" << option << ": expected host:port with a port in [0, 65535] (got \"" << address << "\")\n";
+    return false;
+  }
+  return true;
+}
+
 // A whole file, or nullopt with a message naming the option.
 std::optional<std::string> read_file(const std::string& option, const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -102,6 +120,27 @@ std::optional<std::string> read_file(const std::string& option, const std::strin
     return std::nullopt;
   }
   return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// SIGTERM / SIGINT: stop accepting, give running calls a few seconds (on a thread of its own, so
+// that signals are still heard), then return from io.run() and exit 0. A second one exits at
+// once. SIGHUP is ignored: the server reads its files only at start, and a closed terminal must
+// not take it down.
+void handle_signal(int signal, chunkforge::server::WorldServer& server, boost::asio::io_context& io,
+                   std::thread& stopper) {
+  if (signal == SIGHUP) {
+    spdlog::info("SIGHUP ignored: the server reads its world and files only at start; restart it to change them");
+  } else if (!stopper.joinable()) {
+    spdlog::info("signal {}: shutting down (a second signal exits at once)", signal);
+    stopper = std::thread([&server, &io] {
+      server.shutdown(std::chrono::seconds(3));
+      io.stop();
+    });
+  } else {
+    spdlog::warn("signal {} during shutdown: exiting now", signal);
+    spdlog::shutdown();
+    std::_Exit(1);
+  }
 }
 
 }  // namespace
@@ -138,6 +177,8 @@ int main(int argc, char** argv) {
   ServerOptions options;
   if (auto it = values->find("listen"); it != values->end()) options.listen = it->second;
   if (auto it = values->find("http"); it != values->end()) options.http = it->second;
+  if (!valid_address("listen", options.listen)) return 2;
+  if (!options.http.empty() && !valid_address("http", options.http)) return 2;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const auto cache_mb = number(*values, "cache-mb", options.cache_mb, 1, 1 << 20);
   const auto threads = number(*values, "threads", cores, 1, 256);
@@ -156,6 +197,10 @@ int main(int argc, char** argv) {
   if (cert != values->end()) {
     const auto cert_pem = read_file("tls-cert", cert->second), key_pem = read_file("tls-key", key->second);
     if (!cert_pem || !key_pem) return 2;
+    if (const auto error = chunkforge::server::tls_files_error(cert->second, *cert_pem, key->second, *key_pem)) {
+      std::cerr << *error << '\n';
+      return 2;
+    }
     options.tls_cert_pem = *cert_pem;
     options.tls_key_pem = *key_pem;
   }
@@ -170,15 +215,18 @@ int main(int argc, char** argv) {
     options.auth_token = *token;
   }
 
-  // SIGTERM / SIGINT: stop accepting, give running calls a few seconds, exit 0. Installed
-  // before serving, so a signal never finds the default handler.
+  // Installed before serving, so a signal never finds the default handler.
   boost::asio::io_context io;
-  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGHUP);
   chunkforge::server::WorldServer server(*world.world, options);
-  signals.async_wait([&](const boost::system::error_code&, int signal) {
-    spdlog::info("signal {}: shutting down", signal);
-    server.shutdown(std::chrono::seconds(3));
-  });
+  std::thread stopper;
+  std::function<void(const boost::system::error_code&, int)> on_signal =
+      [&](const boost::system::error_code& ec, int signal) {
+        if (ec) return;
+        handle_signal(signal, server, io, stopper);
+        signals.async_wait(on_signal);
+      };
+  signals.async_wait(on_signal);
   if (!server.start()) return 1;
   spdlog::info("chunkforge-server: world \"{}\" (seed {}, generator {}, fingerprint {}) on port {} (http {}), "
                "{} threads, cache {} MiB{}{}",
@@ -187,6 +235,7 @@ int main(int argc, char** argv) {
                options.tls_cert_pem.empty() ? "" : ", TLS", options.auth_token.empty() ? "" : ", token required");
 
   io.run();
+  if (stopper.joinable()) stopper.join();
   spdlog::info("chunkforge-server: stopped");
   return 0;
 }

@@ -1,3 +1,4 @@
+// Metrics: the counters behind /metrics and their Prometheus text rendering.
 #include "metrics.h"
 
 #include <sstream>
@@ -15,7 +16,6 @@ void Metrics::generated(double seconds) {
 }
 
 std::string Metrics::render(const CacheStats& cache, size_t queue_depth) const {
-  static const char* kMethods[] = {"GetWorldInfo", "GetChunk", "StreamRegion", "Session", "Locate"};
   std::ostringstream out;
   auto header = [&](const char* name, const char* type, const char* help) {
     out << "# HELP chunkforge_" << name << ' ' << help << "\n# TYPE chunkforge_" << name << ' ' << type << '\n';
@@ -27,12 +27,13 @@ std::string Metrics::render(const CacheStats& cache, size_t queue_depth) const {
   auto by_method = [&](const char* name, const char* help, const auto& values) {
     header(name, "counter", help);
     for (int m = 0; m < kMethodCount; ++m) {
-      out << "chunkforge_" << name << "{method=\"" << kMethods[m] << "\"} " << values[m] << '\n';
+      out << "chunkforge_" << name << "{method=\"" << kMethodNames[m] << "\"} " << values[m] << '\n';
     }
   };
   by_method("requests_total", "RPCs received, by method.", requests_);
   by_method("request_errors_total", "RPCs that ended with an error status, by method.", errors_);
   single("chunks_sent_total", "counter", "Chunks sent by GetChunk, StreamRegion and Session.", chunks_sent_.load());
+  single("refused_total", "counter", "Calls refused or ended for capacity (RESOURCE_EXHAUSTED).", refused_.load());
   single("cache_hits_total", "counter", "Chunk requests answered from the cache.", cache.hits);
   single("cache_misses_total", "counter", "Chunk requests that started a generation.", cache.misses);
   single("cache_joined_total", "counter", "Chunk requests that joined a generation under way.", cache.joined);

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace chunkforge::server {
 
@@ -19,6 +20,10 @@ struct CacheStats;
 class Metrics {
  public:
   enum Method { kGetWorldInfo, kGetChunk, kStreamRegion, kSession, kLocate, kMethodCount };
+  // The RPC names, as /metrics labels and log prefixes, in the enum's order.
+  static constexpr auto kMethodNames =
+      std::to_array<std::string_view>({"GetWorldInfo", "GetChunk", "StreamRegion", "Session", "Locate"});
+  static_assert(kMethodNames.size() == kMethodCount, "one name per Method");
 
   void request(Method m) { ++requests_[m]; }
   void error(Method m) { ++errors_[m]; }
@@ -26,6 +31,8 @@ class Metrics {
   void stream_ended() { --active_streams_; }
   void session_started() { ++active_sessions_; }
   void session_ended() { --active_sessions_; }
+  // A call refused for the server's capacity (sessions, streams) or ended for not reading.
+  void refused() { ++refused_; }
   void chunk_sent() { ++chunks_sent_; }
   void generated(double seconds);
 
@@ -40,7 +47,7 @@ class Metrics {
   std::array<std::atomic<uint64_t>, kBuckets.size() + 1> generation_buckets_{};
   std::atomic<uint64_t> generation_count_{0}, generation_micros_{0};
   std::atomic<int64_t> active_streams_{0}, active_sessions_{0};
-  std::atomic<uint64_t> chunks_sent_{0};
+  std::atomic<uint64_t> chunks_sent_{0}, refused_{0};
 };
 
 }  // namespace chunkforge::server

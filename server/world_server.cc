@@ -1,7 +1,10 @@
+// WorldServer: the gRPC server, the HTTP side port and the shared parts, started and stopped
+// in the right order.
 #include "world_server.h"
 
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
+#include <grpcpp/resource_quota.h>
 #include <spdlog/spdlog.h>
 
 namespace chunkforge::server {
@@ -27,6 +30,12 @@ bool WorldServer::start() {
   builder.AddListeningPort(options_.listen, credentials, &port_);
   builder.RegisterService(&service_);
   builder.SetMaxReceiveMessageSize(options_.limits.max_request_bytes);
+  // No client grows gRPC's own memory without bound: calls per connection are capped (HTTP/2
+  // queues the rest at the client), and connections and calls share one memory quota.
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, options_.limits.max_calls_per_connection);
+  grpc::ResourceQuota quota("chunkforge-server");
+  quota.Resize(options_.limits.grpc_memory_bytes);
+  builder.SetResourceQuota(quota);
   server_ = builder.BuildAndStart();
   if (!server_ || port_ == 0) {
     spdlog::error("cannot listen on {}", options_.listen);

@@ -1,13 +1,18 @@
 // File: server/world_service.h
 //
-// chunkforge.v1.WorldService on the gRPC callback API. GetChunk and StreamRegion are "raw"
-// methods: chunks leave as the cached canonical bytes, never re-encoded.
+// chunkforge.v1.WorldService on the gRPC callback API: what the RPCs share (the world, the
+// cache, the queue, the limits, validation of a chunk request, fetching a chunk). Each RPC lives
+// in a file of its own (get_world_info.cc, get_chunk.cc, stream_region.cc, session.cc,
+// locate.cc) and starts and ends through rpc_call.h. Every method is "raw": requests are parsed
+// by rpc_call.h, and chunks leave as the cached canonical bytes, never re-encoded.
 //
 // Thread safety: gRPC calls the methods from its threads; generation runs on the
 // GenerationQueue; everything shared is the thread-safe ChunkCache and the immutable World.
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <functional>
 #include <string>
 
 #include "chunk_cache.h"
@@ -18,13 +23,39 @@
 
 namespace chunkforge::server {
 
+// Every bound a client meets (docs/server.md, "Limits and what a client cannot do").
 struct Limits {
-  uint32_t max_radius = 16;     // StreamRegion radius and Session view radius, chunks
-  uint32_t max_sessions = 1000;  // player sessions at once; more get RESOURCE_EXHAUSTED
+  uint32_t max_radius = 16;          // StreamRegion radius and Session view radius, chunks
+  uint32_t max_sessions = 1000;      // player sessions at once; more get RESOURCE_EXHAUSTED
+  uint32_t max_streams = 256;        // StreamRegion calls at once; more get RESOURCE_EXHAUSTED
   int max_request_bytes = 64 << 10;  // incoming message size (requests are tiny)
+  // HTTP/2 streams (calls) one connection may have open at once; gRPC queues the rest.
+  int max_calls_per_connection = 128;
+  // Memory gRPC itself may use for connections and calls (its ResourceQuota).
+  size_t grpc_memory_bytes = size_t{256} << 20;
+  // A StreamRegion or Session whose client takes no message for this long is ended with
+  // RESOURCE_EXHAUSTED: the client is not reading its stream, and holds a slot.
+  std::chrono::milliseconds stall_timeout{30000};
+  // A Session reads no further updates while it owes more unloads than this (the client is not
+  // reading): HTTP/2 flow control then holds the client back.
+  size_t max_owed_unloads = 4096;
   // Locate's largest radius, world units. Planning cost grows with the area: 4096 takes about
   // 0.1 s for any type of the default world on one thread, 65536 about a minute (wells).
   double max_locate_radius = 4096;
+};
+
+// At most `max` calls of one kind at once (sessions, region streams).
+class CallSlots {
+ public:
+  explicit CallSlots(uint32_t max) : max_(max) {}
+  // Takes a slot; false when all are taken.
+  bool take();
+  void give_back() { --used_; }
+  uint32_t max() const { return max_; }
+
+ private:
+  uint32_t max_;
+  std::atomic<uint32_t> used_{0};
 };
 
 // Shared-token authentication: with a token set, every WorldService call must carry
@@ -40,28 +71,30 @@ struct ChunkJob {
   std::string key;
 };
 
-// GetWorldInfo and Locate typed; the chunk-carrying methods raw (ByteBuffer in and out).
-using WorldServiceBase = v1::WorldService::WithCallbackMethod_GetWorldInfo<
+// Every method raw: ByteBuffer in and out.
+using WorldServiceBase = v1::WorldService::WithRawCallbackMethod_GetWorldInfo<
     v1::WorldService::WithRawCallbackMethod_GetChunk<v1::WorldService::WithRawCallbackMethod_StreamRegion<
         v1::WorldService::WithRawCallbackMethod_Session<
-            v1::WorldService::WithCallbackMethod_Locate<v1::WorldService::Service>>>>>;
+            v1::WorldService::WithRawCallbackMethod_Locate<v1::WorldService::Service>>>>>;
+
+// The supported world: |x|, |z| <= 2^40 world units.
+inline constexpr int64_t kWorldUnits = int64_t{1} << 40;
 
 class WorldService final : public WorldServiceBase {
  public:
   WorldService(const World& world, ChunkCache& cache, GenerationQueue& queue, Metrics& metrics, Limits limits,
                Auth auth = {});
 
-  grpc::ServerUnaryReactor* GetWorldInfo(grpc::CallbackServerContext* context,
-                                         const v1::GetWorldInfoRequest* request,
-                                         v1::WorldInfo* response) override;
+  // The RPCs, one file each.
+  grpc::ServerUnaryReactor* GetWorldInfo(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+                                         grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* GetChunk(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
                                      grpc::ByteBuffer* response) override;
   grpc::ServerWriteReactor<grpc::ByteBuffer>* StreamRegion(grpc::CallbackServerContext* context,
                                                            const grpc::ByteBuffer* request) override;
   grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* Session(grpc::CallbackServerContext* context) override;
-  // In locate.cc: plans structures on the generation queue.
-  grpc::ServerUnaryReactor* Locate(grpc::CallbackServerContext* context, const v1::LocateRequest* request,
-                                   v1::LocateResponse* response) override;
+  grpc::ServerUnaryReactor* Locate(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+                                   grpc::ByteBuffer* response) override;
 
   // Validates a coordinate and options; the error names the field and the allowed range.
   grpc::Status make_job(const v1::ChunkCoord& coord, const v1::ChunkOptions& options, const std::string& field,
@@ -71,14 +104,17 @@ class WorldService final : public WorldServiceBase {
   // `priority` (smaller first).
   Bytes fetch(const ChunkJob& job, double priority, std::function<bool()> cancelled,
               std::function<void(Bytes)> on_ready);
+  // Queues other work (Locate's planning) on the generation threads.
+  void run_on_queue(double priority, std::function<void()> work) { queue_.submit(priority, std::move(work)); }
 
   const Limits& limits() const { return limits_; }
-  // Takes a session slot (false when all max_sessions are taken); leave_session() frees it.
-  bool enter_session();
-  void leave_session() { --sessions_; }
+  CallSlots& sessions() { return sessions_; }
+  CallSlots& streams() { return streams_; }
   // OK, or UNAUTHENTICATED when a token is required and the call does not carry it.
   grpc::Status authenticate(const grpc::CallbackServerContext& context) const;
   const World& world() const { return world_; }
+  // The largest |chunk coordinate| of the supported world.
+  int64_t chunk_limit() const { return kWorldUnits / world_.chunk_size(); }
   Metrics& metrics() { return metrics_; }
 
  private:
@@ -90,8 +126,8 @@ class WorldService final : public WorldServiceBase {
   Metrics& metrics_;
   Limits limits_;
   Auth auth_;
-  std::atomic<uint32_t> sessions_{0};
-  v1::WorldInfo info_;
+  CallSlots sessions_, streams_;
+  std::string info_bytes_;  // the WorldInfo every GetWorldInfo answers with
 };
 
 }  // namespace chunkforge::server

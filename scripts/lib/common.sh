@@ -5,7 +5,7 @@ CHUNKFORGE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
 # What any build needs, and what the tests and benchmarks add.
 CHUNKFORGE_BUILD_PACKAGES=(cmake ninja-build g++ pkg-config libprotobuf-dev protobuf-compiler libpng-dev
-  libgrpc++-dev protobuf-compiler-grpc libboost-dev libspdlog-dev)
+  libgrpc++-dev protobuf-compiler-grpc libboost-dev libspdlog-dev libssl-dev)
 CHUNKFORGE_TEST_PACKAGES=(libgtest-dev libgmock-dev libbenchmark-dev python3-grpcio openssl nginx)
 
 # Installs the packages that are missing; silent when all are there. Waits up to 10 minutes

@@ -1,0 +1,18 @@
+// WorldService::GetWorldInfo: the world's description, serialized once at start-up.
+#include "byte_buffer.h"
+#include "rpc_call.h"
+#include "world_service.h"
+
+namespace chunkforge::server {
+
+grpc::ServerUnaryReactor* WorldService::GetWorldInfo(grpc::CallbackServerContext* context,
+                                                     const grpc::ByteBuffer* raw, grpc::ByteBuffer* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  v1::GetWorldInfoRequest request;
+  const grpc::Status status = open_call(*this, Metrics::kGetWorldInfo, *context, raw, &request);
+  if (status.ok()) *response = buffer_of(info_bytes_);
+  finish_unary(reactor, metrics_, Metrics::kGetWorldInfo, status);
+  return reactor;
+}
+
+}  // namespace chunkforge::server

@@ -1,0 +1,38 @@
+// File: server/rpc_call.h
+//
+// The steps every WorldService RPC shares, written once: count the call, check the token, parse
+// the request bytes, and record how the call ended. Every RPC is a raw (ByteBuffer) method so
+// that bytes that are not the request message get INVALID_ARGUMENT naming the message, instead
+// of gRPC's bare status; the size of a request is bounded before it gets here, by the server's
+// maximum receive size (Limits::max_request_bytes).
+//
+//   v1::LocateRequest request;
+//   grpc::Status status = open_call(service, Metrics::kLocate, *context, raw, &request);
+//   ...
+//   finish_unary(reactor, service.metrics(), Metrics::kLocate, status);
+#pragma once
+
+#include <google/protobuf/message.h>
+#include <grpcpp/grpcpp.h>
+
+#include "metrics.h"
+
+namespace chunkforge::server {
+
+class WorldService;
+
+// Counts the call, authenticates it, then parses `raw` into `request` (both may be null for a
+// stream that starts without a message). OK, or the status to end the call with.
+grpc::Status open_call(WorldService& service, Metrics::Method method, const grpc::CallbackServerContext& context,
+                       const grpc::ByteBuffer* raw, google::protobuf::Message* request);
+
+// Records how a call ended, once per call: an error is counted under its method and logged, and
+// RESOURCE_EXHAUSTED also counted as refused. Cancellations are neither: they are the client's
+// choice (a player who walked on, a deadline), not the server's failure.
+void close_call(Metrics& metrics, Metrics::Method method, const grpc::Status& status);
+
+// close_call, then the unary reactor's Finish.
+void finish_unary(grpc::ServerUnaryReactor* reactor, Metrics& metrics, Metrics::Method method,
+                  const grpc::Status& status);
+
+}  // namespace chunkforge::server

@@ -1,0 +1,255 @@
+// WorldService::Session: one player's view over a bidirectional stream. Reads position updates,
+// writes unloads and loads (nearest to the latest position first, the cached chunk bytes wrapped
+// in a SessionEvent without re-encoding). The bookkeeping is SessionView's; this file is the
+// gRPC side: at most kWindow generations or ready chunks per session, no further reads while
+// the client owes too many unloads, and a client that stops reading ended by the stall watch.
+#include <spdlog/spdlog.h>
+
+#include <memory>
+#include <mutex>
+
+#include "byte_buffer.h"
+#include "rpc_call.h"
+#include "session_view.h"
+#include "stall_watch.h"
+#include "world_service.h"
+
+namespace chunkforge::server {
+namespace {
+
+constexpr size_t kWindow = 8;  // generations under way plus chunks ready to write, per session
+
+std::string varint(uint64_t v) {
+  std::string out;
+  for (; v >= 0x80; v >>= 7) out += static_cast<char>((v & 0x7f) | 0x80);
+  out += static_cast<char>(v);
+  return out;
+}
+
+// SessionEvent{load: chunk} around the chunk's canonical bytes (field 1, length-delimited).
+std::string load_event(const std::string& chunk) { return "\x0a" + varint(chunk.size()) + chunk; }
+
+std::string unload_event(ChunkKey k) {
+  v1::SessionEvent e;
+  e.mutable_unload()->set_x(k.x);
+  e.mutable_unload()->set_z(k.z);
+  return e.SerializeAsString();
+}
+
+class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
+ public:
+  SessionReactor(WorldService& service, grpc::CallbackServerContext* context)
+      : service_(service), context_(context), state_(std::make_shared<State>()),
+        view_(service.world().chunk_size(), service.chunk_limit(), kWindow), watch_(service.limits().stall_timeout) {
+    state_->reactor = this;
+    service_.metrics().session_started();
+    std::lock_guard lock(state_->mutex);
+    if (const grpc::Status status = open(); !status.ok()) {
+      finish(status);
+      return;
+    }
+    spdlog::info("session started ({})", context->peer());
+    arm_watch();
+    read_more();
+  }
+
+  void OnReadDone(bool ok) override {
+    std::lock_guard lock(state_->mutex);
+    reading_ = false;
+    if (!ok) {  // the client closed its side: end once the view is delivered
+      reads_done_ = true;
+      return pump();
+    }
+    if (const grpc::Status status = apply(bytes_of(incoming_)); !status.ok()) return finish(status);
+    pump();
+    read_more();
+  }
+
+  void OnWriteDone(bool ok) override {
+    std::lock_guard lock(state_->mutex);
+    watch_.write_done();
+    if (!ok || cancelled_) return finish({grpc::StatusCode::CANCELLED, "session cancelled"});
+    pump();
+    read_more();
+  }
+
+  void OnCancel() override {
+    std::lock_guard lock(state_->mutex);
+    cancelled_ = true;  // a write in flight ends first; OnWriteDone then finishes
+    if (!watch_.writing()) finish({grpc::StatusCode::CANCELLED, "session cancelled"});
+  }
+
+  void OnDone() override {
+    std::unique_ptr<grpc::Alarm> alarm;
+    {
+      std::lock_guard lock(state_->mutex);
+      state_->reactor = nullptr;
+      state_->over = true;
+      alarm = watch_.disarm();
+    }
+    alarm.reset();
+    spdlog::info("session ended: {} loads, {} unloads", loads_sent_, unloads_sent_);
+    delete this;
+  }
+
+ private:
+  // Shared with the pending generations and the alarm, which may outlive the reactor.
+  struct State {
+    std::mutex mutex;
+    SessionReactor* reactor = nullptr;
+    std::atomic<bool> over{false};
+  };
+
+  grpc::Status open() {
+    if (grpc::Status status = open_call(service_, Metrics::kSession, *context_, nullptr, nullptr); !status.ok()) {
+      return status;
+    }
+    if (!service_.sessions().take()) {
+      return {grpc::StatusCode::RESOURCE_EXHAUSTED, "too many sessions: at most " +
+                                                        std::to_string(service_.sessions().max()) +
+                                                        " at once; retry later"};
+    }
+    holds_slot_ = true;
+    return grpc::Status::OK;
+  }
+
+  // One update: checked, its options taken if it is the first, then the view moved. Called
+  // with the mutex held, as every method below.
+  grpc::Status apply(const std::string& bytes) {
+    v1::SessionUpdate update;
+    if (!update.ParseFromString(bytes)) return {grpc::StatusCode::INVALID_ARGUMENT, "update: not a SessionUpdate"};
+    const std::string error =
+        update_error(update, service_.limits().max_radius, static_cast<double>(kWorldUnits));
+    if (!error.empty()) return {grpc::StatusCode::INVALID_ARGUMENT, error};
+    if (!have_options_) {
+      ChunkJob probe;  // checks the options once, with the field named as the client sent it
+      if (grpc::Status status = service_.make_job({}, update.options(), "options", probe); !status.ok()) {
+        return status;
+      }
+      options_ = update.options();
+      have_options_ = true;
+    }
+    view_.move(update);
+    return grpc::Status::OK;
+  }
+
+  // Reads the next update unless the client owes too many unloads: it is then not reading, and
+  // HTTP/2 flow control holds its updates back until it does.
+  void read_more() {
+    if (finished_ || reads_done_ || reading_ || view_.owed_unloads() > service_.limits().max_owed_unloads) return;
+    reading_ = true;
+    StartRead(&incoming_);
+  }
+
+  // Starts generations (nearest first, within the window) and writes the next event.
+  void pump() {
+    while (!finished_) {
+      const std::optional<SessionView::Generation> next = view_.next_generation();
+      if (!next) break;
+      request(*next);
+    }
+    if (finished_ || watch_.writing()) return;
+    if (std::optional<SessionView::Event> event = view_.next_event()) {
+      if (event->load) {
+        write(load_event(*event->bytes));
+        ++loads_sent_;
+        service_.metrics().chunk_sent();
+      } else {
+        write(unload_event(event->key));
+        ++unloads_sent_;
+      }
+      return;
+    }
+    if (reads_done_ && view_.settled()) finish(grpc::Status::OK);
+  }
+
+  void request(const SessionView::Generation& generation) {
+    v1::ChunkCoord coord;
+    coord.set_x(generation.key.x);
+    coord.set_z(generation.key.z);
+    ChunkJob job;
+    if (grpc::Status status = service_.make_job(coord, options_, "position", job); !status.ok()) return finish(status);
+    std::weak_ptr<State> state = state_;
+    const ChunkKey key = generation.key;
+    Bytes hit = service_.fetch(
+        job, static_cast<double>(view_.distance2(key)),
+        [state, unwanted = generation.unwanted] {
+          const std::shared_ptr<State> s = state.lock();
+          return !s || s->over.load() || unwanted->load();
+        },
+        [state, key](Bytes bytes) {  // later, on a worker thread
+          const std::shared_ptr<State> s = state.lock();
+          if (!s) return;
+          std::lock_guard lock(s->mutex);
+          if (s->reactor != nullptr) s->reactor->delivered(key, std::move(bytes));
+        });
+    if (hit) view_.generated(key, std::move(hit));
+  }
+
+  void delivered(ChunkKey key, Bytes bytes) {
+    if (finished_) return;
+    view_.generated(key, std::move(bytes));
+    pump();
+  }
+
+  void write(std::string event) {
+    watch_.write_started();
+    outgoing_ = buffer_of(event);
+    StartWrite(&outgoing_);
+  }
+
+  void arm_watch() {
+    std::weak_ptr<State> state = state_;
+    watch_.arm([state](bool ok) {
+      const std::shared_ptr<State> s = state.lock();
+      if (!ok || !s) return;
+      std::lock_guard lock(s->mutex);
+      if (s->reactor != nullptr) s->reactor->look();
+    });
+  }
+
+  // A write stuck past the timeout ends the session. Finish's status waits behind that write,
+  // so if the client still reads nothing by the next look, the stream is reset.
+  void look() {
+    if (ended_stalled_) return context_->TryCancel();
+    if (finished_) return;
+    if (watch_.stalled()) {
+      finish({grpc::StatusCode::RESOURCE_EXHAUSTED, "the client took no event for " +
+                                                        std::to_string(watch_.timeout().count()) +
+                                                        " ms: a session's stream must be read"});
+      ended_stalled_ = true;
+    }
+    arm_watch();
+  }
+
+  void finish(const grpc::Status& status) {
+    if (finished_) return;
+    finished_ = true;
+    state_->over = true;
+    service_.metrics().session_ended();
+    if (holds_slot_) service_.sessions().give_back();
+    holds_slot_ = false;
+    close_call(service_.metrics(), Metrics::kSession, status);
+    Finish(status);
+  }
+
+  WorldService& service_;
+  grpc::CallbackServerContext* context_;
+  std::shared_ptr<State> state_;
+  SessionView view_;
+  StallWatch watch_;
+  grpc::ByteBuffer incoming_, outgoing_;
+  v1::ChunkOptions options_;
+  bool have_options_ = false, reading_ = false, reads_done_ = false, finished_ = false;
+  bool holds_slot_ = false, cancelled_ = false, ended_stalled_ = false;
+  uint64_t loads_sent_ = 0, unloads_sent_ = 0;
+};
+
+}  // namespace
+
+grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* WorldService::Session(
+    grpc::CallbackServerContext* context) {
+  return new SessionReactor(*this, context);
+}
+
+}  // namespace chunkforge::server

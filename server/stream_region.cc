@@ -1,0 +1,214 @@
+// WorldService::StreamRegion: the square of chunks around a centre, nearest first. Generation
+// runs ahead of the writes by a bounded window; writes go out one at a time in nearest-first
+// order (HTTP/2 flow control paces them); a client that stops reading is ended by the stall watch.
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <tuple>
+#include <vector>
+
+#include "byte_buffer.h"
+#include "rpc_call.h"
+#include "stall_watch.h"
+#include "world_service.h"
+
+namespace chunkforge::server {
+namespace {
+
+// Nearest first: squared distance between chunk centres, ties by z then x.
+std::vector<ChunkCoord> nearest_first(ChunkCoord centre, int64_t radius) {
+  std::vector<ChunkCoord> out;
+  for (int64_t z = centre.z - radius; z <= centre.z + radius; ++z) {
+    for (int64_t x = centre.x - radius; x <= centre.x + radius; ++x) out.push_back({x, z});
+  }
+  const auto rank = [&](const ChunkCoord& c) {
+    return std::tuple((c.x - centre.x) * (c.x - centre.x) + (c.z - centre.z) * (c.z - centre.z), c.z, c.x);
+  };
+  std::sort(out.begin(), out.end(), [&](const ChunkCoord& a, const ChunkCoord& b) { return rank(a) < rank(b); });
+  return out;
+}
+
+class RegionReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
+ public:
+  static constexpr size_t kAhead = 16;  // generations requested beyond the next write
+
+  RegionReactor(WorldService& service, grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw)
+      : service_(service), context_(context), state_(std::make_shared<State>()),
+        watch_(service.limits().stall_timeout) {
+    state_->reactor = this;
+    service_.metrics().stream_started();
+    std::lock_guard lock(state_->mutex);
+    if (const grpc::Status status = open(raw); !status.ok()) {
+      finish(status);
+      return;
+    }
+    arm_watch();
+    request_more();
+    write_next();
+  }
+
+  void OnWriteDone(bool ok) override {
+    std::lock_guard lock(state_->mutex);
+    watch_.write_done();
+    if (!ok || context_->IsCancelled()) return finish({grpc::StatusCode::CANCELLED, "stream cancelled"});
+    ready_[next_].reset();
+    ++next_;
+    service_.metrics().chunk_sent();
+    request_more();
+    write_next();
+  }
+
+  void OnCancel() override {
+    std::lock_guard lock(state_->mutex);
+    if (!watch_.writing()) finish({grpc::StatusCode::CANCELLED, "stream cancelled"});
+  }
+
+  void OnDone() override {
+    std::unique_ptr<grpc::Alarm> alarm;
+    {
+      std::lock_guard lock(state_->mutex);
+      state_->reactor = nullptr;  // late generations and alarms find no one to deliver to
+      state_->over = true;
+      alarm = watch_.disarm();
+    }
+    alarm.reset();
+    delete this;
+  }
+
+ private:
+  // Shared with the pending generations and the alarm, which may outlive the reactor.
+  struct State {
+    std::mutex mutex;
+    RegionReactor* reactor = nullptr;
+    std::atomic<bool> over{false};  // finished: pending generations are no longer wanted
+  };
+
+  // The request checked and turned into jobs, nearest first; a slot taken.
+  grpc::Status open(const grpc::ByteBuffer* raw) {
+    v1::StreamRegionRequest request;
+    if (grpc::Status status = open_call(service_, Metrics::kStreamRegion, *context_, raw, &request); !status.ok()) {
+      return status;
+    }
+    const uint32_t max_radius = service_.limits().max_radius;
+    if (request.radius() > max_radius) {
+      return {grpc::StatusCode::INVALID_ARGUMENT, "radius: must be in [0, " + std::to_string(max_radius) +
+                                                      "] (got " + std::to_string(request.radius()) + ")"};
+    }
+    // The centre first: centre +- radius must not overflow on the way to checking each chunk.
+    ChunkJob job;
+    if (grpc::Status status = service_.make_job(request.centre(), request.options(), "centre", job); !status.ok()) {
+      return status;
+    }
+    for (const ChunkCoord& c : nearest_first({request.centre().x(), request.centre().z()}, request.radius())) {
+      v1::ChunkCoord coord;
+      coord.set_x(c.x);
+      coord.set_z(c.z);
+      if (grpc::Status status = service_.make_job(coord, request.options(), "centre", job); !status.ok()) {
+        return status;
+      }
+      jobs_.push_back(job);
+    }
+    if (!service_.streams().take()) {
+      return {grpc::StatusCode::RESOURCE_EXHAUSTED, "too many region streams: at most " +
+                                                        std::to_string(service_.streams().max()) +
+                                                        " at once on this server; retry later"};
+    }
+    holds_slot_ = true;
+    ready_.resize(jobs_.size());
+    return grpc::Status::OK;
+  }
+
+  // Called with the state's mutex held (as every method below).
+  void request_more() {
+    while (requested_ < jobs_.size() && requested_ < next_ + kAhead && !finished_) {
+      const size_t index = requested_++;
+      std::weak_ptr<State> state = state_;
+      // The context dies with the call, which may end before this waiter is dropped: the
+      // waiter asks the shared state instead (an atomic, no lock: the cache calls it under its
+      // own lock).
+      Bytes hit = service_.fetch(
+          jobs_[index], static_cast<double>(index),
+          [state] {
+            const std::shared_ptr<State> s = state.lock();
+            return !s || s->over.load();
+          },
+          [state, index](Bytes bytes) {  // later, on a worker thread
+            const std::shared_ptr<State> s = state.lock();
+            if (!s) return;
+            std::lock_guard lock(s->mutex);
+            if (s->reactor != nullptr) s->reactor->delivered(index, std::move(bytes));
+          });
+      if (hit) ready_[index] = std::move(hit);
+    }
+  }
+
+  void delivered(size_t index, Bytes bytes) {
+    if (finished_) return;
+    if (!bytes) return finish({grpc::StatusCode::CANCELLED, "generation dropped"});
+    ready_[index] = std::move(bytes);
+    write_next();
+  }
+
+  void write_next() {
+    if (finished_ || watch_.writing()) return;
+    if (next_ == jobs_.size()) return finish(grpc::Status::OK);
+    if (!ready_[next_]) return;
+    watch_.write_started();
+    buffer_ = buffer_of(*ready_[next_]);
+    StartWrite(&buffer_);
+  }
+
+  void arm_watch() {
+    std::weak_ptr<State> state = state_;
+    watch_.arm([state](bool ok) {
+      const std::shared_ptr<State> s = state.lock();
+      if (!ok || !s) return;
+      std::lock_guard lock(s->mutex);
+      if (s->reactor != nullptr) s->reactor->look();
+    });
+  }
+
+  // A write stuck past the timeout ends the call. Finish's status waits behind that write, so
+  // if the client still reads nothing by the next look, the stream is reset.
+  void look() {
+    if (ended_stalled_) return context_->TryCancel();
+    if (finished_) return;
+    if (watch_.stalled()) {
+      finish({grpc::StatusCode::RESOURCE_EXHAUSTED,
+              "the client took no chunk for " + std::to_string(watch_.timeout().count()) +
+                  " ms: a stream must be read"});
+      ended_stalled_ = true;
+    }
+    arm_watch();
+  }
+
+  void finish(const grpc::Status& status) {
+    if (finished_) return;
+    finished_ = true;
+    state_->over = true;
+    if (holds_slot_) service_.streams().give_back();
+    holds_slot_ = false;
+    close_call(service_.metrics(), Metrics::kStreamRegion, status);
+    service_.metrics().stream_ended();
+    Finish(status);
+  }
+
+  WorldService& service_;
+  grpc::CallbackServerContext* context_;
+  std::shared_ptr<State> state_;
+  StallWatch watch_;
+  std::vector<ChunkJob> jobs_;
+  std::vector<Bytes> ready_;
+  size_t requested_ = 0, next_ = 0;
+  bool finished_ = false, holds_slot_ = false, ended_stalled_ = false;
+  grpc::ByteBuffer buffer_;
+};
+
+}  // namespace
+
+grpc::ServerWriteReactor<grpc::ByteBuffer>* WorldService::StreamRegion(grpc::CallbackServerContext* context,
+                                                                       const grpc::ByteBuffer* request) {
+  return new RegionReactor(*this, context, request);
+}
+
+}  // namespace chunkforge::server
