@@ -1,4 +1,5 @@
-# Compiler flags shared by every chunkforge target, as an interface target.
+# Compiler flags shared by every chunkforge target, as an interface target; and the sanitizer
+# and fuzz build options, applied to every target.
 #
 # Determinism (DESIGN.md section 3): floating point must round the same way on every build,
 # so no contraction of a*b+c into FMA (-ffp-contract=off) and never -ffast-math, which
@@ -10,4 +11,46 @@ target_compile_options(chunkforge_flags INTERFACE
   -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion)
 if(CHUNKFORGE_WARNINGS_AS_ERRORS)
   target_compile_options(chunkforge_flags INTERFACE -Werror)
+endif()
+
+# Sanitizer builds (scripts/check-sanitizers): CHUNKFORGE_SANITIZE=address,undefined or =thread
+# instruments every target, ours and the generated protobuf code alike, so they apply globally
+# rather than through chunkforge::flags (which the generated code does not take). UBSan must
+# fail the test, not print and go on: -fno-sanitize-recover. Frame pointers give whole stacks
+# cheaply. The determinism flags above are unchanged: sanitizers do not touch floating point.
+set(CHUNKFORGE_SANITIZE "" CACHE STRING
+  "Sanitizers for every target: address, undefined, address,undefined or thread; empty: none")
+# libFuzzer targets (tests/fuzz): clang only; everything is built for the fuzzer's coverage
+# with ASan and UBSan, and the fuzz executables link libFuzzer's main.
+option(CHUNKFORGE_FUZZ "Build the libFuzzer targets in tests/fuzz (clang; implies address,undefined)" OFF)
+
+if(CHUNKFORGE_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "CHUNKFORGE_FUZZ needs clang (CXX=clang++-14), not ${CMAKE_CXX_COMPILER_ID}")
+  endif()
+  if(NOT CHUNKFORGE_SANITIZE)
+    set(CHUNKFORGE_SANITIZE "address,undefined")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()
+
+if(CHUNKFORGE_SANITIZE)
+  string(REPLACE "," ";" chunkforge_sanitizers "${CHUNKFORGE_SANITIZE}")
+  foreach(s IN LISTS chunkforge_sanitizers)
+    if(NOT s MATCHES "^(address|undefined|thread)$")
+      message(FATAL_ERROR "CHUNKFORGE_SANITIZE: unknown sanitizer '${s}' (address, undefined, thread)")
+    endif()
+  endforeach()
+  if("thread" IN_LIST chunkforge_sanitizers AND "address" IN_LIST chunkforge_sanitizers)
+    message(FATAL_ERROR "CHUNKFORGE_SANITIZE: thread cannot be combined with address")
+  endif()
+  set(chunkforge_sanitize_flags -fsanitize=${CHUNKFORGE_SANITIZE})
+  if("undefined" IN_LIST chunkforge_sanitizers)
+    # GCC leaves float-to-integer overflow out of "undefined"; a coordinate cast out of range
+    # is exactly the bug to catch here.
+    list(APPEND chunkforge_sanitize_flags -fsanitize=float-cast-overflow -fno-sanitize-recover=all)
+  endif()
+  add_compile_options(${chunkforge_sanitize_flags} -fno-omit-frame-pointer)
+  add_link_options(${chunkforge_sanitize_flags})
+  message(STATUS "chunkforge: sanitizers ${CHUNKFORGE_SANITIZE}")
 endif()

@@ -1,4 +1,5 @@
-# Shared by scripts/run and scripts/test: Debian packages and the CMake build in build/.
+# Shared by scripts/run, scripts/test and scripts/check-sanitizers: Debian packages and the
+# CMake builds (build/, and the sanitizer builds beside it).
 # Sourced, not run.
 
 CHUNKFORGE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -7,6 +8,10 @@ CHUNKFORGE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 CHUNKFORGE_BUILD_PACKAGES=(cmake ninja-build g++ pkg-config libprotobuf-dev protobuf-compiler libpng-dev
   libgrpc++-dev protobuf-compiler-grpc libboost-dev libspdlog-dev libssl-dev)
 CHUNKFORGE_TEST_PACKAGES=(libgtest-dev libgmock-dev libbenchmark-dev python3-grpcio openssl nginx)
+# scripts/check-sanitizers: GCC's sanitizer runtimes, and clang with libFuzzer (libclang-rt) and
+# llvm-symbolizer (llvm-14) for the fuzz build.
+CHUNKFORGE_SANITIZER_PACKAGES=(libasan8 libubsan1 libtsan2)
+CHUNKFORGE_FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev llvm-14)
 
 # Installs the packages that are missing; silent when all are there. Waits up to 10 minutes
 # for another apt/dpkg to release its lock instead of failing.
@@ -26,7 +31,20 @@ ensure_packages() {
 
 # Configures (once, or when options change) and builds build/. Arguments: extra -D options.
 build_chunkforge() {
-  cmake -S "$CHUNKFORGE_ROOT" -B "$CHUNKFORGE_ROOT/build" -G Ninja "$@" >/dev/null
+  build_chunkforge_in "$CHUNKFORGE_ROOT/build" "$@"
+}
+
+# The same in another build directory (the sanitizer builds). Arguments: the directory, then
+# extra -D options.
+build_chunkforge_in() {
+  configure_chunkforge "$@"
   # --quiet: ninja prints compiler messages only, not a progress line per file.
-  cmake --build "$CHUNKFORGE_ROOT/build" -- --quiet
+  cmake --build "$1" -- --quiet
+}
+
+# Configures only (to build one target after). Arguments: the directory, then extra -D options.
+configure_chunkforge() {
+  local dir=$1
+  shift
+  cmake -S "$CHUNKFORGE_ROOT" -B "$dir" -G Ninja "$@" >/dev/null
 }
