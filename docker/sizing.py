@@ -2,8 +2,9 @@
 """One StreamRegion against a running server, for sizing (docs/deploy.md, "Sizing").
 
 Prints one JSON object: chunks received, seconds until the last one, chunks per second, and
-with --metrics the server's cache gauges afterwards and the bytes per cached chunk. Against a
-freshly started server the stream is cold: every chunk is generated.
+with --metrics the server's cache gauges afterwards and the bytes per cached chunk (encoded, and
+as charged against --cache-mb). Against a freshly started server the stream is cold: every chunk
+is generated.
 
 Usage: sizing.py HOST:PORT [--radius R] [--centre CX CZ] [--terrain-step S]
                  [--metrics http://HOST:PORT/metrics]
@@ -64,7 +65,9 @@ def main():
         text = urllib.request.urlopen(a.metrics, timeout=10).read().decode()
         gauge = lambda name: int(re.search(rf"^chunkforge_{name} (\d+)$", text, re.M).group(1))
         report["cache_bytes"], report["cache_entries"] = gauge("cache_bytes"), gauge("cache_entries")
-        report["bytes_per_chunk"] = round(report["cache_bytes"] / max(report["cache_entries"], 1))
+        report["cache_payload_bytes"] = gauge("cache_payload_bytes")  # the chunks alone, no overhead
+        report["bytes_per_chunk"] = round(report["cache_payload_bytes"] / max(report["cache_entries"], 1))
+        report["charged_bytes_per_chunk"] = round(report["cache_bytes"] / max(report["cache_entries"], 1))
     print(json.dumps(report))
 
 

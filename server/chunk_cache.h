@@ -10,6 +10,12 @@
 //   else if (r.produce) schedule([&] { cache.fulfil(key, generate()); });
 //   // on_ready(bytes) runs when the generation completes (bytes null if it was dropped)
 //
+// The capacity bounds what the entries cost in memory, not just their payload: each entry is
+// charged its bytes, its key, its index and list nodes, the shared_ptr block and the
+// allocator's per-allocation overhead, and each shard its hash buckets. For small chunks the
+// overhead is most of the cost (a 160-byte chunk costs about 380 bytes), so counting payload
+// alone let the process grow to several times the budget.
+//
 // Thread safety: every method may be called from any thread. Waiter callbacks run on the thread
 // that calls fulfil() or abandon(), outside the cache's locks.
 #pragma once
@@ -20,6 +26,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -29,7 +36,9 @@ using Bytes = std::shared_ptr<const std::string>;
 
 struct CacheStats {
   uint64_t hits = 0, misses = 0, joined = 0, evictions = 0;
-  uint64_t bytes = 0, entries = 0;
+  uint64_t bytes = 0;          // charged bytes: payload plus overhead, what the capacity bounds
+  uint64_t payload_bytes = 0;  // the encoded chunks' own bytes (part of `bytes`)
+  uint64_t entries = 0;
 };
 
 class ChunkCache {
@@ -43,12 +52,15 @@ class ChunkCache {
     bool produce = false;  // a miss that nobody is producing yet: the caller must produce it
   };
 
+  // capacity_bytes is split evenly between the shards; an entry costing more than a shard's
+  // share is handed to its waiters but not stored.
   explicit ChunkCache(size_t capacity_bytes, int shards = 16);
 
   // A hit returns the bytes (the waiter is not kept); a miss registers the waiter.
   JoinResult join(const std::string& key, Waiter waiter);
   // Stores the bytes (evicting least recently used entries beyond the capacity) and hands them
-  // to every waiter of the key.
+  // to every waiter of the key. Bytes whose string holds much unused capacity are stored, and
+  // handed on, as an exact copy.
   void fulfil(const std::string& key, Bytes bytes);
   // Drops a pending generation if none of its waiters still wants it (all cancelled): they
   // get null. Checked and dropped under one lock, so a waiter joining meanwhile is never
@@ -59,21 +71,31 @@ class ChunkCache {
 
   CacheStats stats() const;
 
+  // What an entry of this key and these bytes costs in memory, the shard's hash buckets aside.
+  static size_t entry_charge(const std::string& key, const std::string& bytes);
+
  private:
-  struct Entry {
+  // One cached entry: the key is stored here only; the index's views point into it.
+  struct Node {
+    std::string key;
     Bytes bytes;
-    std::list<std::string>::iterator lru;
+    size_t charge;  // entry_charge(key, *bytes)
   };
+  using Lru = std::list<Node>;  // most recent first
   struct Shard {
     mutable std::mutex mutex;
-    std::unordered_map<std::string, Entry> entries;
-    std::list<std::string> lru;  // most recent first
+    Lru lru;
+    std::unordered_map<std::string_view, Lru::iterator> index;  // keys: views into lru's nodes
     std::unordered_map<std::string, std::vector<Waiter>> pending;
-    size_t bytes = 0;
+    size_t entry_bytes = 0;    // the entries' charges
+    size_t payload_bytes = 0;  // their bytes' sizes
     CacheStats stats;
   };
   Shard& shard(const std::string& key);
+  static size_t charged_bytes(const Shard& s);
   std::vector<Waiter> take_waiters(Shard& s, const std::string& key);
+  void store(Shard& s, const std::string& key, const Bytes& bytes);
+  void evict_oldest(Shard& s);
 
   size_t shard_capacity_;
   std::vector<std::unique_ptr<Shard>> shards_;

@@ -38,7 +38,9 @@ std::string Metrics::render(const CacheStats& cache, size_t queue_depth) const {
   single("cache_misses_total", "counter", "Chunk requests that started a generation.", cache.misses);
   single("cache_joined_total", "counter", "Chunk requests that joined a generation under way.", cache.joined);
   single("cache_evictions_total", "counter", "Cached chunks evicted for space.", cache.evictions);
-  single("cache_bytes", "gauge", "Bytes of encoded chunks in the cache.", cache.bytes);
+  single("cache_bytes", "gauge",
+         "Memory charged to the cache: chunks, keys, index, allocator overhead (at most --cache-mb).", cache.bytes);
+  single("cache_payload_bytes", "gauge", "Bytes of encoded chunks in the cache (in cache_bytes).", cache.payload_bytes);
   single("cache_entries", "gauge", "Encoded chunks in the cache.", cache.entries);
   single("queue_depth", "gauge", "Generations waiting for a thread.", queue_depth);
   single("active_streams", "gauge", "StreamRegion calls in progress.", active_streams_.load());
