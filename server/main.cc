@@ -31,7 +31,7 @@ constexpr const char* kUsage =
     "Each flag may also come from the environment: CHUNKFORGE_LISTEN, CHUNKFORGE_HTTP, CHUNKFORGE_WORLD,\n"
     "CHUNKFORGE_SEED, CHUNKFORGE_CACHE_MB, CHUNKFORGE_THREADS, CHUNKFORGE_MAX_RADIUS,\n"
     "CHUNKFORGE_LOG_LEVEL, CHUNKFORGE_TLS_CERT, CHUNKFORGE_TLS_KEY, CHUNKFORGE_AUTH_TOKEN_FILE,\n"
-    "CHUNKFORGE_MAX_SESSIONS\n"
+    "CHUNKFORGE_MAX_SESSIONS, CHUNKFORGE_MAX_STREAMS\n"
     "(a flag wins over its variable).\n"
     "\n"
     "  --listen ADDR     host:port to listen on (default 0.0.0.0:50051)\n"
@@ -42,6 +42,7 @@ constexpr const char* kUsage =
     "  --threads N       generation threads (default: the number of cores)\n"
     "  --max-radius N    largest StreamRegion radius and Session view radius, chunks (default 16)\n"
     "  --max-sessions N  player sessions at once (default 1000)\n"
+    "  --max-streams N   StreamRegion calls at once (default 256)\n"
     "  --log-level L     trace, debug, info, warn, error (default info)\n"
     "  --tls-cert FILE   PEM certificate chain: serve TLS (with --tls-key)\n"
     "  --tls-key FILE    PEM private key for --tls-cert\n"
@@ -51,7 +52,8 @@ constexpr const char* kUsage =
 // Flags then environment; the value of each known option.
 std::optional<std::map<std::string, std::string>> read_options(int argc, char** argv) {
   const char* names[] = {"listen",    "http",     "world",   "seed",           "cache-mb",    "threads",
-                         "max-radius", "log-level", "tls-cert", "tls-key", "auth-token-file", "max-sessions"};
+                         "max-radius", "log-level", "tls-cert", "tls-key", "auth-token-file", "max-sessions",
+                         "max-streams"};
   std::map<std::string, std::string> values;
   for (const char* name : names) {
     std::string variable = "CHUNKFORGE_" + std::string(name);
@@ -184,8 +186,10 @@ int main(int argc, char** argv) {
   const auto threads = number(*values, "threads", cores, 1, 256);
   const auto max_radius = number(*values, "max-radius", options.limits.max_radius, 0, 64);
   const auto max_sessions = number(*values, "max-sessions", options.limits.max_sessions, 1, 1000000);
-  if (!cache_mb || !threads || !max_radius || !max_sessions) return 2;
+  const auto max_streams = number(*values, "max-streams", options.limits.max_streams, 1, 1000000);
+  if (!cache_mb || !threads || !max_radius || !max_sessions || !max_streams) return 2;
   options.limits.max_sessions = static_cast<uint32_t>(*max_sessions);
+  options.limits.max_streams = static_cast<uint32_t>(*max_streams);
   options.cache_mb = *cache_mb;
   options.threads = static_cast<int>(*threads);
   options.limits.max_radius = static_cast<uint32_t>(*max_radius);

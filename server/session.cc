@@ -95,7 +95,7 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
  private:
   // Shared with the pending generations and the alarm, which may outlive the reactor.
   struct State {
-    std::mutex mutex;
+    std::recursive_mutex mutex;
     SessionReactor* reactor = nullptr;
     std::atomic<bool> over{false};
   };
@@ -208,18 +208,14 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
     });
   }
 
-  // A write stuck past the timeout ends the session. Finish's status waits behind that write,
-  // so if the client still reads nothing by the next look, the stream is reset.
+  // A write stuck past the timeout ends the call. The client could see no status (it would
+  // follow the stuck write), so the stream is reset, and the reason goes to the log and metrics.
   void look() {
-    if (ended_stalled_) return context_->TryCancel();
     if (finished_) return;
-    if (watch_.stalled()) {
-      finish({grpc::StatusCode::RESOURCE_EXHAUSTED, "the client took no event for " +
-                                                        std::to_string(watch_.timeout().count()) +
-                                                        " ms: a session's stream must be read"});
-      ended_stalled_ = true;
-    }
-    arm_watch();
+    if (!watch_.stalled()) return arm_watch();
+    context_->TryCancel();  // may run OnCancel on this thread, under this lock: hence recursive
+    finish({grpc::StatusCode::RESOURCE_EXHAUSTED, "the client took no event for " +
+                                                      std::to_string(watch_.timeout().count()) + " ms: a session's stream must be read"});
   }
 
   void finish(const grpc::Status& status) {
@@ -241,7 +237,7 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
   grpc::ByteBuffer incoming_, outgoing_;
   v1::ChunkOptions options_;
   bool have_options_ = false, reading_ = false, reads_done_ = false, finished_ = false;
-  bool holds_slot_ = false, cancelled_ = false, ended_stalled_ = false;
+  bool holds_slot_ = false, cancelled_ = false;
   uint64_t loads_sent_ = 0, unloads_sent_ = 0;
 };
 

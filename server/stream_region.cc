@@ -78,7 +78,7 @@ class RegionReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  private:
   // Shared with the pending generations and the alarm, which may outlive the reactor.
   struct State {
-    std::mutex mutex;
+    std::recursive_mutex mutex;
     RegionReactor* reactor = nullptr;
     std::atomic<bool> over{false};  // finished: pending generations are no longer wanted
   };
@@ -168,18 +168,14 @@ class RegionReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
     });
   }
 
-  // A write stuck past the timeout ends the call. Finish's status waits behind that write, so
-  // if the client still reads nothing by the next look, the stream is reset.
+  // A write stuck past the timeout ends the call. The client could see no status (it would
+  // follow the stuck write), so the stream is reset, and the reason goes to the log and metrics.
   void look() {
-    if (ended_stalled_) return context_->TryCancel();
     if (finished_) return;
-    if (watch_.stalled()) {
-      finish({grpc::StatusCode::RESOURCE_EXHAUSTED,
-              "the client took no chunk for " + std::to_string(watch_.timeout().count()) +
-                  " ms: a stream must be read"});
-      ended_stalled_ = true;
-    }
-    arm_watch();
+    if (!watch_.stalled()) return arm_watch();
+    context_->TryCancel();  // may run OnCancel on this thread, under this lock: hence recursive
+    finish({grpc::StatusCode::RESOURCE_EXHAUSTED, "the client took no chunk for " +
+                                                      std::to_string(watch_.timeout().count()) + " ms: a stream must be read"});
   }
 
   void finish(const grpc::Status& status) {
@@ -200,7 +196,7 @@ class RegionReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   std::vector<ChunkJob> jobs_;
   std::vector<Bytes> ready_;
   size_t requested_ = 0, next_ = 0;
-  bool finished_ = false, holds_slot_ = false, ended_stalled_ = false;
+  bool finished_ = false, holds_slot_ = false;
   grpc::ByteBuffer buffer_;
 };
 

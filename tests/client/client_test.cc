@@ -19,6 +19,7 @@
 #include "chunkforge/v1/chunk.pb.h"
 #include "chunkforge/v1/info.pb.h"
 #include "world_server.h"
+#include "support/certificate.h"
 #include "support/free_port.h"
 
 namespace chunkforge::client {
@@ -471,7 +472,7 @@ TEST_F(ClientTest, CommandLinePrintsTheSameOnlineAsOffline) {
     EXPECT_FALSE(online.out.empty()) << command;
     EXPECT_EQ(online.out, offline.out) << command;
   }
-  const std::string png = testing::TempDir() + "sdk_render_";
+  const std::string png = test::unique_temp_dir("sdk_render");
   ASSERT_EQ(run("render 0 0 2 1 --out " + png + "offline.png").exit_code, 0);
   ASSERT_EQ(run("render 0 0 2 1 --out " + png + "online.png" + server).exit_code, 0);
   auto read_all = [](const std::string& path) {
@@ -489,12 +490,10 @@ TEST_F(ClientTest, CommandLinePrintsTheSameOnlineAsOffline) {
 
 // TLS and a bearer token, through the SDK and through the command.
 TEST(ClientSecurityTest, TlsAndTokenFromTheSdkAndTheCommand) {
-  const std::string dir = testing::TempDir(), cert = dir + "sdk_tls_cert.pem", key = dir + "sdk_tls_key.pem",
-                    token = dir + "sdk_token";
-  const std::string make_cert = "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost "
-                                "-addext subjectAltName=DNS:localhost -keyout " + key + " -out " + cert +
-                                " >/dev/null 2>&1";
-  ASSERT_EQ(std::system(make_cert.c_str()), 0) << "openssl could not make a certificate";
+  const std::string dir = test::unique_temp_dir("sdk_tls"), token = dir + "sdk_token";
+  const test::CertificateFiles files = test::make_certificate(dir);
+  ASSERT_FALSE(files.cert.empty()) << "openssl could not make a certificate";
+  const std::string &cert = files.cert, &key = files.key;
   auto read_all = [](const std::string& path) {
     std::ifstream in(path);
     return std::string(std::istreambuf_iterator<char>(in), {});

@@ -19,6 +19,7 @@
 
 #include "chunkforge/encode.h"
 #include "chunkforge/v1/service.grpc.pb.h"
+#include "support/certificate.h"
 
 namespace chunkforge::server {
 namespace {
@@ -447,11 +448,9 @@ std::string read_all(const std::string& path) {
 
 // TLS with a self-signed certificate made for the test, and a shared token.
 TEST(WorldServerSecurityTest, TlsAndTokenAreEnforced) {
-  const std::string dir = testing::TempDir(), cert = dir + "chunkforge_tls_cert.pem", key = dir + "chunkforge_tls_key.pem";
-  const std::string make_cert = "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost "
-                                "-addext subjectAltName=DNS:localhost -keyout " + key + " -out " + cert +
-                                " >/dev/null 2>&1";
-  ASSERT_EQ(std::system(make_cert.c_str()), 0) << "openssl could not make a certificate";
+  const test::CertificateFiles files = test::make_certificate(test::unique_temp_dir("server_tls"));
+  ASSERT_FALSE(files.cert.empty()) << "openssl could not make a certificate";
+  const std::string &cert = files.cert, &key = files.key;
   ServerOptions options;
   options.listen = "127.0.0.1:0";
   options.http = "";
