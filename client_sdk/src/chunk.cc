@@ -1,3 +1,4 @@
+// The typed read view of a chunk (chunk.h) over the wire message, without copying its arrays.
 #include "chunkforge/client/chunk.h"
 
 #include <cmath>
@@ -76,6 +77,15 @@ std::vector<Structure> Chunk::structures() const {
 
 std::optional<TerrainView> Chunk::terrain() const {
   if (!message_->has_terrain()) return std::nullopt;
+  // The accessors index size * size entries without checks (the server's encoder fills them
+  // all); a grid whose arrays are shorter would be read out of bounds, so such a chunk shows no
+  // terrain, as a ragged object array shows no objects.
+  const v1::TerrainGrid& grid = message_->terrain();
+  const uint64_t samples = uint64_t{grid.size()} * grid.size();
+  const auto whole = [samples](int entries) { return static_cast<uint64_t>(entries) == samples; };
+  if (!whole(grid.elevation_size()) || !whole(grid.biome_size()) || !whole(grid.material_size())) {
+    return std::nullopt;
+  }
   return TerrainView(message_);
 }
 

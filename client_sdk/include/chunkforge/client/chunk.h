@@ -152,7 +152,8 @@ class Chunk {
 
   ObjectRange objects() const;
   std::vector<Structure> structures() const;
-  // Present only when the request asked for terrain.
+  // Present only when the request asked for terrain (and the grid is whole: a grid whose arrays
+  // do not hold size() * size() samples, which no server sends, shows as absent).
   std::optional<TerrainView> terrain() const;
 
   // Size of the chunk's encoding on the wire: what a local cache accounts for.
