@@ -19,11 +19,12 @@ constexpr uint32_t kDefaultLimit = 10, kMaxLimit = 10000;
 
 grpc::Status invalid(const std::string& message) { return {grpc::StatusCode::INVALID_ARGUMENT, message}; }
 
-// The structure type's id, or an error naming the field.
-grpc::Status validate(const World& world, const Limits& limits, const v1::LocateRequest& request, uint32_t& type) {
+}  // namespace
+
+grpc::Status WorldService::check_locate(const v1::LocateRequest& request, uint32_t& type) const {
   std::string known;
   const StructureType* found = nullptr;
-  for (const StructureType& t : world.structures().all()) {
+  for (const StructureType& t : world_.structures().all()) {
     if (t.name == request.type()) found = &t;
     known += (known.empty() ? "" : ", ") + t.name;
   }
@@ -35,8 +36,8 @@ grpc::Status validate(const World& world, const Limits& limits, const v1::Locate
                      std::to_string(value) + ")");
     }
   }
-  if (!(request.radius() >= 0 && request.radius() <= limits.max_locate_radius)) {
-    return invalid("radius: must be in (0, " + std::to_string(static_cast<int64_t>(limits.max_locate_radius)) +
+  if (!(request.radius() >= 0 && request.radius() <= limits_.max_locate_radius)) {
+    return invalid("radius: must be in (0, " + std::to_string(static_cast<int64_t>(limits_.max_locate_radius)) +
                    "] world units on this server (got " + std::to_string(request.radius()) + ")");
   }
   if (request.limit() > kMaxLimit) {
@@ -45,15 +46,13 @@ grpc::Status validate(const World& world, const Limits& limits, const v1::Locate
   return grpc::Status::OK;
 }
 
-}  // namespace
-
 grpc::ServerUnaryReactor* WorldService::Locate(grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw,
                                                grpc::ByteBuffer* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   auto request = std::make_shared<v1::LocateRequest>();
   grpc::Status status = open_call(*this, Metrics::kLocate, *context, raw, request.get());
   uint32_t type = 0;
-  if (status.ok()) status = validate(world_, limits_, *request, type);
+  if (status.ok()) status = check_locate(*request, type);
   if (!status.ok()) {
     finish_unary(reactor, metrics_, Metrics::kLocate, status);
     return reactor;

@@ -15,19 +15,6 @@
 namespace chunkforge::server {
 namespace {
 
-// Nearest first: squared distance between chunk centres, ties by z then x.
-std::vector<ChunkCoord> nearest_first(ChunkCoord centre, int64_t radius) {
-  std::vector<ChunkCoord> out;
-  for (int64_t z = centre.z - radius; z <= centre.z + radius; ++z) {
-    for (int64_t x = centre.x - radius; x <= centre.x + radius; ++x) out.push_back({x, z});
-  }
-  const auto rank = [&](const ChunkCoord& c) {
-    return std::tuple((c.x - centre.x) * (c.x - centre.x) + (c.z - centre.z) * (c.z - centre.z), c.z, c.x);
-  };
-  std::sort(out.begin(), out.end(), [&](const ChunkCoord& a, const ChunkCoord& b) { return rank(a) < rank(b); });
-  return out;
-}
-
 class RegionReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
   static constexpr size_t kAhead = 16;  // generations requested beyond the next write
@@ -89,25 +76,7 @@ class RegionReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
     if (grpc::Status status = open_call(service_, Metrics::kStreamRegion, *context_, raw, &request); !status.ok()) {
       return status;
     }
-    const uint32_t max_radius = service_.limits().max_radius;
-    if (request.radius() > max_radius) {
-      return {grpc::StatusCode::INVALID_ARGUMENT, "radius: must be in [0, " + std::to_string(max_radius) +
-                                                      "] (got " + std::to_string(request.radius()) + ")"};
-    }
-    // The centre first: centre +- radius must not overflow on the way to checking each chunk.
-    ChunkJob job;
-    if (grpc::Status status = service_.make_job(request.centre(), request.options(), "centre", job); !status.ok()) {
-      return status;
-    }
-    for (const ChunkCoord& c : nearest_first({request.centre().x(), request.centre().z()}, request.radius())) {
-      v1::ChunkCoord coord;
-      coord.set_x(c.x);
-      coord.set_z(c.z);
-      if (grpc::Status status = service_.make_job(coord, request.options(), "centre", job); !status.ok()) {
-        return status;
-      }
-      jobs_.push_back(job);
-    }
+    if (grpc::Status status = service_.region_jobs(request, jobs_); !status.ok()) return status;
     if (!service_.streams().take()) {
       return {grpc::StatusCode::RESOURCE_EXHAUSTED, "too many region streams: at most " +
                                                         std::to_string(service_.streams().max()) +

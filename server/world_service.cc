@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <tuple>
 
 #include "chunkforge/encode.h"
 
@@ -16,6 +17,19 @@ namespace {
 // Chunks produced on a worker thread reuse that thread's scatter memo: neighbouring requests
 // do not redo each other's halos. Output never depends on the memo.
 constexpr size_t kWorkerMemoCells = 16384;
+
+// Nearest first: squared distance between chunk centres, ties by z then x.
+std::vector<ChunkCoord> nearest_first(ChunkCoord centre, int64_t radius) {
+  std::vector<ChunkCoord> out;
+  for (int64_t z = centre.z - radius; z <= centre.z + radius; ++z) {
+    for (int64_t x = centre.x - radius; x <= centre.x + radius; ++x) out.push_back({x, z});
+  }
+  const auto rank = [&](const ChunkCoord& c) {
+    return std::tuple((c.x - centre.x) * (c.x - centre.x) + (c.z - centre.z) * (c.z - centre.z), c.z, c.x);
+  };
+  std::sort(out.begin(), out.end(), [&](const ChunkCoord& a, const ChunkCoord& b) { return rank(a) < rank(b); });
+  return out;
+}
 
 }  // namespace
 
@@ -87,6 +101,24 @@ grpc::Status WorldService::make_job(const v1::ChunkCoord& coord, const v1::Chunk
   for (uint32_t id : layers) job.options.add_layers(id);
   // The canonical options are part of the key: equal requests share one cache entry.
   job.key = std::to_string(job.coord.x) + "," + std::to_string(job.coord.z) + "/" + job.options.SerializeAsString();
+  return grpc::Status::OK;
+}
+
+grpc::Status WorldService::region_jobs(const v1::StreamRegionRequest& request, std::vector<ChunkJob>& jobs) const {
+  if (request.radius() > limits_.max_radius) {
+    return {grpc::StatusCode::INVALID_ARGUMENT, "radius: must be in [0, " + std::to_string(limits_.max_radius) +
+                                                    "] (got " + std::to_string(request.radius()) + ")"};
+  }
+  // The centre first: centre +- radius must not overflow on the way to checking each chunk.
+  ChunkJob job;
+  if (grpc::Status status = make_job(request.centre(), request.options(), "centre", job); !status.ok()) return status;
+  for (const ChunkCoord& c : nearest_first({request.centre().x(), request.centre().z()}, request.radius())) {
+    v1::ChunkCoord coord;
+    coord.set_x(c.x);
+    coord.set_z(c.z);
+    if (grpc::Status status = make_job(coord, request.options(), "centre", job); !status.ok()) return status;
+    jobs.push_back(job);
+  }
   return grpc::Status::OK;
 }
 

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "chunk_cache.h"
 #include "chunkforge/v1/service.grpc.pb.h"
@@ -99,6 +100,10 @@ class WorldService final : public WorldServiceBase {
   // Validates a coordinate and options; the error names the field and the allowed range.
   grpc::Status make_job(const v1::ChunkCoord& coord, const v1::ChunkOptions& options, const std::string& field,
                         ChunkJob& job) const;
+  // StreamRegion's request as jobs, nearest first; the error names the field.
+  grpc::Status region_jobs(const v1::StreamRegionRequest& request, std::vector<ChunkJob>& jobs) const;
+  // Locate's request checked; the structure type's id in `type`.
+  grpc::Status check_locate(const v1::LocateRequest& request, uint32_t& type) const;
   // The job's bytes now on a cache hit; otherwise null, and `on_ready` gets them later (null if
   // the generation was dropped), by joining a running generation or queueing one at
   // `priority` (smaller first).
