@@ -99,8 +99,9 @@ std::optional<uint64_t> number(const std::map<std::string, std::string>& values,
   return v;
 }
 
-// Whether `address` is host:port with a port in [0, 65535] (the host, a name or an address, is
-// resolved when listening); a malformed one is a bad flag (exit 2), not a failure to listen.
+// Whether the gRPC address is host:port with a port in [0, 65535] (the host, a name or an
+// address, is resolved when listening); a malformed one is a bad flag (exit 2), not a failure to
+// listen. (--http is checked by http_address_error: there the host must be an IP address.)
 bool valid_address(const std::string& option, const std::string& address) {
   const size_t colon = address.rfind(':');
   unsigned port = 0;
@@ -180,7 +181,10 @@ int main(int argc, char** argv) {
   if (auto it = values->find("listen"); it != values->end()) options.listen = it->second;
   if (auto it = values->find("http"); it != values->end()) options.http = it->second;
   if (!valid_address("listen", options.listen)) return 2;
-  if (!options.http.empty() && !valid_address("http", options.http)) return 2;
+  if (const auto error = options.http.empty() ? std::nullopt : chunkforge::server::http_address_error(options.http)) {
+    std::cerr << *error << '\n';
+    return 2;
+  }
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const auto cache_mb = number(*values, "cache-mb", options.cache_mb, 1, 1 << 20);
   const auto threads = number(*values, "threads", cores, 1, 256);
