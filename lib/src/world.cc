@@ -1,12 +1,16 @@
+// World::create and the loaders: a definition from JSON or a file, validated and compiled.
 #include "chunkforge/world.h"
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <system_error>
 
 #include "chunkforge/encode.h"
 #include "chunkforge/hash.h"
+#include "chunkforge/quote.h"
+#include "chunkforge/world_limits.h"
 
 namespace chunkforge {
 
@@ -40,16 +44,43 @@ WorldResult load_world_json(std::string_view json) {
   return World::create(*definition);
 }
 
+namespace {
+
+// Paths are quoted like any input, with room for a long directory.
+constexpr size_t kQuotedPathBytes = 256;
+
+// `size`: the file's size when known (a pipe's is not).
+FieldError file_too_large(const std::string& path, std::optional<uintmax_t> size) {
+  return FieldError{"", "world file " + quote_input(path, kQuotedPathBytes) + " is larger than the limit of " +
+                            std::to_string(kMaxWorldFileBytes) + " bytes" +
+                            (size ? " (got " + std::to_string(*size) + ")" : "")};
+}
+
+}  // namespace
+
 std::optional<v1::WorldDefinition> read_world_file(const std::string& path,
                                                    std::vector<FieldError>& errors) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    errors.push_back(FieldError{"", "cannot read world file \"" + path + "\""});
+  // The size is checked before anything is read: a huge file costs neither memory nor time.
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kMaxWorldFileBytes) {
+    errors.push_back(file_too_large(path, size));
     return std::nullopt;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_world_json(text.str(), errors);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    errors.push_back(FieldError{"", "cannot read world file " + quote_input(path, kQuotedPathBytes)});
+    return std::nullopt;
+  }
+  // Not a regular file (a pipe): read one byte past the limit to see whether it is exceeded.
+  std::string text(kMaxWorldFileBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > kMaxWorldFileBytes) {
+    errors.push_back(file_too_large(path, std::nullopt));
+    return std::nullopt;
+  }
+  return parse_world_json(text, errors);
 }
 
 WorldResult load_world_file(const std::string& path) {

@@ -1,11 +1,14 @@
 // JSON to WorldDefinition through protobuf's JSON mapping, with its errors rewritten into
-// "field.path: reason" form.
+// "field.path: reason" form. Whatever of the input protobuf echoes in its messages (a value, a
+// stretch of a malformed document) is escaped before it reaches an error.
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/util/json_util.h>
 
 #include <string>
 
+#include "chunkforge/quote.h"
 #include "chunkforge/world.h"
+#include "chunkforge/world_limits.h"
 
 namespace chunkforge {
 namespace {
@@ -61,6 +64,23 @@ std::string expected_type(const pb::FieldDescriptor* field, bool element) {
   return "";
 }
 
+// Whether `text` reads as a field path ("resources[1].bogus"): nothing else is taken for one.
+bool field_like(const std::string& text) {
+  return text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.[]") ==
+         std::string::npos;
+}
+
+// A value as protobuf quotes it ("\"perlim\"" or a bare number), re-quoted safely.
+std::string safe_value(const std::string& value) {
+  if (value.size() >= 2 && value.front() == '"' && value.back() == '"') {
+    return quote_input(value.substr(1, value.size() - 2));
+  }
+  return sanitize_message(value, kQuotedInputBytes);
+}
+
+// Longest stretch of a parser's own message kept in an error (it may quote the document).
+constexpr size_t kParserMessageBytes = 256;
+
 // protobuf 3.21 reports, e.g.:
 //   "foo: Cannot find field."
 //   "(resources[1]) bogus: Cannot find field."
@@ -78,12 +98,10 @@ FieldError rewrite(const std::string& raw) {
   const size_t colon = rest.find(": ");
   std::string leaf = colon == std::string::npos ? "" : rest.substr(0, colon);
   while (!leaf.empty() && leaf.front() == ' ') leaf.erase(0, 1);
-  // Anything else (a syntax error quoting the input, a non-object document) is not about a
-  // field: report it whole.
-  const bool field_like = leaf.find_first_not_of(
-      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.[]") == std::string::npos;
-  if (colon == std::string::npos || !field_like || (leaf.empty() && parent.empty())) {
-    return FieldError{"", "malformed JSON: " + raw};
+  // Anything else (a syntax error quoting the input, a non-object document, a key that is no
+  // field name) is not about a field: report it whole.
+  if (colon == std::string::npos || !field_like(leaf) || !field_like(parent) || (leaf.empty() && parent.empty())) {
+    return FieldError{"", "malformed JSON: " + sanitize_message(raw, kParserMessageBytes)};
   }
   const std::string reason = rest.substr(colon + 2);
   const std::string path = leaf.empty() ? parent : (parent.empty() ? leaf : parent + "." + leaf);
@@ -94,15 +112,20 @@ FieldError rewrite(const std::string& raw) {
     std::string value = reason.substr(14);
     value = value.substr(0, value.find(" for type "));
     const std::string expected = expected_type(find_field(path), !path.empty() && path.back() == ']');
-    return FieldError{path, "invalid value " + value + (expected.empty() ? "" : ": " + expected)};
+    return FieldError{path, "invalid value " + safe_value(value) + (expected.empty() ? "" : ": " + expected)};
   }
-  return FieldError{path, reason};
+  return FieldError{path, sanitize_message(reason, kParserMessageBytes)};
 }
 
 }  // namespace
 
 std::optional<v1::WorldDefinition> parse_world_json(std::string_view json,
                                                     std::vector<FieldError>& errors) {
+  if (json.size() > kMaxWorldFileBytes) {
+    errors.push_back(FieldError{"", "a world definition must be at most " + std::to_string(kMaxWorldFileBytes) +
+                                        " bytes of JSON (got " + std::to_string(json.size()) + ")"});
+    return std::nullopt;
+  }
   v1::WorldDefinition definition;
   pb::util::JsonParseOptions options;
   options.ignore_unknown_fields = false;  // a misspelt field is an error, never ignored

@@ -3,19 +3,30 @@
 // Semantic errors start from the built-in world, break one thing in the parsed proto and run
 // validate_world; JSON-level errors go through parse_world_json. Every failure prints the full
 // error list, so a wrong path shows what was reported instead.
+#include <google/protobuf/util/json_util.h>
+#include <sys/stat.h>
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <functional>
+#include <iostream>
 #include <limits>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <type_traits>
 #include <vector>
 
+#include "chunkforge/encode.h"
+#include "chunkforge/quote.h"
 #include "chunkforge/world.h"
+#include "chunkforge/world_limits.h"
+#include "world_at_limits.h"
 
 namespace chunkforge {
 namespace {
@@ -77,6 +88,14 @@ TEST_P(SemanticErrorTest, Rejects) {
   WorldDefinition definition = default_definition();
   GetParam().mutate(definition);
   EXPECT_TRUE(HasError(validate_world(definition), GetParam().path, GetParam().fragment));
+}
+
+// `list` grown to `count` entries by copying its first one (names repeat: for the limits, which
+// are checked first).
+template <typename List>
+void grow(List& list, int count) {
+  const std::decay_t<decltype(list.Get(0))> first = list.Get(0);
+  while (list.size() < count) list.Add(std::decay_t<decltype(first)>(first));
 }
 
 // Indices refer to docs/worlds/default.json: resources forest, iron, coal (correlates with
@@ -258,6 +277,56 @@ const SemanticCase kSemanticCases[] = {
        d.mutable_structures(0)->mutable_checks(1)->mutable_offset()->set_y(kInfinity);
      },
      "structures[0].checks[1].offset.y", "(got inf)"},
+    // Limits (chunkforge/world_limits.h): each list, each string, the layers' cost rules.
+    {"TooManyResourceLayers", [](WorldDefinition& d) { grow(*d.mutable_resources(), 65); }, "resources",
+     "at most 64 layers (got 65)"},
+    {"TooManyStructures", [](WorldDefinition& d) { grow(*d.mutable_structures(), 65); }, "structures",
+     "at most 64 structures (got 65)"},
+    {"TooManyBiomes", [](WorldDefinition& d) { grow(*d.mutable_biomes(), 257); }, "biomes",
+     "at most 256 biomes (got 257)"},
+    {"TooManyMaterials", [](WorldDefinition& d) { grow(*d.mutable_materials(), 257); }, "materials",
+     "at most 256 materials (got 257)"},
+    {"TooManyChecks", [](WorldDefinition& d) { grow(*d.mutable_structures(0)->mutable_checks(), 17); },
+     "structures[0].checks", "at most 16 checks (got 17)"},
+    {"TooManyYawAngles", [](WorldDefinition& d) { grow(*d.mutable_structures(2)->mutable_yaw_degrees(), 5); },
+     "structures[2].yaw_degrees", "at most 4 angles (got 5)"},
+    {"TooManyFalloffPoints",
+     [](WorldDefinition& d) { grow(*d.mutable_structures(3)->mutable_surface_falloff(), 17); },
+     "structures[3].surface_falloff", "at most 16 points (got 17)"},
+    {"TooManyNamesInALayerFilter", [](WorldDefinition& d) { grow(*d.mutable_resources(0)->mutable_biomes(), 257); },
+     "resources[0].biomes", "at most 256 names (got 257)"},
+    {"TooManyNamesInACheck",
+     [](WorldDefinition& d) { grow(*d.mutable_structures(4)->mutable_checks(0)->mutable_materials(), 257); },
+     "structures[4].checks[0].materials", "at most 256 names (got 257)"},
+    {"NameTooLong", [](WorldDefinition& d) { d.mutable_biomes(0)->set_name(std::string(65, 'o')); },
+     "biomes[0].name", "at most 64 characters (got 65"},
+    {"WorldNameTooLong", [](WorldDefinition& d) { d.set_name(std::string(257, 'w')); }, "name",
+     "at most 256 bytes (got 257)"},
+    {"DefinitionTooLarge", [](WorldDefinition& d) { d.set_name(std::string(size_t{1} << 20, 'w')); }, "",
+     "protobuf encoding must be at most 1048576 bytes"},
+    {"TooManyDetailNoiseOctaves",
+     [](WorldDefinition& d) {
+       for (int i = 0; i < 4; ++i) {
+         v1::Material& m = *d.mutable_materials()->Add();
+         m = d.materials(6);  // gravel: a detail noise of 2 octaves
+         m.set_name("patch" + std::to_string(i));
+         m.mutable_noise()->set_octaves(16);
+       }
+       d.mutable_materials()->SwapElements(8, d.materials_size() - 1);  // grass stays last
+     },
+     "materials", "at most 64 detail-noise octaves summed over all materials (got 68)"},
+    {"DensityRangeWiderThanSixteenfold",
+     [](WorldDefinition& d) { d.mutable_resources(0)->mutable_density_range()->set_min(0.05); },
+     "resources[0].density_range", "max must be at most 16 times min (got min 0.05, max 1)"},
+    {"FootprintCrowdingOtherLayers",
+     [](WorldDefinition& d) { d.mutable_resources(3)->set_footprint_radius(6); },  // boulders near 3-unit forest
+     "resources[3].footprint_radius", "most from layer \"forest\""},
+    {"ScatterCostAboveBudget",
+     [](WorldDefinition& d) {
+       d.mutable_resources(1)->set_spacing_scale(0.5);  // iron: 182 x 182 scatter cells a chunk
+       d.mutable_resources(1)->set_footprint_radius(0.1);
+     },
+     "resources", "scatter cost (layers x scatter cells per chunk of all layers) must be at most 65536"},
 };
 
 INSTANTIATE_TEST_SUITE_P(WorldValidation, SemanticErrorTest, testing::ValuesIn(kSemanticCases),
@@ -309,6 +378,105 @@ TEST(WorldValidationTest, AcceptsMethodDefaultsAfterApplyDefaults) {
   EXPECT_DOUBLE_EQ(definition.resources(0).jitter(), 0.4);
   EXPECT_DOUBLE_EQ(definition.resources(1).peak_window(), 200);
   EXPECT_TRUE(IsValid(definition));
+}
+
+// --- Limits as a whole ------------------------------------------------------------------------
+
+// A list beyond its limit is one error, not one per entry: a hostile file cannot flood the log.
+TEST(WorldLimitsTest, AnOversizedListIsOneError) {
+  WorldDefinition definition = default_definition();
+  v1::ResourceLayer& forest = *definition.mutable_resources(0);
+  forest.clear_biomes();
+  for (int i = 0; i < 100000; ++i) forest.add_biomes("nowhere");
+  const std::vector<FieldError> errors = validate_world(definition);
+  EXPECT_TRUE(HasError(errors, "resources[0].biomes", "at most 256 names (got 100000)"));
+  EXPECT_EQ(errors.size(), 1u) << describe(errors);
+}
+
+// Every limit reached at once is still a valid world, and what the server sends about it stays
+// far below gRPC's 4 MB default message size, as does its JSON below the file limit.
+TEST(WorldLimitsTest, AWorldAtEveryLimitIsValidAndSmall) {
+  const WorldDefinition definition = test::world_at_limits();
+  ASSERT_TRUE(IsValid(definition));
+  const WorldResult r = World::create(definition);
+  ASSERT_TRUE(r.ok());
+  const size_t definition_bytes = r.world->definition().ByteSizeLong();
+  const size_t info_bytes = describe_world(*r.world).ByteSizeLong();
+  std::string json;
+  ASSERT_TRUE(google::protobuf::util::MessageToJsonString(definition, &json).ok());
+  std::cout << "[ measure  ] at_limits.definition_bytes = " << definition_bytes << "\n"
+            << "[ measure  ] at_limits.world_info_bytes = " << info_bytes << "\n"
+            << "[ measure  ] at_limits.json_bytes = " << json.size() << "\n";
+  EXPECT_LT(definition_bytes, size_t{1} << 20);
+  EXPECT_LT(info_bytes, size_t{1} << 20);
+  EXPECT_LE(json.size(), kMaxWorldFileBytes);
+  EXPECT_TRUE(load_world_json(json).ok());
+}
+
+// One step beyond the scatter cost or the crowding of the world at the limits is rejected.
+TEST(WorldLimitsTest, TheWorldAtTheLimitsHasNoRoomLeft) {
+  WorldDefinition denser = test::world_at_limits();
+  denser.mutable_resources(5)->set_spacing_scale(22);  // 5 x 5 cells instead of 4 x 4
+  EXPECT_TRUE(HasError(validate_world(denser), "resources", "(got 64 x 1033 = 66112)"));
+  WorldDefinition wider = test::world_at_limits();
+  wider.mutable_resources(5)->set_footprint_radius(3);
+  EXPECT_TRUE(HasError(validate_world(wider), "resources[5].footprint_radius", "footprint crowding"));
+}
+
+// --- Input quoted in errors --------------------------------------------------------------------
+
+// Whether every character of every error is printable ASCII (no newline, no escape code).
+testing::AssertionResult AllPrintable(const std::vector<FieldError>& errors) {
+  for (const FieldError& e : errors) {
+    for (const char c : e.to_string()) {
+      if (c < 0x20 || c > 0x7e) {
+        return testing::AssertionFailure() << "byte " << static_cast<int>(static_cast<unsigned char>(c))
+                                           << " in: " << e.to_string();
+      }
+    }
+  }
+  return testing::AssertionSuccess();
+}
+
+TEST(QuoteInputTest, EscapesEverythingButPrintableAscii) {
+  EXPECT_EQ(quote_input("forest_2"), "\"forest_2\"");
+  EXPECT_EQ(quote_input("a\"b\\c"), "\"a\\\"b\\\\c\"");
+  EXPECT_EQ(quote_input("\x1b[31mred\n\t\r"), "\"\\x1b[31mred\\n\\t\\r\"");
+  EXPECT_EQ(quote_input(std::string("nul\0del\x7f", 8)), "\"nul\\x00del\\x7f\"");
+  EXPECT_EQ(quote_input("caf\xc3\xa9"), "\"caf\\xc3\\xa9\"");
+}
+
+TEST(QuoteInputTest, CutsLongInputAndMarksIt) {
+  EXPECT_EQ(quote_input(std::string(64, 'a')), "\"" + std::string(64, 'a') + "\"");
+  EXPECT_EQ(quote_input(std::string(65, 'a')), "\"" + std::string(64, 'a') + "\"...");
+  // Cut before escaping: an escape sequence is never split.
+  EXPECT_EQ(quote_input(std::string(70, '\n'), 2), "\"\\n\\n\"...");
+}
+
+TEST(WorldValidationQuotingTest, UnknownNamesAreEscaped) {
+  WorldDefinition definition = default_definition();
+  definition.mutable_resources(0)->set_biomes(1, "\x1b[31mjungle\nresources[9]: forged");
+  definition.mutable_resources(2)->mutable_correlate_with()->set_layer("\x1b]0;title\x07");
+  definition.mutable_structures(4)->mutable_checks(0)->set_materials(1, std::string(100000, '\n'));
+  const std::vector<FieldError> errors = validate_world(definition);
+  EXPECT_TRUE(HasError(errors, "resources[0].biomes[1]",
+                       "unknown biome \"\\x1b[31mjungle\\nresources[9]: forged\""));
+  EXPECT_TRUE(HasError(errors, "resources[2].correlate_with.layer", "\"\\x1b]0;title\\x07\""));
+  EXPECT_TRUE(HasError(errors, "structures[4].checks[0].materials[1]", "\"..."));
+  EXPECT_TRUE(AllPrintable(errors));
+  for (const FieldError& e : errors) EXPECT_LT(e.message.size(), 400u) << e.path;
+}
+
+TEST(WorldValidationQuotingTest, BadNamesAndColoursAreEscaped) {
+  WorldDefinition definition = default_definition();
+  definition.mutable_biomes(0)->set_name("Ocean\r\n");
+  definition.mutable_materials(0)->set_name(std::string(5000000, '\x1b'));
+  definition.mutable_resources(1)->set_color("#\x1b[2J\"");
+  const std::vector<FieldError> errors = validate_world(definition);
+  EXPECT_TRUE(HasError(errors, "biomes[0].name", "(got \"Ocean\\r\\n\")"));
+  EXPECT_TRUE(HasError(errors, "materials[0].name", "at most 64 characters (got 5000000: \"\\x1b"));
+  EXPECT_TRUE(HasError(errors, "resources[1].color", "(got \"#\\x1b[2J\\\"\")"));
+  EXPECT_TRUE(AllPrintable(errors));
 }
 
 // --- JSON-level errors -----------------------------------------------------------------------
@@ -423,6 +591,66 @@ TEST(WorldValidationJsonTest, RejectsUnknownEnumNumbers) {
   const std::vector<FieldError> errors = validate_world(parsed(json));
   EXPECT_TRUE(HasError(errors, "terrain.elevation.kind", "perlin, simplex"));
   EXPECT_TRUE(HasError(errors, "resources[0].method", "blue_noise"));
+}
+
+// Whatever protobuf echoes of the input (a value, a key, a stretch of a malformed document)
+// reaches the error escaped.
+TEST(WorldValidationJsonTest, EchoedInputIsEscaped) {
+  const std::vector<FieldError> value = parse_errors(R"({"chunk_size": "\u001b[2J\nabc"})");
+  EXPECT_TRUE(HasError(value, "chunk_size", "invalid value \"\\x1b[2J\\nabc\": expected a non-negative integer"));
+  EXPECT_TRUE(AllPrintable(value));
+  EXPECT_TRUE(AllPrintable(parse_errors(R"({"\u001b[31mevil\n": 1})")));
+  EXPECT_TRUE(AllPrintable(parse_errors(R"({"resources": [{"(x) \u001b": 1}]})")));
+  EXPECT_TRUE(AllPrintable(parse_errors("{\"name\": \"x\n\u001b\x01\"")));
+  const std::vector<FieldError> long_value = parse_errors(R"({"seed": ")" + std::string(100000, '9') + R"(x"})");
+  EXPECT_TRUE(AllPrintable(long_value));
+  EXPECT_LT(long_value[0].message.size(), 400u) << describe(long_value);
+}
+
+// --- Size of the document ----------------------------------------------------------------------
+
+TEST(WorldFileSizeTest, JsonAboveTheLimitIsRejectedBeforeParsing) {
+  std::string json(default_world_json());
+  json.resize(kMaxWorldFileBytes + 1, ' ');  // valid JSON, one byte too long
+  EXPECT_TRUE(HasError(parse_errors(json), "", "at most 1048576 bytes of JSON (got 1048577)"));
+  json.resize(kMaxWorldFileBytes);
+  std::vector<FieldError> errors;
+  EXPECT_TRUE(parse_world_json(json, errors).has_value()) << describe(errors);
+}
+
+// A temporary file holding `text`, removed at the end of the test.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& text) : path_(testing::TempDir() + "chunkforge_world_size_test.json") {
+    std::ofstream(path_, std::ios::binary) << text;
+  }
+  ~TempFile() { std::remove(path_.c_str()); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+TEST(WorldFileSizeTest, FileAboveTheLimitIsRejectedUnread) {
+  const TempFile file(R"({"name": ")" + std::string(50 << 20, 'n') + R"("})");
+  std::vector<FieldError> errors;
+  EXPECT_FALSE(read_world_file(file.path(), errors).has_value());
+  ASSERT_EQ(errors.size(), 1u) << describe(errors);
+  EXPECT_TRUE(HasError(errors, "", "is larger than the limit of 1048576 bytes (got 52428812)"));
+}
+
+// A FIFO has no size to check first: the reader must stop one byte past the limit by itself.
+TEST(WorldFileSizeTest, PipeAboveTheLimitIsRejected) {
+  const std::string path = testing::TempDir() + "chunkforge_world_size_test.fifo";
+  std::remove(path.c_str());
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
+  std::thread writer([&] { std::ofstream(path, std::ios::binary) << std::string(kMaxWorldFileBytes + 1, ' '); });
+  std::vector<FieldError> errors;
+  EXPECT_FALSE(read_world_file(path, errors).has_value());
+  writer.join();
+  std::remove(path.c_str());
+  ASSERT_EQ(errors.size(), 1u) << describe(errors);
+  EXPECT_EQ(errors[0].message, "world file \"" + path + "\" is larger than the limit of 1048576 bytes");
 }
 
 }  // namespace
