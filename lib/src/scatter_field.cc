@@ -5,6 +5,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "abandon.h"
 #include "chunkforge/hash.h"
 
 namespace chunkforge {
@@ -472,6 +473,8 @@ void ScatterField::list_neighbours(uint32_t layer, Cell& c, const Candidate& a) 
 void ScatterField::decide_next(uint32_t layer, Cell& start) {
   frames_.push_back(Frame{layer, &start});
   while (!frames_.empty()) {
+    // One step decides or defers one candidate: the finest grain of the scatter work.
+    poll_abandon(abandon_);
     const size_t fi = frames_.size() - 1;
     Frame f = frames_[fi];
     Cell& c = *f.cell;
@@ -539,6 +542,7 @@ std::vector<ResourceObject> ScatterField::objects_in_chunk(ChunkCoord chunk) {
   };
   std::vector<Keyed> found;
   for (uint32_t layer = 0; layer < layers_.size(); ++layer) {
+    poll_abandon(abandon_);
     const ResourceLayer& l = layers_.layer(layer);
     const int64_t n = l.cells_per_chunk;
     const int64_t i0 = chunk.x * n, j0 = chunk.z * n;

@@ -20,6 +20,7 @@
 // Not thread-safe: one ScatterField per request (Generator::generate makes one per call).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -45,6 +46,10 @@ class ScatterField {
 
   // Scatter cells in the memo (blocks materialised so far), for bounding it.
   size_t cells_materialized() const { return blocks_.size() * kBlockCells; }
+
+  // From now on, throw GenerationAbandoned once `flag` reads true (null: never). After that
+  // the memo may hold half-decided cells: discard the field.
+  void watch_abandon(const std::atomic<bool>* flag) { abandon_ = flag; }
 
  private:
   static constexpr int kBlockSide = 4;  // cells per block side; blocks are materialised whole
@@ -181,6 +186,7 @@ class ScatterField {
   std::vector<double> scratch_density_;
   std::vector<Candidate> scratch_candidates_;
   std::vector<Neighbour> neighbours_;
+  const std::atomic<bool>* abandon_ = nullptr;
 };
 
 }  // namespace chunkforge

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "abandon.h"
 #include "chunkforge/v1/world.pb.h"
 #include "chunkforge/world.h"
 #include "proto_convert.h"
@@ -158,6 +159,8 @@ StructurePlanner::StructurePlanner(const World& world)
 std::vector<StructurePlanner::Origin>& StructurePlanner::cell(int level, int64_t i, int64_t j) {
   auto [it, inserted] = origins_.try_emplace(CellKey{level, i, j});
   if (!inserted) return it->second;
+  // Before planning: an abandoned planner is discarded, so the empty entry does no harm.
+  poll_abandon(abandon_);
   const uint64_t seed = world_.seed();
   // floor(mean) origins, plus one more with probability frac(mean).
   const double mean = origins_per_cell(level);

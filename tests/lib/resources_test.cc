@@ -9,10 +9,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -24,6 +27,7 @@
 #include "chunkforge/hash.h"
 #include "chunkforge/quality.h"
 #include "chunkforge/world.h"
+#include "world_at_limits.h"
 
 namespace chunkforge {
 namespace {
@@ -403,6 +407,66 @@ TEST(ResourceOrderTest, ChunkStreamEqualsColdChunkAfterAFarJump) {
                              ChunkCoord{-1, 0}, ChunkCoord{1000, -999}}) {
     EXPECT_EQ(hash_of(world, stream.generate(c)), hash_of(world, generator.generate(c)))
         << c.x << "," << c.z;
+  }
+}
+
+// --- abandonment -----------------------------------------------------------------------------
+
+// The world at every limit: a tenth of a second or more a chunk, long enough to abandon.
+const World& world_at_limits() {
+  static const World world = build(test::world_at_limits());
+  return world;
+}
+
+TEST(GenerationAbandonTest, ARaisedFlagStopsAtOnceAndTheStreamRecovers) {
+  const World& world = default_world();
+  const std::atomic<bool> stop{true};
+  EXPECT_THROW(Generator(world).generate({0, 0}, &stop), GenerationAbandoned);
+  ChunkStream stream(world);
+  EXPECT_THROW(stream.generate({0, 0}, &stop), GenerationAbandoned);
+  EXPECT_EQ(hash_of(world, stream.generate({0, 0})), hash_of(world, Generator(world).generate({0, 0})));
+}
+
+TEST(GenerationAbandonTest, AFlagThatStaysDownChangesNothing) {
+  const World& world = default_world();
+  const std::atomic<bool> go_on{false};
+  const Generator generator(world);
+  ChunkStream stream(world);
+  for (const ChunkCoord& c : window({-2, -2}, 4)) {
+    EXPECT_EQ(hash_of(world, stream.generate(c, &go_on)), hash_of(world, generator.generate(c))) << c.x << "," << c.z;
+    EXPECT_EQ(hash_of(world, generator.generate(c, &go_on)), hash_of(world, generator.generate(c)));
+  }
+}
+
+// Raised from another thread while a stream works through chunks of the costliest world the
+// limits allow: the generation in progress stops within milliseconds, and the stream then
+// generates exactly what a fresh Generator does, the chunk that was cut off included.
+TEST(GenerationAbandonTest, ARunningGenerationStopsPromptlyAndTheStreamRecovers) {
+  using Clock = std::chrono::steady_clock;
+  const World& world = world_at_limits();
+  ChunkStream stream(world);
+  std::atomic<bool> stop{false};
+  Clock::time_point raised;
+  std::thread raiser([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    raised = Clock::now();
+    stop.store(true);
+  });
+  int64_t done = 0;
+  std::optional<Clock::time_point> stopped;
+  try {
+    for (; done < 1000; ++done) stream.generate({done, 0}, &stop);
+  } catch (const GenerationAbandoned&) {
+    stopped = Clock::now();
+  }
+  raiser.join();
+  ASSERT_TRUE(stopped.has_value()) << "1000 chunks took less than 150 ms: the world is no longer expensive";
+  const double latency_ms = std::chrono::duration<double, std::milli>(*stopped - raised).count();
+  measure("abandon.latency_ms", latency_ms);
+  EXPECT_LT(latency_ms, 50) << "a generation must notice the flag within milliseconds";
+  const Generator fresh(world);
+  for (const ChunkCoord c : {ChunkCoord{done, 0}, ChunkCoord{done + 1, 0}, ChunkCoord{done, 1}}) {
+    EXPECT_EQ(hash_of(world, stream.generate(c)), hash_of(world, fresh.generate(c))) << c.x << "," << c.z;
   }
 }
 

@@ -11,11 +11,20 @@
 // Each call keeps its own memo of the scatter cells it touched (DESIGN.md: memo per request).
 // Cost: about 2.7 ms per cold 64-unit chunk of the default world (structures_bench,
 // BM_WholeChunk); less through a ChunkStream, where neighbours share their halo.
+//
+// Abandoning a generation (a server shutting down, a request given up): pass a flag and raise
+// it from any thread; the generation notices within a few milliseconds and throws
+// GenerationAbandoned. The flag is only read, never reset.
+//
+//   std::atomic<bool> stop{false};       // stop = true elsewhere
+//   try { send(stream.generate(c, &stop)); } catch (const GenerationAbandoned&) { return; }
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "chunkforge/terrain.h"
@@ -70,14 +79,21 @@ struct ChunkData {
   std::vector<StructureInstance> structures;
 };
 
+// Thrown by generate() when its `abandon` flag was raised before it finished: no chunk.
+class GenerationAbandoned : public std::runtime_error {
+ public:
+  GenerationAbandoned() : std::runtime_error("chunk generation abandoned") {}
+};
+
 class ScatterField;
 class StructurePlanner;
 
 class Generator {
  public:
   explicit Generator(const World& world) : world_(world) {}
-  // One chunk, as a request of its own (cold: nothing shared with other calls).
-  ChunkData generate(ChunkCoord coord) const;
+  // One chunk, as a request of its own (cold: nothing shared with other calls). `abandon`
+  // (may be null; must outlive the call): once it reads true, throws GenerationAbandoned.
+  ChunkData generate(ChunkCoord coord, const std::atomic<bool>* abandon = nullptr) const;
 
  private:
   const World& world_;
@@ -96,7 +112,9 @@ class ChunkStream {
  public:
   explicit ChunkStream(const World& world, size_t max_cells = 65536);
   ~ChunkStream();
-  ChunkData generate(ChunkCoord coord);
+  // As Generator::generate. An abandoned generation also drops the memo (it may be half
+  // built), so the stream stays usable: later chunks are exactly what they would have been.
+  ChunkData generate(ChunkCoord coord, const std::atomic<bool>* abandon = nullptr);
 
  private:
   const World& world_;

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -93,6 +94,10 @@ class StructurePlanner {
   // Origin cells in the memo (for bounding it).
   size_t cells_planned() const { return origins_.size(); }
 
+  // From now on, throw GenerationAbandoned once `flag` reads true (null: never). After that
+  // the memo may be half built: discard the planner.
+  void watch_abandon(const std::atomic<bool>* flag) { abandon_ = flag; }
+
  private:
   struct Origin {
     int level;
@@ -117,6 +122,7 @@ class StructurePlanner {
   int64_t size_;
   std::map<CellKey, std::vector<Origin>> origins_;
   std::map<std::pair<int64_t, int64_t>, std::vector<StructureInstance>> chunks_;
+  const std::atomic<bool>* abandon_ = nullptr;
 };
 
 }  // namespace chunkforge
