@@ -1,3 +1,4 @@
+// GenerationQueue: a priority queue of jobs drained by a Boost.Asio thread pool.
 #include "generation_queue.h"
 
 #include <boost/asio/post.hpp>
@@ -16,6 +17,7 @@ void GenerationQueue::stop() {
 void GenerationQueue::submit(double priority, std::function<void()> job) {
   {
     std::lock_guard lock(mutex_);
+    if (stopping_) return;  // the pool is joined: nothing would run it (or count it out)
     jobs_.push(Job{priority, sequence_++, std::move(job)});
     ++depth_;  // under the lock: a pool thread cannot pop (and decrement) first
   }

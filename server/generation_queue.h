@@ -6,8 +6,9 @@
 //   GenerationQueue queue(2);
 //   queue.submit(distance, [] { ... });
 //
-// Thread safety: submit() and depth() from any thread. stop() (or the destructor) waits for
-// running jobs and drops the queued ones.
+// Thread safety: submit() and depth() from any thread. stop() (or the destructor) raises
+// stopping(), which running generations poll to give up within milliseconds, waits for them,
+// and drops the queued jobs.
 #pragma once
 
 #include <boost/asio/thread_pool.hpp>
@@ -28,6 +29,9 @@ class GenerationQueue {
 
   void submit(double priority, std::function<void()> job);
   size_t depth() const { return depth_.load(); }
+  // Raised by stop(): a generation running on the queue passes it to ChunkStream::generate,
+  // so that shutdown never waits for a long chunk.
+  const std::atomic<bool>* stopping() const { return &stopping_; }
   // Waits for running jobs and drops the queued ones; later submissions are dropped too.
   // Idempotent.
   void stop();

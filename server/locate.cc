@@ -7,6 +7,7 @@
 
 #include "byte_buffer.h"
 #include "chunkforge/encode.h"
+#include "chunkforge/quote.h"
 #include "chunkforge/structures.h"
 #include "rpc_call.h"
 #include "world_service.h"
@@ -28,7 +29,9 @@ grpc::Status WorldService::check_locate(const v1::LocateRequest& request, uint32
     if (t.name == request.type()) found = &t;
     known += (known.empty() ? "" : ", ") + t.name;
   }
-  if (found == nullptr) return invalid("type: the world has no structure type \"" + request.type() + "\" (it has " + known + ")");
+  if (found == nullptr) {
+    return invalid("type: the world has no structure type " + quote_input(request.type()) + " (it has " + known + ")");
+  }
   type = found->id;
   for (const auto& [name, value] : {std::pair{"x", request.x()}, std::pair{"z", request.z()}}) {
     if (value < -kWorldUnits || value > kWorldUnits) {
@@ -63,6 +66,7 @@ grpc::ServerUnaryReactor* WorldService::Locate(grpc::CallbackServerContext* cont
     const uint32_t limit = request->limit() == 0 ? kDefaultLimit : request->limit();
     try {
       StructurePlanner planner(world_);
+      planner.watch_abandon(queue_.stopping());
       std::vector<StructureInstance> found =
           planner.locate(type, Coord{request->x(), 0.0}, Coord{request->z(), 0.0}, radius);
       if (found.size() > limit) found.resize(limit);
@@ -70,6 +74,8 @@ grpc::ServerUnaryReactor* WorldService::Locate(grpc::CallbackServerContext* cont
       for (const StructureInstance& s : found) *answer.add_instances() = encode_structure(s);
       *response = buffer_of(answer.SerializeAsString());
       reactor->Finish(grpc::Status::OK);
+    } catch (const GenerationAbandoned&) {  // the server is stopping
+      reactor->Finish({grpc::StatusCode::UNAVAILABLE, "the server is shutting down; retry"});
     } catch (const std::exception& e) {
       spdlog::error("locate failed: {}", e.what());
       finish_unary(reactor, metrics_, Metrics::kLocate, {grpc::StatusCode::INTERNAL, "locate failed; see the server log"});

@@ -85,6 +85,13 @@ grpc::Status WorldService::make_job(const v1::ChunkCoord& coord, const v1::Chunk
                         "options.terrain_step: must divide the chunk size " + std::to_string(world_.chunk_size()) +
                             " (got " + std::to_string(step) + ")");
   }
+  const uint64_t side = world_.chunk_size() / step;
+  if (options.include_terrain() && side * side > limits_.max_terrain_samples) {
+    return {grpc::StatusCode::INVALID_ARGUMENT,
+            "options.terrain_step: at most " + std::to_string(limits_.max_terrain_samples) +
+                " terrain samples per chunk; with chunk size " + std::to_string(world_.chunk_size()) + ", step " +
+                std::to_string(step) + " gives " + std::to_string(side * side) + " (use a larger step)"};
+  }
   std::vector<uint32_t> layers(options.layers().begin(), options.layers().end());
   for (uint32_t id : layers) {
     if (id >= world_.resources().size()) {
@@ -130,7 +137,7 @@ Bytes WorldService::produce(const ChunkJob& job) const {
     stream = std::make_unique<ChunkStream>(world_, kWorkerMemoCells);
     stream_world = &world_;
   }
-  ChunkData data = stream->generate(job.coord);
+  ChunkData data = stream->generate(job.coord, queue_.stopping());
   if (job.options.layers_size() > 0) {
     const auto& keep = job.options.layers();
     std::erase_if(data.objects, [&](const ResourceObject& o) {
@@ -154,6 +161,8 @@ Bytes WorldService::fetch(const ChunkJob& job, double priority, std::function<bo
     Bytes bytes;
     try {
       bytes = produce(job);
+    } catch (const GenerationAbandoned&) {  // the server is stopping
+      return cache_.abandon(job.key);
     } catch (const std::exception& e) {  // e.g. out of memory: fail this chunk, not the server
       spdlog::error("generating chunk {},{} failed: {}", job.coord.x, job.coord.z, e.what());
       return cache_.abandon(job.key);

@@ -30,6 +30,9 @@ struct Limits {
   uint32_t max_sessions = 1000;      // player sessions at once; more get RESOURCE_EXHAUSTED
   uint32_t max_streams = 256;        // StreamRegion calls at once; more get RESOURCE_EXHAUSTED
   int max_request_bytes = 64 << 10;  // incoming message size (requests are tiny)
+  // Terrain samples in one chunk's grid: 256 x 256 (a 64-unit chunk at step 1 has 4096). A
+  // 1024-unit chunk at step 1 would take 1.5 s and 600 MB, and exceed clients' 4 MB messages.
+  uint64_t max_terrain_samples = 65536;
   // HTTP/2 streams (calls) one connection may have open at once; gRPC queues the rest.
   int max_calls_per_connection = 128;
   // Memory gRPC itself may use for connections and calls (its ResourceQuota).

@@ -199,5 +199,27 @@ TEST_F(HostileClientTest, APlayerAtTheEdgeOfTheWorldGetsTheClippedView) {
   EXPECT_EQ(loads, 3 * 3);  // x in [limit - 2, limit], z in [-limit, -limit + 2]
 }
 
+// A terrain grid has a bound of its own: step 1 on a large chunk would make a message past
+// clients' 4 MB and cost seconds to build.
+TEST_F(HostileClientTest, TerrainGridsAreCappedInSamples) {
+  Limits limits;
+  limits.max_terrain_samples = 1024;  // the default world's 64-unit chunks: step 2 at the finest
+  start(limits);
+  for (const auto& [step, ok] : {std::pair{1u, false}, std::pair{2u, true}}) {
+    grpc::ClientContext context;
+    v1::GetChunkRequest request;
+    request.mutable_options()->set_include_terrain(true);
+    request.mutable_options()->set_terrain_step(step);
+    v1::Chunk chunk;
+    const grpc::Status status = stub_->GetChunk(&context, request, &chunk);
+    EXPECT_EQ(status.ok(), ok) << step << ": " << status.error_message();
+    if (!ok) {
+      EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+      EXPECT_NE(status.error_message().find("options.terrain_step: at most 1024 terrain samples"), std::string::npos)
+          << status.error_message();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace chunkforge::server
