@@ -1,20 +1,24 @@
 // chunkforge-server: the world server on its built-in default world, or on --world FILE.
+#include <CLI/CLI.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cctype>
-#include <csignal>
-#include <functional>
 #include <charconv>
-#include <fstream>
+#include <csignal>
 #include <cstdlib>
+#include <fstream>
+#include <functional>
 #include <iostream>
-#include <map>
+#include <limits>
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "chunkforge/quote.h"
 #include "tls_files.h"
 #include "world_server.h"
 
@@ -22,81 +26,141 @@ namespace {
 
 using chunkforge::server::ServerOptions;
 
-constexpr const char* kUsage =
-    "usage: chunkforge-server [--listen ADDR] [--http ADDR] [--world FILE] [--seed N] [--cache-mb N]\n"
-    "                         [--threads N] [--max-radius N] [--max-sessions N] [--log-level LEVEL]\n"
-    "                         [--tls-cert FILE --tls-key FILE] [--auth-token-file FILE]\n"
-    "\n"
-    "Serves chunkforge.v1.WorldService (gRPC, with health checking and reflection).\n"
-    "Each flag may also come from the environment: CHUNKFORGE_LISTEN, CHUNKFORGE_HTTP, CHUNKFORGE_WORLD,\n"
-    "CHUNKFORGE_SEED, CHUNKFORGE_CACHE_MB, CHUNKFORGE_THREADS, CHUNKFORGE_MAX_RADIUS,\n"
-    "CHUNKFORGE_LOG_LEVEL, CHUNKFORGE_TLS_CERT, CHUNKFORGE_TLS_KEY, CHUNKFORGE_AUTH_TOKEN_FILE,\n"
-    "CHUNKFORGE_MAX_SESSIONS, CHUNKFORGE_MAX_STREAMS\n"
-    "(a flag wins over its variable).\n"
-    "\n"
-    "  --listen ADDR     host:port to listen on (default 0.0.0.0:50051)\n"
-    "  --http ADDR       host:port for GET /healthz and /metrics (default 0.0.0.0:8080; \"\": none)\n"
-    "  --world FILE      world definition JSON (default: the built-in world)\n"
-    "  --seed N          override the world's seed\n"
-    "  --cache-mb N      encoded-chunk cache budget in MiB (default 256)\n"
-    "  --threads N       generation threads (default: the number of cores)\n"
-    "  --max-radius N    largest StreamRegion radius and Session view radius, chunks (default 16)\n"
-    "  --max-sessions N  player sessions at once (default 1000)\n"
-    "  --max-streams N   StreamRegion calls at once (default 256)\n"
-    "  --log-level L     trace, debug, info, warn, error (default info)\n"
-    "  --tls-cert FILE   PEM certificate chain: serve TLS (with --tls-key)\n"
-    "  --tls-key FILE    PEM private key for --tls-cert\n"
-    "  --auth-token-file FILE  require \"authorization: Bearer <token>\" with the token in FILE\n"
-    "                    (health checking and reflection stay open)\n";
+// What the command line and the CHUNKFORGE_* variables ask for; a flag wins over its variable.
+// Values are checked as they are parsed, except the addresses and files (checked after).
+struct Flags {
+  ServerOptions server;  // listen, http, cache_mb, threads and limits; the TLS files and token below
+  std::optional<std::string> world, tls_cert, tls_key, auth_token_file;
+  std::optional<uint64_t> seed;
+  std::string log_level = "info";
+};
 
-// Flags then environment; the value of each known option.
-std::optional<std::map<std::string, std::string>> read_options(int argc, char** argv) {
-  const char* names[] = {"listen",    "http",     "world",   "seed",           "cache-mb",    "threads",
-                         "max-radius", "log-level", "tls-cert", "tls-key", "auth-token-file", "max-sessions",
-                         "max-streams"};
-  std::map<std::string, std::string> values;
-  for (const char* name : names) {
-    std::string variable = "CHUNKFORGE_" + std::string(name);
-    for (char& c : variable) c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (const char* v = std::getenv(variable.c_str())) values[name] = v;
-  }
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
-      std::exit(0);
-    }
-    bool known = false;
-    for (const char* name : names) {
-      if (arg == std::string("--") + name) {
-        if (i + 1 >= argc) {
-          std::cerr << arg << " needs a value\n";
-          return std::nullopt;
+// A whole decimal number in [lo, hi], leaving CLI11 the canonical spelling to convert: CLI11
+// alone reads "0x10" as hex and "010" as octal, and wraps "-1" to 2^64 - 1.
+CLI::Validator integer_in(uint64_t lo, uint64_t hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        uint64_t value = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (ec != std::errc() || end != text.data() + text.size() || value < lo || value > hi) {
+          return "must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "] (got \"" + text +
+                 "\")";
         }
-        values[name] = argv[++i];
-        known = true;
-      }
-    }
-    if (!known) {
-      std::cerr << "unknown option " << arg << "\n\n" << kUsage;
-      return std::nullopt;
-    }
-  }
-  return values;
+        text = std::to_string(value);
+        return "";
+      },
+      "", "integer");
 }
 
-std::optional<uint64_t> number(const std::map<std::string, std::string>& values, const std::string& name,
-                               uint64_t fallback, uint64_t lo, uint64_t hi) {
-  auto it = values.find(name);
-  if (it == values.end()) return fallback;
-  uint64_t v = 0;
-  auto [end, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), v);
-  if (ec != std::errc() || end != it->second.data() + it->second.size() || v < lo || v > hi) {
-    std::cerr << "--" << name << ": must be an integer in [" << lo << ", " << hi << "] (got \"" << it->second
-              << "\")\n";
-    return std::nullopt;
+CLI::Validator log_level_name() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (spdlog::level::from_str(text) != spdlog::level::off || text == "off") return "";
+        return "must be trace, debug, info, warn, error or off (got \"" + text + "\")";
+      },
+      "", "log level");
+}
+
+// --cache-mb reads CHUNKFORGE_CACHE_MB.
+std::string variable_for(const std::string& flag) {
+  std::string variable = "CHUNKFORGE_" + flag.substr(2);
+  for (char& c : variable) c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return variable;
+}
+
+template <typename T>
+CLI::Option* add_value(CLI::App& app, const std::string& name, T& value, const std::string& type,
+                      const std::string& description) {
+  return app.add_option(name, value, description)->type_name(type)->envname(variable_for(name));
+}
+
+CLI::Option* add_optional(CLI::App& app, const std::string& name, std::optional<std::string>& value,
+                          const std::string& type, const std::string& description) {
+  return app.add_option_function<std::string>(name, [&value](const std::string& text) { value = text; }, description)
+      ->type_name(type)
+      ->envname(variable_for(name));
+}
+
+void declare_flags(CLI::App& app, Flags& f) {
+  add_value(app, "--listen", f.server.listen, "ADDR", "host:port to listen on (default 0.0.0.0:50051)");
+  add_value(app, "--http", f.server.http, "ADDR",
+           "host:port for GET /healthz and /metrics (default 0.0.0.0:8080;\n\"\": none)");
+  add_optional(app, "--world", f.world, "FILE", "world definition JSON (default: the built-in world)");
+  app.add_option_function<uint64_t>("--seed", [&f](const uint64_t& seed) { f.seed = seed; }, "override the world's seed")
+      ->type_name("N")
+      ->envname(variable_for("--seed"))
+      ->transform(integer_in(0, std::numeric_limits<uint64_t>::max()));
+  add_value(app, "--cache-mb", f.server.cache_mb, "N", "encoded-chunk cache budget in MiB, 1 to 1048576 (default 256)")
+      ->transform(integer_in(1, 1 << 20));
+  add_value(app, "--threads", f.server.threads, "N", "generation threads, 1 to 256 (default: the number of cores)")
+      ->transform(integer_in(1, 256));
+  add_value(app, "--max-radius", f.server.limits.max_radius, "N",
+           "largest StreamRegion radius and Session view radius,\nchunks, 0 to 64 (default 16)")
+      ->transform(integer_in(0, 64));
+  add_value(app, "--max-sessions", f.server.limits.max_sessions, "N", "player sessions at once, 1 to 1000000 (default 1000)")
+      ->transform(integer_in(1, 1000000));
+  add_value(app, "--max-streams", f.server.limits.max_streams, "N", "StreamRegion calls at once, 1 to 1000000 (default 256)")
+      ->transform(integer_in(1, 1000000));
+  add_value(app, "--log-level", f.log_level, "L", "trace, debug, info, warn, error or off (default info)")
+      ->check(log_level_name());
+  CLI::Option* cert = add_optional(app, "--tls-cert", f.tls_cert, "FILE", "PEM certificate chain: serve TLS (with --tls-key)");
+  CLI::Option* key = add_optional(app, "--tls-key", f.tls_key, "FILE", "PEM private key for --tls-cert");
+  cert->needs(key);
+  key->needs(cert);
+  add_optional(app, "--auth-token-file", f.auth_token_file, "FILE",
+               "require \"authorization: Bearer <token>\" with the token in FILE\n(health checking and reflection stay open)");
+}
+
+// CLI11 skips a variable that is set but empty; here it is the value "", as it always was:
+// CHUNKFORGE_HTTP="" turns the side port off (docs/deploy.md), and an empty CHUNKFORGE_TLS_CERT
+// or CHUNKFORGE_AUTH_TOKEN_FILE stops start-up instead of serving without TLS or token.
+void apply_empty_variables(CLI::App& app) {
+  for (CLI::Option* option : app.get_options()) {
+    const std::string variable = option->get_envname();
+    const char* value = variable.empty() ? nullptr : std::getenv(variable.c_str());
+    if (option->count() == 0 && value != nullptr && *value == '\0') {
+      option->add_result(std::string());
+      option->run_callback();  // checks "" and stores it, as parsing would have
+    }
   }
-  return v;
+}
+
+// The line for a parse error. Words no flag takes are named first: CLI11 checks that --tls-cert
+// and --tls-key come together before it looks for them.
+std::string parse_error(const CLI::App& app, const CLI::ParseError& error) {
+  const std::vector<std::string> unexpected = app.remaining();
+  if (unexpected.empty()) return error.what();
+  const std::string& word = unexpected.front();
+  return (word.rfind('-', 0) == 0 ? "unknown option " : "unexpected argument ") + word;
+}
+
+// Flags then environment into `flags`; nullopt to go on, else the exit code (--help: 0, a bad
+// or unknown flag: 2, with one line naming it).
+std::optional<int> parse_flags(int argc, char** argv, Flags& flags) {
+  CLI::App app("Serves chunkforge.v1.WorldService (gRPC, with health checking and reflection).\n"
+               "Each flag may also come from the environment variable shown beside it (a flag wins\n"
+               "over its variable; a variable set but empty means the value \"\").\n",
+               "chunkforge-server");
+  app.get_formatter()->label("Usage", "usage");
+  app.get_formatter()->column_width(40);
+  // Answered as soon as it is parsed, before any value is checked: a bad CHUNKFORGE_* variable
+  // must not hide the help.
+  app.set_help_flag();
+  app.add_flag_callback("-h,--help", [] { throw CLI::CallForHelp(); }, "print this help and exit")->trigger_on_parse();
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // the last one wins, as before
+  flags.server.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  declare_flags(app, flags);
+  try {
+    app.parse(argc, argv);
+    apply_empty_variables(app);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::cerr << parse_error(app, e) << '\n';
+    return 2;
+  }
+  return std::nullopt;
 }
 
 // Whether the gRPC address is host:port with a port in [0, 65535] (the host, a name or an
@@ -125,6 +189,66 @@ std::optional<std::string> read_file(const std::string& option, const std::strin
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// The world: file or built-in, then the seed override; nullopt after printing why.
+std::optional<chunkforge::World> load_world(const Flags& flags) {
+  std::vector<chunkforge::FieldError> errors;
+  std::optional<chunkforge::v1::WorldDefinition> definition =
+      flags.world ? chunkforge::read_world_file(*flags.world, errors)
+                  : chunkforge::parse_world_json(chunkforge::default_world_json(), errors);
+  chunkforge::WorldResult world;
+  if (definition) {
+    if (flags.seed) definition->set_seed(*flags.seed);
+    world = chunkforge::World::create(*definition);
+  }
+  for (const auto& e : errors) world.errors.push_back(e);
+  if (!world.ok()) {
+    for (const auto& e : world.errors) std::cerr << e.to_string() << '\n';
+    std::cerr << "chunkforge-server: invalid world definition\n";
+    return std::nullopt;
+  }
+  return std::move(world.world);
+}
+
+// The TLS files into `options`, checked with OpenSSL; false after printing why.
+bool read_tls_files(const Flags& flags, ServerOptions& options) {
+  if (!flags.tls_cert) return true;  // --tls-cert and --tls-key come together (checked at parse)
+  const auto cert_pem = read_file("tls-cert", *flags.tls_cert), key_pem = read_file("tls-key", *flags.tls_key);
+  if (!cert_pem || !key_pem) return false;
+  if (const auto error = chunkforge::server::tls_files_error(*flags.tls_cert, *cert_pem, *flags.tls_key, *key_pem)) {
+    std::cerr << *error << '\n';
+    return false;
+  }
+  options.tls_cert_pem = *cert_pem;
+  options.tls_key_pem = *key_pem;
+  return true;
+}
+
+bool read_token(const Flags& flags, ServerOptions& options) {
+  if (!flags.auth_token_file) return true;
+  auto token = read_file("auth-token-file", *flags.auth_token_file);
+  if (!token) return false;
+  while (!token->empty() && std::isspace(static_cast<unsigned char>(token->back()))) token->pop_back();
+  if (token->empty()) {
+    std::cerr << "--auth-token-file: the file holds no token\n";
+    return false;
+  }
+  options.auth_token = *token;
+  return true;
+}
+
+// The server's options: the flags with their addresses and files checked; nullopt after
+// printing why (a bad flag, exit 2).
+std::optional<ServerOptions> server_options(const Flags& flags) {
+  ServerOptions options = flags.server;
+  if (!valid_address("listen", options.listen)) return std::nullopt;
+  if (const auto error = options.http.empty() ? std::nullopt : chunkforge::server::http_address_error(options.http)) {
+    std::cerr << *error << '\n';
+    return std::nullopt;
+  }
+  if (!read_tls_files(flags, options) || !read_token(flags, options)) return std::nullopt;
+  return options;
+}
+
 // SIGTERM / SIGINT: stop accepting, give running calls a few seconds (on a thread of its own, so
 // that signals are still heard), then return from io.run() and exit 0. A second one exits at
 // once. SIGHUP is ignored: the server reads its files only at start, and a closed terminal must
@@ -146,87 +270,12 @@ void handle_signal(int signal, chunkforge::server::WorldServer& server, boost::a
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const auto values = read_options(argc, argv);
-  if (!values) return 2;
-  if (auto it = values->find("log-level"); it != values->end()) {
-    const auto level = spdlog::level::from_str(it->second);
-    if (level == spdlog::level::off && it->second != "off") {
-      std::cerr << "--log-level: must be trace, debug, info, warn, error or off (got \"" << it->second << "\")\n";
-      return 2;
-    }
-    spdlog::set_level(level);
-  }
-
-  // The world: file or built-in, then the seed override; invalid input stops start-up (exit 2).
-  std::vector<chunkforge::FieldError> errors;
-  std::optional<chunkforge::v1::WorldDefinition> definition;
-  const auto world_file = values->find("world");
-  definition = world_file == values->end() ? chunkforge::parse_world_json(chunkforge::default_world_json(), errors)
-                                           : chunkforge::read_world_file(world_file->second, errors);
-  const auto seed = number(*values, "seed", definition ? definition->seed() : 0, 0, UINT64_MAX);
-  if (definition && seed) definition->set_seed(*seed);
-  chunkforge::WorldResult world;
-  if (definition && seed) world = chunkforge::World::create(*definition);
-  for (const auto& e : errors) world.errors.push_back(e);
-  if (!world.ok()) {
-    for (const auto& e : world.errors) std::cerr << e.to_string() << '\n';
-    std::cerr << "chunkforge-server: invalid world definition\n";
-    return 2;
-  }
-
-  ServerOptions options;
-  if (auto it = values->find("listen"); it != values->end()) options.listen = it->second;
-  if (auto it = values->find("http"); it != values->end()) options.http = it->second;
-  if (!valid_address("listen", options.listen)) return 2;
-  if (const auto error = options.http.empty() ? std::nullopt : chunkforge::server::http_address_error(options.http)) {
-    std::cerr << *error << '\n';
-    return 2;
-  }
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const auto cache_mb = number(*values, "cache-mb", options.cache_mb, 1, 1 << 20);
-  const auto threads = number(*values, "threads", cores, 1, 256);
-  const auto max_radius = number(*values, "max-radius", options.limits.max_radius, 0, 64);
-  const auto max_sessions = number(*values, "max-sessions", options.limits.max_sessions, 1, 1000000);
-  const auto max_streams = number(*values, "max-streams", options.limits.max_streams, 1, 1000000);
-  if (!cache_mb || !threads || !max_radius || !max_sessions || !max_streams) return 2;
-  options.limits.max_sessions = static_cast<uint32_t>(*max_sessions);
-  options.limits.max_streams = static_cast<uint32_t>(*max_streams);
-  options.cache_mb = *cache_mb;
-  options.threads = static_cast<int>(*threads);
-  options.limits.max_radius = static_cast<uint32_t>(*max_radius);
-  const auto cert = values->find("tls-cert"), key = values->find("tls-key");
-  if ((cert == values->end()) != (key == values->end())) {
-    std::cerr << "--tls-cert and --tls-key go together\n";
-    return 2;
-  }
-  if (cert != values->end()) {
-    const auto cert_pem = read_file("tls-cert", cert->second), key_pem = read_file("tls-key", key->second);
-    if (!cert_pem || !key_pem) return 2;
-    if (const auto error = chunkforge::server::tls_files_error(cert->second, *cert_pem, key->second, *key_pem)) {
-      std::cerr << *error << '\n';
-      return 2;
-    }
-    options.tls_cert_pem = *cert_pem;
-    options.tls_key_pem = *key_pem;
-  }
-  if (auto it = values->find("auth-token-file"); it != values->end()) {
-    auto token = read_file("auth-token-file", it->second);
-    if (!token) return 2;
-    while (!token->empty() && std::isspace(static_cast<unsigned char>(token->back()))) token->pop_back();
-    if (token->empty()) {
-      std::cerr << "--auth-token-file: the file holds no token\n";
-      return 2;
-    }
-    options.auth_token = *token;
-  }
-
+// Serves until SIGTERM or SIGINT; the exit code.
+int serve(const chunkforge::World& world, const ServerOptions& options) {
   // Installed before serving, so a signal never finds the default handler.
   boost::asio::io_context io;
   boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGHUP);
-  chunkforge::server::WorldServer server(*world.world, options);
+  chunkforge::server::WorldServer server(world, options);
   std::thread stopper;
   std::function<void(const boost::system::error_code&, int)> on_signal =
       [&](const boost::system::error_code& ec, int signal) {
@@ -236,14 +285,26 @@ int main(int argc, char** argv) {
       };
   signals.async_wait(on_signal);
   if (!server.start()) return 1;
-  spdlog::info("chunkforge-server: world \"{}\" (seed {}, generator {}, fingerprint {}) on port {} (http {}), "
+  spdlog::info("chunkforge-server: world {} (seed {}, generator {}, fingerprint {}) on port {} (http {}), "
                "{} threads, cache {} MiB{}{}",
-               world.world->definition().name(), world.world->seed(), world.world->generator_version(),
-               world.world->fingerprint(), server.port(), server.http_port(), options.threads, options.cache_mb,
+               chunkforge::quote_input(world.definition().name()), world.seed(), world.generator_version(), world.fingerprint(),
+               server.port(), server.http_port(), options.threads, options.cache_mb,
                options.tls_cert_pem.empty() ? "" : ", TLS", options.auth_token.empty() ? "" : ", token required");
-
   io.run();
   if (stopper.joinable()) stopper.join();
   spdlog::info("chunkforge-server: stopped");
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags flags;
+  if (const std::optional<int> exit_code = parse_flags(argc, argv, flags)) return *exit_code;
+  spdlog::set_level(spdlog::level::from_str(flags.log_level));
+  const std::optional<chunkforge::World> world = load_world(flags);
+  if (!world) return 2;
+  const std::optional<ServerOptions> options = server_options(flags);
+  if (!options) return 2;
+  return serve(*world, *options);
 }
