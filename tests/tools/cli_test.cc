@@ -170,7 +170,13 @@ TEST(CliValidateTest, RejectsMissingFile) {
 TEST(CliValidateTest, RejectsTwoFiles) {
   const CliResult r = run_cli({"validate", kDefaultWorldFile, kDefaultWorldFile});
   EXPECT_EQ(r.exit_code, 2) << r;
-  EXPECT_TRUE(contains(r.err, "usage:")) << r;
+  EXPECT_TRUE(contains(r.err, "validate: unexpected argument " + kDefaultWorldFile)) << r;
+}
+
+TEST(CliValidateTest, RejectsFileAndWorldOptionTogether) {
+  const CliResult r = run_cli({"validate", kDefaultWorldFile, "--world", kDefaultWorldFile});
+  EXPECT_EQ(r.exit_code, 2) << r;
+  EXPECT_TRUE(contains(r.err, "--world excludes FILE")) << r;
 }
 
 // --- info ----------------------------------------------------------------------------------
@@ -257,7 +263,7 @@ TEST(CliSampleTest, ReportsDensityAtGivenHeight) {
 TEST(CliSampleTest, RejectsNonNumber) {
   const CliResult r = run_cli({"sample", "abc", "200"});
   EXPECT_EQ(r.exit_code, 2) << r;
-  EXPECT_TRUE(contains(r.err, "decimal numbers")) << r;
+  EXPECT_TRUE(contains(r.err, "X: must be a decimal number with |value| <= 2^40 (got \"abc\")")) << r;
 }
 
 TEST(CliSampleTest, RejectsCoordinateBeyondTwoToTheForty) {
@@ -268,7 +274,15 @@ TEST(CliSampleTest, RejectsCoordinateBeyondTwoToTheForty) {
 TEST(CliSampleTest, RejectsMissingCoordinate) {
   const CliResult r = run_cli({"sample", "100"});
   EXPECT_EQ(r.exit_code, 2) << r;
-  EXPECT_TRUE(contains(r.err, "needs X and Z")) << r;
+  EXPECT_TRUE(contains(r.err, "Z is required")) << r;
+}
+
+// A leading "-." is a negative decimal, not an option.
+TEST(CliSampleTest, NegativeFractionWithoutLeadingZero) {
+  const CliResult r = run_cli({"sample", "-.5", "0", "--json"});
+  const CliResult spelled_out = run_cli({"sample", "-0.5", "0", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_EQ(r.out, spelled_out.out);
 }
 
 // --- chunk, region, render ----------------------------------------------------------------
@@ -406,29 +420,40 @@ TEST_P(CliBadInputTest, ExitsTwoWithAClearMessage) {
 }
 
 const BadInputCase kBadInputCases[] = {
-    {"ChunkNonInteger", {"chunk", "1.5", "0"}, "needs integer chunk coordinates CX CZ"},
-    {"ChunkWord", {"chunk", "0", "north"}, "needs integer chunk coordinates CX CZ"},
-    {"ChunkOneCoordinate", {"chunk", "0"}, "needs integer chunk coordinates CX CZ"},
+    {"ChunkNonInteger", {"chunk", "1.5", "0"}, "CX: must be an integer (got \"1.5\")"},
+    {"ChunkWord", {"chunk", "0", "north"}, "CZ: must be an integer (got \"north\")"},
+    {"ChunkOneCoordinate", {"chunk", "0"}, "CZ is required"},
+    {"ChunkThreeCoordinates", {"chunk", "0", "1", "2"}, "unexpected argument 2"},
     {"ChunkBeyondTheWorld", {"chunk", "17179869185", "0"}, "beyond the supported world"},
     {"ChunkTerrainStepNotADivisor", {"chunk", "0", "0", "--terrain", "3"},
      "--terrain STEP must divide the chunk size 64"},
     {"ChunkTerrainStepZero", {"chunk", "0", "0", "--terrain", "0"},
      "--terrain STEP must divide the chunk size 64"},
-    {"RegionNonInteger", {"region", "0", "0", "x", "1"}, "needs integer CX0 CZ0 CX1 CZ1"},
-    {"RegionThreeCoordinates", {"region", "0", "0", "1"}, "needs integer CX0 CZ0 CX1 CZ1"},
+    {"RegionNonInteger", {"region", "0", "0", "x", "1"}, "CX1: must be an integer (got \"x\")"},
+    {"RegionThreeCoordinates", {"region", "0", "0", "1"}, "CZ1 is required"},
     {"RegionCx1BelowCx0", {"region", "0", "0", "-1", "0"}, "CX0 <= CX1"},
     {"RegionCz1BelowCz0", {"region", "0", "0", "0", "-1"}, "CZ0 <= CZ1"},
     {"RegionUnknownOrder", {"region", "0", "0", "1", "1", "--order", "zigzag"},
-     "--order must be rows, spiral or shuffle (got \"zigzag\")"},
+     "--order: must be rows, spiral or shuffle (got \"zigzag\")"},
     {"RegionZeroThreads", {"region", "0", "0", "1", "1", "--threads", "0"},
-     "--threads must be in [1, 64] (got \"0\")"},
+     "--threads: must be an integer in [1, 64] (got \"0\")"},
+    {"RegionOrderWithServer", {"region", "0", "0", "1", "1", "--order", "spiral", "--server", "127.0.0.1:1"},
+     "--server excludes --order"},
     {"RegionTerrainStepNotADivisor", {"region", "0", "0", "1", "1", "--terrain", "3"},
      "--terrain STEP must divide the chunk size 64"},
     {"RegionTooLarge", {"region", "0", "0", "256", "255"}, "at most 65536 chunks"},
-    {"RenderWithoutOut", {"render", "0", "0", "1", "1"}, "--out FILE.png"},
+    {"RenderWithoutOut", {"render", "0", "0", "1", "1"}, "--out is required"},
     {"RenderCx1BelowCx0", {"render", "1", "0", "0", "1", "--out", "/nonexistent/x.png"}, "CX0 <= CX1"},
     {"RenderScaleZero", {"render", "0", "0", "1", "1", "--out", "/nonexistent/x.png", "--px-per-unit", "0"},
-     "--px-per-unit must be a number in [1/64, 64]"},
+     "--px-per-unit: must be a number in [1/64, 64] (got \"0\")"},
+    {"LocateLimitZero", {"locate", "village", "0", "0", "--limit", "0"}, "--limit: must be an integer in [1, 10000]"},
+    {"QualityUnknownMethod", {"quality", "--layer", "iron", "--method", "grid"},
+     "--method: must be blue_noise, jittered_grid, noise_probability, noise_peaks or uniform (got \"grid\")"},
+    {"QualityWithoutLayer", {"quality"}, "--layer is required"},
+    {"TlsWithoutServer", {"info", "--tls"}, "--tls requires --server"},
+    {"SeedWithServer", {"info", "--seed", "1", "--server", "127.0.0.1:1"}, "--seed excludes --server"},
+    {"HealthWithoutServer", {"health"}, "--server is required"},
+    {"HealthWithWorld", {"health", "--server", "127.0.0.1:1", "--world", "w.json"}, "unknown option --world"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Cli, CliBadInputTest, testing::ValuesIn(kBadInputCases),
@@ -483,13 +508,23 @@ TEST_P(CliSubcommandTest, HelpPrintsUsageAndExitsZero) {
   EXPECT_TRUE(contains(r.out, std::string("usage: chunkforge ") + GetParam())) << r;
 }
 
+// Named even where required arguments are missing too (CLI11 checks those first).
 TEST_P(CliSubcommandTest, UnknownOptionExitsTwo) {
   const CliResult r = run_cli({GetParam(), "--bogus"});
   EXPECT_EQ(r.exit_code, 2) << r;
   EXPECT_TRUE(contains(r.err, "unknown option --bogus")) << r;
 }
 
-INSTANTIATE_TEST_SUITE_P(Cli, CliSubcommandTest, testing::Values("validate", "info", "sample", "chunk", "region", "render"),
+// The help is answered before any value is checked.
+TEST_P(CliSubcommandTest, HelpWinsOverABadValue) {
+  const CliResult r = run_cli({GetParam(), "--seed", "x", "--help"});
+  EXPECT_EQ(r.exit_code, 0) << r;
+  EXPECT_TRUE(contains(r.out, std::string("usage: chunkforge ") + GetParam())) << r;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cli, CliSubcommandTest,
+                         testing::Values("validate", "info", "sample", "chunk", "region", "render", "quality", "locate",
+                                         "health"),
                          [](const testing::TestParamInfo<const char*>& test) {
                            return std::string(test.param);
                          });
@@ -515,7 +550,7 @@ TEST(CliTest, UnknownSubcommandExitsTwo) {
 TEST(CliTest, OptionWithoutValueExitsTwo) {
   const CliResult r = run_cli({"info", "--seed"});
   EXPECT_EQ(r.exit_code, 2) << r;
-  EXPECT_TRUE(contains(r.err, "--seed needs a value")) << r;
+  EXPECT_TRUE(contains(r.err, "info: --seed: 1 required N missing")) << r;
 }
 
 TEST(CliTest, NonNumericSeedExitsTwo) {
@@ -528,6 +563,22 @@ TEST(CliTest, NonNumericSeedExitsTwo) {
 TEST(CliTest, NegativeSeedExitsTwo) {
   const CliResult r = run_cli({"sample", "0", "0", "--seed", "-1"});
   EXPECT_EQ(r.exit_code, 2) << r;
+}
+
+// Numbers are decimal: CLI11 alone would read "010" as octal 8 and "0x10" as hex.
+TEST(CliTest, NumbersAreDecimal) {
+  const CliResult leading_zero = run_cli({"info", "--json", "--seed", "010"});
+  ASSERT_EQ(leading_zero.exit_code, 0) << leading_zero;
+  EXPECT_EQ(json_string(leading_zero.out, "seed"), "10") << leading_zero;
+  const CliResult hex = run_cli({"info", "--json", "--seed", "0x10"});
+  EXPECT_EQ(hex.exit_code, 2) << hex;
+  EXPECT_TRUE(contains(hex.err, "--seed: must be an integer")) << hex;
+}
+
+TEST(CliTest, HelpWordPrintsUsage) {
+  const CliResult r = run_cli({"help"});
+  EXPECT_EQ(r.exit_code, 0) << r;
+  EXPECT_TRUE(contains(r.out, "usage: chunkforge COMMAND")) << r;
 }
 
 }  // namespace

@@ -1,38 +1,41 @@
-// Command-line parsing for the `chunkforge` subcommands: positionals, `--name value` options
-// and `--flag`s, with an error for anything not declared.
+// What the `chunkforge` command adds to CLI11: value checks CLI11 lacks (whole decimal numbers,
+// ranges and choices, each message naming the value), the help flag that is answered before any
+// other check, and the help layout (hand-written usage lines first, then CLI11's lists).
 #pragma once
 
+#include <CLI/CLI.hpp>
+
 #include <cstdint>
-#include <map>
-#include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
 namespace chunkforge::tool {
 
-struct Args {
-  std::vector<std::string> positional;
-  std::map<std::string, std::string> values;  // "--world" -> "path"
-  std::set<std::string> flags;                // "--json"
+// A whole decimal integer in [lo, hi]; CLI11 then converts the canonical spelling this leaves.
+// CLI11's own conversion would read "0x10" as hex and "010" as octal, and wraps "-1" to 2^64 - 1
+// for unsigned values. Message: must be an integer in [lo, hi] (got "x").
+template <typename Int>
+CLI::Validator integer_in(Int lo, Int hi);
 
-  bool has(const std::string& flag) const { return flags.count(flag) > 0; }
-  const std::string* value(const std::string& option) const {
-    auto it = values.find(option);
-    return it == values.end() ? nullptr : &it->second;
-  }
-};
+// Any whole decimal int64 (coordinates: their limits depend on the world, checked later).
+CLI::Validator any_integer();
 
-struct ArgSpec {
-  std::set<std::string> value_options;  // take the next word
-  std::set<std::string> flag_options;   // stand alone
-};
+// A finite decimal number for which `accept` holds. Message: must be `requirement` (got "x").
+CLI::Validator number_where(bool (*accept)(double), std::string requirement);
 
-// A whole decimal integer, or nullopt.
-std::optional<int64_t> parse_int(const std::string& text);
+// Declares a decimal number option read with strtod into `value`, as the command always read
+// them (CLI11 reads through long double, which can round differently); `check`: number_where.
+CLI::Option* add_number_option(CLI::App& app, const std::string& name, double& value, CLI::Validator check,
+                               const std::string& description);
 
-// args: the words after the subcommand name. On error, returns nullopt and sets `error`.
-std::optional<Args> parse_args(const std::vector<std::string>& args, const ArgSpec& spec,
-                               std::string& error);
+// One of `names`. Message: must be a, b or c (got "x").
+CLI::Validator one_of(std::vector<std::string> names);
+
+// Gives `app` its -h/--help flag and help layout: `usage` (whole lines, each starting "usage: "
+// or aligned under it), then `details` (the long description; app's own description stays the
+// one-line summary its parent lists), then the arguments and options CLI11 lists.
+// The flag throws CLI::CallForHelp as soon as it is parsed, before any value is checked, so an
+// invalid value elsewhere on the line does not hide the help.
+void set_help(CLI::App& app, std::string usage, std::string details);
 
 }  // namespace chunkforge::tool

@@ -1,5 +1,7 @@
+// `chunkforge health`: a server's standard gRPC health check, as an exit code.
 #include <iostream>
 
+#include "args.h"
 #include "chunkforge/client/client.h"
 #include "commands.h"
 #include "source.h"
@@ -8,19 +10,25 @@
 namespace chunkforge::tool {
 namespace {
 
-int run(const std::vector<std::string>& words) {
-  std::string error;
-  auto args = parse_args(words, with_source_options({}), error);
-  if (!args || !args->positional.empty() || !args->value("--server")) {
-    std::cerr << "health: " << (error.empty() ? "needs --server ADDR and no positional arguments" : error) << '\n'
-              << kHealthCommand.help;
-    return kExitBadInput;
+class HealthCommand final : public Command {
+ public:
+  CLI::App& declare(CLI::App& parent) override {
+    CLI::App& app = *parent.add_subcommand("health", "ask a server whether it is serving (exit 0 if so)");
+    set_help(app, "usage: chunkforge health --server ADDR [--tls] [--tls-ca FILE] [--token-file FILE]\n",
+             "Asks the server's standard gRPC health service (grpc.health.v1, the whole server) and\n"
+             "prints SERVING or NOT_SERVING. Exit 0 when serving, 1 when not serving or unreachable,\n"
+             "2 for bad arguments: usable as a container health check. It takes no --world or --seed.\n");
+    add_server_options(app, server_, true);
+    return app;
   }
-  if (args->value("--world") || args->value("--seed")) {
-    std::cerr << "health: --world and --seed do not apply: health asks a server\n";
-    return kExitBadInput;
-  }
-  std::optional<client::Client> client = connect_client(*args, "health");
+  int run() override;
+
+ private:
+  ServerOptions server_;
+};
+
+int HealthCommand::run() {
+  std::optional<client::Client> client = connect_client(server_, "health");
   if (!client) return kExitBadInput;
   const client::Result<client::Health> health = client->health();
   if (!health) {
@@ -34,16 +42,6 @@ int run(const std::vector<std::string>& words) {
 
 }  // namespace
 
-const Command kHealthCommand{
-    "health", "ask a server whether it is serving (exit 0 if so)",
-    "usage: chunkforge health --server ADDR [--tls] [--tls-ca FILE] [--token-file FILE]\n"
-    "\n"
-    "Asks the server's standard gRPC health service (grpc.health.v1, the whole server) and\n"
-    "prints SERVING or NOT_SERVING. Exit 0 when serving, 1 when not serving or unreachable,\n"
-    "2 for bad arguments: usable as a container health check.\n"
-    "\n"
-    "options:\n" +
-        kServerOptionsHelp,
-    run};
+std::unique_ptr<Command> make_health_command() { return std::make_unique<HealthCommand>(); }
 
 }  // namespace chunkforge::tool

@@ -1,5 +1,7 @@
+// `chunkforge info`: the world's summary and catalogue, offline or from a server.
 #include <iostream>
 
+#include "args.h"
 #include "chunkforge/encode.h"
 #include "chunkforge/v1/info.pb.h"
 #include "commands.h"
@@ -20,18 +22,32 @@ void print_entries(const char* title,
   }
 }
 
-int run(const std::vector<std::string>& words) {
-  std::string error;
-  auto args = parse_args(words, with_source_options({{}, {"--json"}}), error);
-  if (!args || !args->positional.empty()) {
-    std::cerr << "info: " << (error.empty() ? "takes no positional arguments" : error) << '\n'
-              << kInfoCommand.help;
-    return kExitBadInput;
+class InfoCommand final : public Command {
+ public:
+  CLI::App& declare(CLI::App& parent) override {
+    CLI::App& app = *parent.add_subcommand("info", "describe a world: seed, version, layers and structures with their ids");
+    set_help(app,
+             "usage: chunkforge info [--world FILE] [--seed N] [--json]\n"
+             "       chunkforge info --server ADDR [--tls] [--tls-ca FILE] [--token-file FILE] [--json]\n",
+             "Prints the world's seed, chunk size, generator version, fingerprint and the catalogue of\n"
+             "biomes, materials, resource layers and structures with their ids (of the server's world\n"
+             "with --server).\n");
+    add_source_options(app, source_);
+    app.add_flag("--json", json_, "one line of JSON (chunkforge.v1.WorldInfo)");
+    return app;
   }
-  OpenedSource opened = open_source(*args, "info");
+  int run() override;
+
+ private:
+  SourceOptions source_;
+  bool json_ = false;
+};
+
+int InfoCommand::run() {
+  OpenedSource opened = open_source(source_, "info");
   if (!opened.source) return opened.exit_code;
   const v1::WorldInfo& info = opened.source->info();
-  if (args->has("--json")) {
+  if (json_) {
     std::cout << to_json(info) << '\n';
     return kExitOk;
   }
@@ -48,17 +64,6 @@ int run(const std::vector<std::string>& words) {
 
 }  // namespace
 
-const Command kInfoCommand{
-    "info", "describe a world: seed, version, layers and structures with their ids",
-    "usage: chunkforge info [--world FILE] [--seed N] [--json]\n"
-    "       chunkforge info --server ADDR [--tls] [--tls-ca FILE] [--token-file FILE] [--json]\n"
-    "\n"
-    "Prints the world's seed, chunk size, generator version, fingerprint and the catalogue of\n"
-    "biomes, materials, resource layers and structures with their ids (of the server's world\n"
-    "with --server).\n"
-    "\n"
-    "options:\n" +
-        kWorldOptionsHelp + kServerOptionsHelp + "  --json         one line of JSON (chunkforge.v1.WorldInfo)\n",
-    run};
+std::unique_ptr<Command> make_info_command() { return std::make_unique<InfoCommand>(); }
 
 }  // namespace chunkforge::tool

@@ -1,8 +1,10 @@
+// `chunkforge render`: a rectangle of chunks drawn as a PNG map.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
 
+#include "args.h"
 #include "chunkforge/encode.h"
 #include "commands.h"
 #include "png_image.h"
@@ -29,64 +31,22 @@ Rgb shade(Rgb c, double elevation, double sea_level) {
   return Rgb{channel(c.r), channel(c.g), channel(c.b)};
 }
 
-int run(const std::vector<std::string>& words) {
-  std::string error;
-  auto args = parse_args(words, with_source_options({{"--out", "--px-per-unit", "--threads"}, {}}), error);
-  std::optional<int64_t> c[4];
-  if (args && args->positional.size() == 4) {
-    for (int k = 0; k < 4; ++k) c[k] = parse_int(args->positional[k]);
-  }
-  if (!args || !c[0] || !c[1] || !c[2] || !c[3] || *c[2] < *c[0] || *c[3] < *c[1] || !args->value("--out")) {
-    std::cerr << "render: "
-              << (error.empty() ? "needs integer CX0 CZ0 CX1 CZ1 (CX0 <= CX1, CZ0 <= CZ1) and --out FILE.png" : error)
-              << '\n' << kRenderCommand.help;
-    return kExitBadInput;
-  }
-  double scale = 1.0;
-  if (const std::string* text = args->value("--px-per-unit")) {
-    char* end = nullptr;
-    scale = std::strtod(text->c_str(), &end);
-    if (end == text->c_str() || *end != '\0' || !(scale >= 1.0 / 64 && scale <= 64)) {
-      std::cerr << "render: --px-per-unit must be a number in [1/64, 64] (got \"" << *text << "\")\n";
-      return kExitBadInput;
-    }
-  }
-  RegionOptions options;
-  if (const std::string* text = args->value("--threads")) {
-    const std::optional<int64_t> t = parse_int(*text);
-    if (!t || *t < 1 || *t > 64) {
-      std::cerr << "render: --threads must be in [1, 64]\n";
-      return kExitBadInput;
-    }
-    options.threads = static_cast<int>(*t);
-  }
-  OpenedSource opened = open_source(*args, "render");
-  if (!opened.source) return opened.exit_code;
-  const v1::WorldInfo& info = opened.source->info();
-  const Rect rect{*c[0], *c[1], *c[2], *c[3]};
-  const int64_t size = info.chunk_size();
-  const double side = static_cast<double>(size);
-  const double width = static_cast<double>(rect.width() * size) * scale;
-  const double height = static_cast<double>(rect.height() * size) * scale;
-  if (width * height > static_cast<double>(kMaxPixels)) {
-    std::cerr << "render: the image would have " << static_cast<int64_t>(width * height)
-              << " pixels; at most " << kMaxPixels << " (fewer chunks or a smaller --px-per-unit)\n";
-    return kExitBadInput;
-  }
-  // Terrain step: one sample per pixel at most (a power of two dividing the chunk size).
-  options.terrain_step = 1;
-  while (static_cast<double>(options.terrain_step * 2) <= 1.0 / scale && size % (options.terrain_step * 2) == 0) {
-    options.terrain_step *= 2;
-  }
+// Where the map starts and how many pixels a world unit spans.
+struct MapFrame {
+  Rect rect;
+  int64_t chunk_size;
+  double scale;
+  // The pixel offset of a chunk's corner along one axis, in world units.
+  double origin_x(const v1::Chunk& chunk) const { return static_cast<double>((chunk.coord().x() - rect.x0) * chunk_size); }
+  double origin_z(const v1::Chunk& chunk) const { return static_cast<double>((chunk.coord().z() - rect.z0) * chunk_size); }
+};
 
-  const std::vector<Rgb> materials = colors_of(info.materials()), layers = colors_of(info.resources());
-  Image image(static_cast<int>(std::ceil(width)), static_cast<int>(std::ceil(height)));
-  const std::optional<std::vector<v1::Chunk>> fetched = opened.source->chunks(rect, options);
-  if (!fetched) return kExitFailure;
-  const std::vector<v1::Chunk>& chunks = *fetched;
+// Terrain in its material colours, one grid sample per pixel block.
+void draw_terrain(Image& image, const std::vector<v1::Chunk>& chunks, const MapFrame& frame, const v1::WorldInfo& info) {
+  const std::vector<Rgb> materials = colors_of(info.materials());
+  const double side = static_cast<double>(frame.chunk_size), scale = frame.scale;
   for (const v1::Chunk& chunk : chunks) {
-    const double ox = static_cast<double>((chunk.coord().x() - rect.x0) * size);
-    const double oz = static_cast<double>((chunk.coord().z() - rect.z0) * size);
+    const double ox = frame.origin_x(chunk), oz = frame.origin_z(chunk);
     const v1::TerrainGrid& t = chunk.terrain();
     const double step = t.step();
     for (int py = static_cast<int>(oz * scale); py < static_cast<int>((oz + side) * scale); ++py) {
@@ -98,55 +58,125 @@ int run(const std::vector<std::string>& words) {
       }
     }
   }
-  // Objects on top, after all terrain, so none is hidden by a neighbouring chunk's ground.
+}
+
+// Objects as discs of their footprint; drawn after all terrain, so none is hidden by a
+// neighbouring chunk's ground.
+void draw_objects(Image& image, const std::vector<v1::Chunk>& chunks, const MapFrame& frame, const v1::WorldInfo& info) {
+  const std::vector<Rgb> layers = colors_of(info.resources());
   for (const v1::Chunk& chunk : chunks) {
-    const double ox = static_cast<double>((chunk.coord().x() - rect.x0) * size);
-    const double oz = static_cast<double>((chunk.coord().z() - rect.z0) * size);
+    const double ox = frame.origin_x(chunk), oz = frame.origin_z(chunk);
     const v1::Objects& o = chunk.objects();
     for (int k = 0; k < o.layer_size(); ++k) {
-      const double radius = info.resources(static_cast<int>(o.layer(k))).footprint_radius() * scale;
-      image.disc((ox + o.x(k)) * scale, (oz + o.z(k)) * scale, std::max(radius, 0.5), layers[o.layer(k)]);
+      const double radius = info.resources(static_cast<int>(o.layer(k))).footprint_radius() * frame.scale;
+      image.disc((ox + o.x(k)) * frame.scale, (oz + o.z(k)) * frame.scale, std::max(radius, 0.5), layers[o.layer(k)]);
     }
   }
-  // Structure boxes as outlines in their colours, once each (every chunk they touch has them).
+}
+
+// Structure boxes as outlines in their colours, once each (every chunk they touch has them).
+void draw_structures(Image& image, const std::vector<v1::Chunk>& chunks, const MapFrame& frame,
+                     const v1::WorldInfo& info) {
   const std::vector<Rgb> structure_colors = colors_of(info.structures());
+  const double scale = frame.scale;
   std::vector<uint64_t> drawn;
   for (const v1::Chunk& chunk : chunks) {
     for (const v1::StructureInstance& st : chunk.structures()) {
       if (std::find(drawn.begin(), drawn.end(), st.id()) != drawn.end()) continue;
       drawn.push_back(st.id());
-      const double x0 = static_cast<double>(st.x() - rect.x0 * size) * scale;
-      const double z0 = static_cast<double>(st.z() - rect.z0 * size) * scale;
+      const double x0 = static_cast<double>(st.x() - frame.rect.x0 * frame.chunk_size) * scale;
+      const double z0 = static_cast<double>(st.z() - frame.rect.z0 * frame.chunk_size) * scale;
       image.outline(x0, z0, x0 + st.size_x() * scale, z0 + st.size_z() * scale, std::max(1.0, scale / 2),
                     structure_colors[st.type()]);
     }
   }
-  const std::string failure = image.write_png(*args->value("--out"));
+}
+
+// The terrain step for a scale: one sample per pixel at most (a power of two dividing the
+// chunk size).
+int64_t terrain_step_for(double scale, int64_t chunk_size) {
+  int64_t step = 1;
+  while (static_cast<double>(step * 2) <= 1.0 / scale && chunk_size % (step * 2) == 0) step *= 2;
+  return step;
+}
+
+class RenderCommand final : public Command {
+ public:
+  CLI::App& declare(CLI::App& parent) override;
+  int run() override;
+
+ private:
+  int64_t corners_[4] = {0, 0, 0, 0};  // CX0 CZ0 CX1 CZ1
+  SourceOptions source_;
+  std::string out_;
+  double scale_ = 1.0;
+  int threads_ = 1;
+};
+
+CLI::App& RenderCommand::declare(CLI::App& parent) {
+  CLI::App& app = *parent.add_subcommand("render", "a rectangle of chunks as a PNG map");
+  set_help(app,
+           "usage: chunkforge render CX0 CZ0 CX1 CZ1 --out FILE.png [--px-per-unit K] [--threads N]\n"
+           "                         [--world FILE] [--seed N | --server ADDR [--tls] [--tls-ca FILE] [--token-file FILE]]\n",
+           "Draws chunks CX0..CX1 x CZ0..CZ1 (inclusive): terrain in its material colours (lighter\n"
+           "higher, darker deeper water), every object as a disc of its footprint in its layer's\n"
+           "colour, and every structure's footprint as an outline in its colour. x grows to the right,\n"
+           "z downwards. At most 2^26 pixels.\n");
+  const char* names[4] = {"CX0", "CZ0", "CX1", "CZ1"};
+  const char* descriptions[4] = {"first chunk's x", "first chunk's z", "last chunk's x (>= CX0)",
+                                 "last chunk's z (>= CZ0)"};
+  for (int k = 0; k < 4; ++k) {
+    app.add_option(names[k], corners_[k], descriptions[k])->required()->transform(any_integer());
+  }
+  add_source_options(app, source_);
+  app.add_option("--out", out_, "the PNG to write")->type_name("FILE")->required();
+  add_number_option(app, "--px-per-unit", scale_,
+                    number_where([](double k) { return k >= 1.0 / 64 && k <= 64; }, "a number in [1/64, 64]"),
+                    "pixels per world unit, 1/64 to 64 (default 1)")
+      ->type_name("K");
+  app.add_option("--threads", threads_, "generation threads, 1 to 64 (default 1; ignored with --server)")
+      ->type_name("N")
+      ->transform(integer_in<int64_t>(1, 64));
+  return app;
+}
+
+int RenderCommand::run() {
+  const Rect rect{corners_[0], corners_[1], corners_[2], corners_[3]};
+  if (rect.x1 < rect.x0 || rect.z1 < rect.z0) {
+    std::cerr << "render: needs CX0 <= CX1, CZ0 <= CZ1\n";
+    return kExitBadInput;
+  }
+  OpenedSource opened = open_source(source_, "render");
+  if (!opened.source) return opened.exit_code;
+  const v1::WorldInfo& info = opened.source->info();
+  const MapFrame frame{rect, info.chunk_size(), scale_};
+  const double width = static_cast<double>(rect.width() * frame.chunk_size) * scale_;
+  const double height = static_cast<double>(rect.height() * frame.chunk_size) * scale_;
+  if (width * height > static_cast<double>(kMaxPixels)) {
+    std::cerr << "render: the image would have " << static_cast<int64_t>(width * height)
+              << " pixels; at most " << kMaxPixels << " (fewer chunks or a smaller --px-per-unit)\n";
+    return kExitBadInput;
+  }
+  RegionOptions options;
+  options.threads = threads_;
+  options.terrain_step = terrain_step_for(scale_, frame.chunk_size);
+  Image image(static_cast<int>(std::ceil(width)), static_cast<int>(std::ceil(height)));
+  const std::optional<std::vector<v1::Chunk>> chunks = opened.source->chunks(rect, options);
+  if (!chunks) return kExitFailure;
+  draw_terrain(image, *chunks, frame, info);
+  draw_objects(image, *chunks, frame, info);
+  draw_structures(image, *chunks, frame, info);
+  const std::string failure = image.write_png(out_);
   if (!failure.empty()) {
     std::cerr << "render: " << failure << '\n';
     return kExitFailure;
   }
-  std::cout << "wrote " << *args->value("--out") << " (" << image.width() << " x " << image.height() << " px)\n";
+  std::cout << "wrote " << out_ << " (" << image.width() << " x " << image.height() << " px)\n";
   return kExitOk;
 }
 
 }  // namespace
 
-const Command kRenderCommand{
-    "render", "a rectangle of chunks as a PNG map",
-    "usage: chunkforge render CX0 CZ0 CX1 CZ1 --out FILE.png [--px-per-unit K] [--threads N]\n"
-    "                         [--world FILE] [--seed N | --server ADDR [--tls] [--tls-ca FILE] [--token-file FILE]]\n"
-    "\n"
-    "Draws chunks CX0..CX1 x CZ0..CZ1 (inclusive): terrain in its material colours (lighter\n"
-    "higher, darker deeper water), every object as a disc of its footprint in its layer's\n"
-    "colour, and every structure's footprint as an outline in its colour. x grows to the right,\n"
-    "z downwards.\n"
-    "\n"
-    "options:\n" +
-        kWorldOptionsHelp + kServerOptionsHelp +
-        "  --out FILE     the PNG to write (required)\n"
-        "  --px-per-unit K  pixels per world unit, 1/64 to 64 (default 1)\n"
-        "  --threads N    generation threads (default 1; ignored with --server)\n",
-    run};
+std::unique_ptr<Command> make_render_command() { return std::make_unique<RenderCommand>(); }
 
 }  // namespace chunkforge::tool

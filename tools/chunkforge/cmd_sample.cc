@@ -1,8 +1,10 @@
+// `chunkforge sample`: every terrain field at one world position.
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
 
+#include "args.h"
 #include "chunkforge/v1/info.pb.h"
 #include "commands.h"
 #include "world_options.h"
@@ -36,38 +38,24 @@ std::optional<Coord> parse_coord(const std::string& text) {
   return negative ? Coord::from_parts(-cell, -frac) : Coord::from_parts(cell, frac);
 }
 
-int run(const std::vector<std::string>& words) {
-  std::string error;
-  auto args = parse_args(words, with_world_options({{"--y"}, {"--json"}}), error);
-  if (!args || args->positional.size() != 2) {
-    std::cerr << "sample: " << (error.empty() ? "needs X and Z" : error) << '\n' << kSampleCommand.help;
-    return kExitBadInput;
-  }
-  const std::optional<Coord> x = parse_coord(args->positional[0]);
-  const std::optional<Coord> z = parse_coord(args->positional[1]);
-  if (!x || !z) {
-    std::cerr << "sample: X and Z must be decimal numbers with |value| <= 2^40 (got \""
-              << args->positional[0] << "\", \"" << args->positional[1] << "\")\n";
-    return kExitBadInput;
-  }
-  double y = 0.0;
-  if (const std::string* text = args->value("--y")) {
-    char* end = nullptr;
-    y = std::strtod(text->c_str(), &end);
-    if (end == text->c_str() || *end != '\0' || !std::isfinite(y)) {
-      std::cerr << "sample: --y must be a number (got \"" << *text << "\")\n";
-      return kExitBadInput;
-    }
-  }
-  std::optional<World> world = load_world(*args);
-  if (!world) return kExitBadInput;
+// An X or Z that parse_coord reads.
+CLI::Validator coordinate() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (parse_coord(text)) return "";
+        return "must be a decimal number with |value| <= 2^40 (got \"" + text + "\")";
+      },
+      "", "coordinate");
+}
 
-  const Terrain& terrain = world->terrain();
-  const TerrainPoint p = terrain.sample(*x, *z);
-  const v1::WorldDefinition& d = world->definition();
+// Every terrain field at (x, z), and the 3D density at height y.
+v1::TerrainSample sample(const World& world, Coord x, Coord z, double y) {
+  const Terrain& terrain = world.terrain();
+  const TerrainPoint p = terrain.sample(x, z);
+  const v1::WorldDefinition& d = world.definition();
   v1::TerrainSample s;
-  s.set_x(x->to_double());
-  s.set_z(z->to_double());
+  s.set_x(x.to_double());
+  s.set_z(z.to_double());
   s.set_elevation(p.elevation);
   s.set_temperature(p.temperature);
   s.set_moisture(p.moisture);
@@ -77,33 +65,55 @@ int run(const std::vector<std::string>& words) {
   s.set_material_id(p.material);
   s.set_material(d.materials(static_cast<int>(p.material)).name());
   s.set_density_y(y);
-  s.set_density(terrain.density(*x, y, *z));
-  if (args->has("--json")) {
+  s.set_density(terrain.density(x, y, z));
+  return s;
+}
+
+class SampleCommand final : public Command {
+ public:
+  CLI::App& declare(CLI::App& parent) override {
+    CLI::App& app = *parent.add_subcommand("sample", "every terrain field at one point");
+    set_help(app, "usage: chunkforge sample X Z [--y Y] [--world FILE] [--seed N] [--json]\n",
+             "Samples the terrain at world position (X, Z): elevation, temperature, moisture, slope,\n"
+             "biome, material, and the 3D density at height Y. X and Z are decimals, exact up to\n"
+             "|value| <= 2^40.\n");
+    app.add_option("X", x_, "world x, a decimal")->required()->check(coordinate());
+    app.add_option("Z", z_, "world z, a decimal")->required()->check(coordinate());
+    add_world_options(app, world_);
+    add_number_option(app, "--y", y_, number_where([](double) { return true; }, "a number"),
+                      "height at which to report the 3D density (default 0)")
+        ->type_name("Y");
+    app.add_flag("--json", json_, "one line of JSON (chunkforge.v1.TerrainSample)");
+    return app;
+  }
+  int run() override;
+
+ private:
+  std::string x_, z_;
+  WorldOptions world_;
+  double y_ = 0.0;
+  bool json_ = false;
+};
+
+int SampleCommand::run() {
+  std::optional<World> world = load_world(world_);
+  if (!world) return kExitBadInput;
+  // X and Z were checked at parse by coordinate().
+  const v1::TerrainSample s = sample(*world, *parse_coord(x_), *parse_coord(z_), y_);
+  if (json_) {
     std::cout << to_json(s) << '\n';
     return kExitOk;
   }
   std::cout << "at (" << s.x() << ", " << s.z() << "): elevation " << s.elevation()
             << ", temperature " << s.temperature() << ", moisture " << s.moisture() << ", slope "
             << s.slope() << "\n  biome " << s.biome() << " (" << s.biome_id() << "), material "
-            << s.material() << " (" << s.material_id() << "), density at y=" << y << ": "
+            << s.material() << " (" << s.material_id() << "), density at y=" << y_ << ": "
             << s.density() << '\n';
   return kExitOk;
 }
 
 }  // namespace
 
-const Command kSampleCommand{
-    "sample", "every terrain field at one point",
-    "usage: chunkforge sample X Z [--y Y] [--world FILE] [--seed N] [--json]\n"
-    "\n"
-    "Samples the terrain at world position (X, Z): elevation, temperature, moisture, slope,\n"
-    "biome, material, and the 3D density at height Y. X and Z are decimals, exact up to\n"
-    "|value| <= 2^40.\n"
-    "\n"
-    "options:\n" +
-        kWorldOptionsHelp +
-        "  --y Y          height at which to report the 3D density (default 0)\n"
-        "  --json         one line of JSON (chunkforge.v1.TerrainSample)\n",
-    run};
+std::unique_ptr<Command> make_sample_command() { return std::make_unique<SampleCommand>(); }
 
 }  // namespace chunkforge::tool

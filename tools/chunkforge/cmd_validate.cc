@@ -1,23 +1,36 @@
+// `chunkforge validate`: parse and validate a world definition, every error at once.
 #include <iostream>
 
+#include "args.h"
 #include "commands.h"
 #include "world_options.h"
 
 namespace chunkforge::tool {
 namespace {
 
-int run(const std::vector<std::string>& words) {
-  std::string error;
-  auto args = parse_args(words, with_world_options({}), error);
-  if (!args || args->positional.size() > 1 || (!args->positional.empty() && args->value("--world"))) {
-    std::cerr << "validate: " << (error.empty() ? "give one FILE (or --world FILE)" : error) << '\n'
-              << kValidateCommand.help;
-    return kExitBadInput;
+class ValidateCommand final : public Command {
+ public:
+  CLI::App& declare(CLI::App& parent) override {
+    CLI::App& app = *parent.add_subcommand("validate", "check a world definition; exit 2 with every error");
+    set_help(app, "usage: chunkforge validate [FILE] [--world FILE] [--seed N]\n",
+             "Parses and validates a world definition (the built-in world if none is given).\n"
+             "Exit 0 when valid; exit 2 with one line per error, each naming the field path:\n"
+             "  resources[1].density_range.min: must be in (0, 16] (got 0)\n");
+    const WorldFlags flags = add_world_options(app, options_);
+    app.add_option_function<std::string>(
+           "FILE", [this](const std::string& path) { options_.file = path; }, "the same as --world FILE")
+        ->excludes(flags.world);
+    return app;
   }
-  if (!args->positional.empty()) args->values["--world"] = args->positional[0];
-  const std::string* file = args->value("--world");
-  const std::string label = file ? *file : std::string("built-in world");
-  std::optional<World> world = load_world(*args);
+  int run() override;
+
+ private:
+  WorldOptions options_;
+};
+
+int ValidateCommand::run() {
+  const std::string label = options_.file ? *options_.file : std::string("built-in world");
+  std::optional<World> world = load_world(options_);
   if (!world) {
     std::cerr << label << ": invalid world definition\n";
     return kExitBadInput;
@@ -32,16 +45,6 @@ int run(const std::vector<std::string>& words) {
 
 }  // namespace
 
-const Command kValidateCommand{
-    "validate", "check a world definition; exit 2 with every error",
-    "usage: chunkforge validate [FILE] [--world FILE] [--seed N]\n"
-    "\n"
-    "Parses and validates a world definition (the built-in world if none is given).\n"
-    "Exit 0 when valid; exit 2 with one line per error, each naming the field path:\n"
-    "  resources[1].density_range.min: must be in (0, 16] (got 0)\n"
-    "\n"
-    "options:\n" +
-        kWorldOptionsHelp,
-    run};
+std::unique_ptr<Command> make_validate_command() { return std::make_unique<ValidateCommand>(); }
 
 }  // namespace chunkforge::tool

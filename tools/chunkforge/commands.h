@@ -1,27 +1,31 @@
-// The subcommands of the `chunkforge` command. Each takes the words after its name and
-// returns the process exit code (world_options.h: 0 ok, 1 failure, 2 bad input).
+// The subcommands of the `chunkforge` command. Each declares its arguments on a CLI11
+// subcommand, bound to members of its own, and once they are parsed runs with them and returns
+// the process exit code (world_options.h: 0 ok, 1 failure, 2 bad input).
 #pragma once
 
-#include <string>
-#include <vector>
+#include <CLI/CLI.hpp>
+
+#include <memory>
 
 namespace chunkforge::tool {
 
-struct Command {
-  const char* name;
-  const char* summary;
-  std::string help;  // full usage text, printed by `chunkforge NAME --help`
-  int (*run)(const std::vector<std::string>& words);
+class Command {
+ public:
+  virtual ~Command() = default;
+  // Adds the subcommand to `parent`, its arguments bound to this object.
+  virtual CLI::App& declare(CLI::App& parent) = 0;
+  // Runs after its arguments parsed; the exit code.
+  virtual int run() = 0;
 };
 
-extern const Command kValidateCommand;
-extern const Command kInfoCommand;
-extern const Command kSampleCommand;
-extern const Command kChunkCommand;
-extern const Command kRegionCommand;
-extern const Command kRenderCommand;
-extern const Command kQualityCommand;
-extern const Command kLocateCommand;
-extern const Command kHealthCommand;
+std::unique_ptr<Command> make_validate_command();
+std::unique_ptr<Command> make_info_command();
+std::unique_ptr<Command> make_sample_command();
+std::unique_ptr<Command> make_chunk_command();
+std::unique_ptr<Command> make_region_command();
+std::unique_ptr<Command> make_render_command();
+std::unique_ptr<Command> make_quality_command();
+std::unique_ptr<Command> make_locate_command();
+std::unique_ptr<Command> make_health_command();
 
 }  // namespace chunkforge::tool

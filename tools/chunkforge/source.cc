@@ -1,3 +1,4 @@
+// Offline and server sources of chunks for the `chunkforge` command, and the options naming them.
 #include "source.h"
 
 #include <fstream>
@@ -109,35 +110,56 @@ std::optional<std::string> read_text(const std::string& path) {
 
 }  // namespace
 
-ArgSpec with_source_options(ArgSpec spec) {
-  spec = with_world_options(std::move(spec));
-  spec.value_options.insert({"--server", "--tls-ca", "--token-file"});
-  spec.flag_options.insert("--tls");
-  return spec;
+CLI::Option* add_server_options(CLI::App& app, ServerOptions& options, bool required) {
+  CLI::Option* server = app.add_option_function<std::string>(
+                               "--server", [&options](const std::string& address) { options.address = address; },
+                               "ask a running server (host:port) instead of generating here")
+                            ->type_name("ADDR")
+                            ->required(required);
+  app.add_flag("--tls", options.tls, "connect with TLS (the system's root certificates)")->needs(server);
+  app.add_option_function<std::string>(
+         "--tls-ca", [&options](const std::string& path) { options.tls_ca = path; },
+         "trust the PEM certificates in FILE (implies --tls)")
+      ->type_name("FILE")
+      ->needs(server);
+  app.add_option_function<std::string>(
+         "--token-file", [&options](const std::string& path) { options.token_file = path; },
+         "send the bearer token in FILE")
+      ->type_name("FILE")
+      ->needs(server);
+  return server;
 }
 
-std::optional<client::Client> connect_client(const Args& args, const std::string& command) {
+CLI::Option* add_source_options(CLI::App& app, SourceOptions& options) {
+  const WorldFlags world = add_world_options(app, options.world);
+  CLI::Option* server = add_server_options(app, options.server, false);
+  // --world and --seed describe a world generated here; with --server the server's world is used.
+  world.world->excludes(server);
+  world.seed->excludes(server);
+  return server;
+}
+
+std::optional<client::Client> connect_client(const ServerOptions& server, const std::string& command) {
   client::ConnectOptions options;
-  options.tls = args.has("--tls") || args.value("--tls-ca");
-  if (const std::string* path = args.value("--tls-ca")) {
-    std::optional<std::string> pem = read_text(*path);
+  options.tls = server.tls || server.tls_ca;
+  if (server.tls_ca) {
+    std::optional<std::string> pem = read_text(*server.tls_ca);
     if (!pem) {
-      std::cerr << command << ": --tls-ca: cannot read \"" << *path << "\"\n";
+      std::cerr << command << ": --tls-ca: cannot read \"" << *server.tls_ca << "\"\n";
       return std::nullopt;
     }
     options.tls_root_certificates = *pem;
   }
-  if (const std::string* path = args.value("--token-file")) {
-    std::optional<std::string> token = read_text(*path);
+  if (server.token_file) {
+    std::optional<std::string> token = read_text(*server.token_file);
     while (token && !token->empty() && (token->back() == '\n' || token->back() == '\r')) token->pop_back();
     if (!token || token->empty()) {
-      std::cerr << command << ": --token-file: cannot read a token from \"" << *path << "\"\n";
+      std::cerr << command << ": --token-file: cannot read a token from \"" << *server.token_file << "\"\n";
       return std::nullopt;
     }
     options.bearer_token = *token;
   }
-  const std::string* server = args.value("--server");
-  client::Result<client::Client> client = client::Client::connect(server ? *server : "", options);
+  client::Result<client::Client> client = client::Client::connect(server.address.value_or(""), options);
   if (!client) {
     std::cerr << command << ": --server: " << client.status().to_string() << '\n';
     return std::nullopt;
@@ -145,22 +167,14 @@ std::optional<client::Client> connect_client(const Args& args, const std::string
   return *client;
 }
 
-OpenedSource open_source(const Args& args, const std::string& command) {
-  if (args.value("--server") == nullptr) {
-    if (args.has("--tls") || args.value("--tls-ca") || args.value("--token-file")) {
-      std::cerr << command << ": --tls, --tls-ca and --token-file need --server\n";
-      return {nullptr, kExitBadInput};
-    }
-    std::optional<World> world = load_world(args);
+// The rules between the options (--tls needs --server, --world excludes it) are CLI11's, at parse.
+OpenedSource open_source(const SourceOptions& options, const std::string& command) {
+  if (!options.server.address) {
+    std::optional<World> world = load_world(options.world);
     if (!world) return {nullptr, kExitBadInput};
     return {std::make_unique<OfflineSource>(std::move(*world)), kExitOk};
   }
-  if (args.value("--world") || args.value("--seed")) {
-    std::cerr << command << ": --world and --seed describe a world generated here; with --server the server's "
-              << "world is used\n";
-    return {nullptr, kExitBadInput};
-  }
-  std::optional<client::Client> client = connect_client(args, command);
+  std::optional<client::Client> client = connect_client(options.server, command);
   if (!client) return {nullptr, kExitBadInput};
   client::Result<client::WorldInfo> info = client->world_info();
   if (!info) {

@@ -8,22 +8,35 @@
 #include <string>
 #include <vector>
 
-#include "args.h"
 #include "chunkforge/client/client.h"
 #include "chunkforge/v1/chunk.pb.h"
 #include "chunkforge/v1/info.pb.h"
 #include "region.h"
+#include "world_options.h"
 
 namespace chunkforge::tool {
 
-inline const std::string kServerOptionsHelp =
-    "  --server ADDR  ask a running server (host:port) instead of generating here\n"
-    "  --tls          with --server: connect with TLS (the system's root certificates)\n"
-    "  --tls-ca FILE  with --server: trust the PEM certificates in FILE (implies --tls)\n"
-    "  --token-file FILE  with --server: send the bearer token in FILE\n";
+// --server ADDR and how to reach it.
+struct ServerOptions {
+  std::optional<std::string> address;     // --server
+  bool tls = false;                       // --tls (implied by --tls-ca)
+  std::optional<std::string> tls_ca;      // --tls-ca FILE
+  std::optional<std::string> token_file;  // --token-file FILE
+};
 
-// Adds --server, --tls, --tls-ca and --token-file to a spec (with the world options).
-ArgSpec with_source_options(ArgSpec spec);
+// Where a command's world comes from: generated here (world) or a server (server.address).
+struct SourceOptions {
+  WorldOptions world;
+  ServerOptions server;
+};
+
+// Declares --server, --tls, --tls-ca and --token-file (the last three need --server); returns
+// --server. `required`: for commands that only talk to a server.
+CLI::Option* add_server_options(CLI::App& app, ServerOptions& options, bool required);
+
+// Declares the world options and the server options, --world and --seed excluding --server;
+// returns --server.
+CLI::Option* add_source_options(CLI::App& app, SourceOptions& options);
 
 class Source {
  public:
@@ -45,10 +58,10 @@ struct OpenedSource {
 };
 
 // The source the options name. `command` prefixes messages.
-OpenedSource open_source(const Args& args, const std::string& command);
+OpenedSource open_source(const SourceOptions& options, const std::string& command);
 
 // A client for --server with the --tls, --tls-ca and --token-file options, or nullopt after
 // printing why (bad input).
-std::optional<client::Client> connect_client(const Args& args, const std::string& command);
+std::optional<client::Client> connect_client(const ServerOptions& options, const std::string& command);
 
 }  // namespace chunkforge::tool

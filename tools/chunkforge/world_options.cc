@@ -1,39 +1,38 @@
+// --world and --seed for the `chunkforge` subcommands, and their JSON output.
 #include "world_options.h"
 
 #include <google/protobuf/util/json_util.h>
 
-#include <charconv>
 #include <iostream>
+#include <limits>
+
+#include "args.h"
 
 namespace chunkforge::tool {
 
-ArgSpec with_world_options(ArgSpec spec) {
-  spec.value_options.insert({"--world", "--seed"});
-  return spec;
+WorldFlags add_world_options(CLI::App& app, WorldOptions& options) {
+  WorldFlags flags;
+  flags.world = app.add_option_function<std::string>(
+                       "--world", [&options](const std::string& path) { options.file = path; },
+                       "world definition JSON (default: the built-in world)")
+                    ->type_name("FILE");
+  flags.seed = app.add_option_function<uint64_t>(
+                      "--seed", [&options](const uint64_t& seed) { options.seed = seed; },
+                      "override the world's seed (unsigned 64-bit)")
+                   ->type_name("N")
+                   ->transform(integer_in<uint64_t>(0, std::numeric_limits<uint64_t>::max()));
+  return flags;
 }
 
-std::optional<World> load_world(const Args& args) {
+std::optional<World> load_world(const WorldOptions& options) {
   std::vector<FieldError> errors;
-  std::optional<v1::WorldDefinition> definition;
-  const std::string* file = args.value("--world");
-  if (file == nullptr) {
-    definition = parse_world_json(default_world_json(), errors);
-  } else {
-    definition = read_world_file(*file, errors);
-  }
+  std::optional<v1::WorldDefinition> definition =
+      options.file ? read_world_file(*options.file, errors) : parse_world_json(default_world_json(), errors);
   if (!definition) {
     for (const FieldError& e : errors) std::cerr << e.to_string() << '\n';
     return std::nullopt;
   }
-  if (const std::string* seed = args.value("--seed")) {
-    uint64_t value = 0;
-    auto [end, ec] = std::from_chars(seed->data(), seed->data() + seed->size(), value);
-    if (ec != std::errc() || end != seed->data() + seed->size()) {
-      std::cerr << "--seed: expected an unsigned 64-bit integer (got \"" << *seed << "\")\n";
-      return std::nullopt;
-    }
-    definition->set_seed(value);
-  }
+  if (options.seed) definition->set_seed(*options.seed);
   WorldResult result = World::create(*definition);
   for (const FieldError& e : result.errors) std::cerr << e.to_string() << '\n';
   return std::move(result.world);

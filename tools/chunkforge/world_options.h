@@ -1,27 +1,36 @@
-// The options every subcommand shares: --world FILE (default: the built-in world) and
-// --seed N (overrides the world's seed), plus JSON output through protobuf's mapping.
+// The options every subcommand that generates shares: --world FILE (default: the built-in
+// world) and --seed N (overrides the world's seed); JSON output through protobuf's mapping; the
+// exit codes.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <google/protobuf/message.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
-#include "args.h"
 #include "chunkforge/world.h"
 
 namespace chunkforge::tool {
 
-inline const std::string kWorldOptionsHelp =
-    "  --world FILE   world definition JSON (default: the built-in world)\n"
-    "  --seed N       override the world's seed (unsigned 64-bit)\n";
+struct WorldOptions {
+  std::optional<std::string> file;  // --world
+  std::optional<uint64_t> seed;     // --seed
+};
 
-// Adds --world and --seed to a spec.
-ArgSpec with_world_options(ArgSpec spec);
+// The declared options, for rules between them (--server excludes both).
+struct WorldFlags {
+  CLI::Option* world;
+  CLI::Option* seed;
+};
+
+// Declares --world and --seed on a subcommand, bound to `options`.
+WorldFlags add_world_options(CLI::App& app, WorldOptions& options);
 
 // Loads the world the options name. On failure prints the errors to stderr and returns
 // nullopt; the caller exits with kExitBadInput.
-std::optional<World> load_world(const Args& args);
+std::optional<World> load_world(const WorldOptions& options);
 
 // A message as one line of JSON with snake_case names and zero values printed.
 std::string to_json(const google::protobuf::Message& message);

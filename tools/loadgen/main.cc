@@ -8,17 +8,19 @@
 // walking player; latency per call), region (StreamRegion around the player; latency per
 // chunk from the call's start). Reports chunks/s, p50/p99/max latency, errors and, with
 // --server-pid, the server's resident memory (now and peak).
+#include <CLI/CLI.hpp>
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -169,49 +171,65 @@ std::pair<double, double> rss_mib(int pid) {
   return {now, peak};
 }
 
-bool parse(int argc, char** argv, Options& o) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&](auto& out) {
-      if (i + 1 >= argc) return false;
-      const std::string v = argv[++i];
-      if constexpr (std::is_same_v<std::decay_t<decltype(out)>, std::string>) {
-        out = v;
-        return true;
-      } else if constexpr (std::is_same_v<std::decay_t<decltype(out)>, double>) {
-        char* end = nullptr;
-        out = std::strtod(v.c_str(), &end);
-        return *end == '\0' && out > 0;
-      } else {
-        auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
-        return ec == std::errc() && end == v.data() + v.size() && out >= 0;
-      }
-    };
-    bool ok = true;
-    if (a == "--server") ok = next(o.server);
-    else if (a == "--mode") ok = next(o.mode) && (o.mode == "session" || o.mode == "chunk" || o.mode == "region");
-    else if (a == "--players") ok = next(o.players) && o.players >= 1 && o.players <= 5000;
-    else if (a == "--radius") ok = next(o.radius) && o.radius <= 64;
-    else if (a == "--speed") ok = next(o.speed);
-    else if (a == "--duration") ok = next(o.duration) && o.duration >= 1 && o.duration <= 3600;
-    else if (a == "--server-pid") ok = next(o.server_pid);
-    else if (a == "--json") o.json = true;
-    else ok = false;
-    if (!ok) {
-      std::cerr << "chunkforge-loadgen: bad or unknown option " << a << "\n"
-                << "usage: chunkforge-loadgen [--server ADDR] [--mode session|chunk|region] [--players N]\n"
-                   "                          [--radius R] [--speed CHUNKS_PER_S] [--duration S] [--server-pid PID] [--json]\n";
-      return false;
-    }
+constexpr const char* kDescription =
+    "Simulated players against a world server, over loopback or a network. Modes: session (each\n"
+    "player walks and keeps a Session; latency = from the position update that brought a chunk\n"
+    "into view to its arrival), chunk (GetChunk of the chunks around a walking player; latency\n"
+    "per call), region (StreamRegion around the player; latency per chunk from the call's\n"
+    "start). Reports chunks/s, p50/p99/max latency, errors and, with --server-pid, the server's\n"
+    "resident memory (now and peak). Exit 0 without errors, 1 with some, 2 for bad options.\n";
+
+// --speed: CLI11's PositiveNumber would print DBL_MAX in its message.
+std::string positive_number(const std::string& text) {
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  return !text.empty() && *end == '\0' && value > 0 ? "" : "must be a number > 0 (got \"" + text + "\")";
+}
+
+// The options into `o`; nullopt to go on, else the exit code (--help: 0; a bad or unknown
+// option: 2, with one line naming it). The ranges are in the descriptions; CLI11's own
+// description of each check would repeat them.
+std::optional<int> parse(int argc, char** argv, Options& o) {
+  CLI::App app(kDescription, "chunkforge-loadgen");
+  app.get_formatter()->label("Usage", "usage");
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_option("--server", o.server, "the server's host:port (default 127.0.0.1:50051)")->type_name("ADDR");
+  app.add_option("--mode", o.mode, "session, chunk or region (default session)")
+      ->type_name("MODE")
+      ->check(CLI::IsMember({"session", "chunk", "region"}).description(""));
+  app.add_option("--players", o.players, "simulated players, 1 to 5000 (default 10)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 5000).description(""));
+  app.add_option("--radius", o.radius, "view radius in chunks, 0 to 64 (default 4)")
+      ->type_name("R")
+      ->check(CLI::Range(0, 64).description(""));
+  app.add_option("--speed", o.speed, "chunks per second each player walks, > 0 (default 2)")
+      ->type_name("CHUNKS_PER_S")
+      ->check(positive_number);
+  app.add_option("--duration", o.duration, "seconds, 1 to 3600 (default 10)")
+      ->type_name("S")
+      ->check(CLI::Range(1, 3600).description(""));
+  app.add_option("--server-pid", o.server_pid, "a local server's process id: report its resident memory")
+      ->type_name("PID")
+      ->check(CLI::Range(0, std::numeric_limits<int>::max()).description(""));
+  app.add_flag("--json", o.json, "one line of JSON");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "chunkforge-loadgen: " << e.what() << '\n';
+    return 2;
   }
-  return true;
+  return std::nullopt;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   Options o;
-  if (!parse(argc, argv, o)) return 2;
+  if (const std::optional<int> exit_code = parse(argc, argv, o)) return *exit_code;
   Results r;
   const auto start = Clock::now();
   const auto end = start + std::chrono::seconds(o.duration);
