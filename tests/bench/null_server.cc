@@ -4,9 +4,11 @@
 // chunkforge-loadgen against it measures what gRPC alone allows on this machine.
 //
 //   chunkforge-null-server --listen 127.0.0.1:50052
+#include <CLI/CLI.hpp>
 #include <grpcpp/grpcpp.h>
 
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include "chunkforge/encode.h"
@@ -71,11 +73,32 @@ class NullService final : public Base {
   std::string chunk_;
 };
 
+// --listen into `listen`; nullopt to go on, else the exit code (--help: 0 without serving; a bad
+// or unknown option: 2).
+std::optional<int> parse(int argc, char** argv, std::string& listen) {
+  CLI::App app("The transport ceiling: answers GetChunk and StreamRegion with one pre-encoded chunk for\n"
+               "every coordinate (no cache, queue or generation), for chunkforge-loadgen to measure\n"
+               "what gRPC alone allows on this machine. Serves until killed.\n",
+               "chunkforge-null-server");
+  app.get_formatter()->label("Usage", "usage");
+  app.add_option("--listen", listen, "host:port to listen on (default 127.0.0.1:50052)")->type_name("ADDR");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "chunkforge-null-server: " << e.what() << '\n';
+    return 2;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string listen = "127.0.0.1:50052";
-  if (argc == 3 && std::string(argv[1]) == "--listen") listen = argv[2];
+  if (const std::optional<int> exit_code = parse(argc, argv, listen)) return *exit_code;
   chunkforge::v1::Chunk chunk =
       chunkforge::encode_chunk(chunkforge::default_world(), chunkforge::Generator(chunkforge::default_world()).generate({0, 0}));
   NullService service(chunkforge::canonical_bytes(chunk));
