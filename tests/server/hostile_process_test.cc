@@ -113,7 +113,9 @@ size_t resident_bytes(pid_t pid) {
 
 // The finding of the hardening review, against the real binary with its default limits: a
 // client that holds its whole view, alternates between two far views and never reads grew
-// the server from 17 MiB to 3 GiB in 30 s. For 5 s now it may cost at most 64 MiB.
+// the server from 17 MiB to 3 GiB in 30 s (about 100 MiB a second). Bounded, the server
+// plateaus at 25 to 75 MiB above its start (gRPC's buffers of the updates it has not read,
+// the generation memos, the allocator's slack; measured over 30 s): at most 128 MiB here.
 TEST(HostileProcessTest, ASessionThatNeverReadsCannotGrowTheServer) {
   const Process p = spawn(CHUNKFORGE_SERVER, {"--listen", "127.0.0.1:0", "--http", "", "--threads", "2"},
                           dir() + "memory.log");
@@ -143,7 +145,7 @@ TEST(HostileProcessTest, ASessionThatNeverReadsCannotGrowTheServer) {
   }
   session->Finish();
   peak = std::max(peak, resident_bytes(p.pid));
-  EXPECT_LT(peak - before, size_t{64} << 20) << "from " << before << " to " << peak << " bytes";
+  EXPECT_LT(peak - before, size_t{128} << 20) << "from " << before << " to " << peak << " bytes";
   kill(p.pid, SIGTERM);
   EXPECT_EQ(wait_for(p, 10s), 0) << read_text(p.log);
 }
