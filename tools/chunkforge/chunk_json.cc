@@ -1,3 +1,5 @@
+// One chunk as the JSON line `chunk` and `region` print: the wire message with layer names and
+// world coordinates, and the chunk's hash.
 #include "chunk_json.h"
 
 #include <charconv>

@@ -1,3 +1,4 @@
+// An RGB image and its PNG encoding (libpng), for `render`.
 #include "png_image.h"
 
 #include <png.h>

@@ -1,3 +1,5 @@
+// A rectangle of chunks generated in a chosen order on several threads and printed in row order,
+// for `region`.
 #include "region.h"
 
 #include <algorithm>
