@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "exact_arith.h"
+
 namespace chunkforge {
 namespace {
 
@@ -103,7 +105,7 @@ double perlin3(uint64_t seed, Coord x, Coord y, Coord z) {
 }
 
 double simplex2(uint64_t seed, Coord x, Coord z) {
-  const Coord s = Coord::from_parts(x.cell + z.cell, x.frac + z.frac).scaled(kF2);
+  const Coord s = exact::scaled(Coord::from_parts(x.cell + z.cell, x.frac + z.frac), kF2);
   const Coord xs = skew(x, s), zs = skew(z, s);
   const int64_t i = xs.cell, j = zs.cell;
   const double t = (xs.frac + zs.frac) * kG2;
@@ -119,7 +121,7 @@ double simplex2(uint64_t seed, Coord x, Coord z) {
 
 double simplex3(uint64_t seed, Coord x, Coord y, Coord z) {
   const Coord s =
-      Coord::from_parts(x.cell + y.cell + z.cell, x.frac + y.frac + z.frac).scaled(kF3);
+      exact::scaled(Coord::from_parts(x.cell + y.cell + z.cell, x.frac + y.frac + z.frac), kF3);
   const Coord xs = skew(x, s), ys = skew(y, s), zs = skew(z, s);
   const int64_t i = xs.cell, j = ys.cell, k = zs.cell;
   const double t = (xs.frac + ys.frac + zs.frac) * kG3;
@@ -158,10 +160,12 @@ Fractal::Fractal(const FractalSpec& spec, uint64_t world_seed, Salt salt) : spec
   }
 }
 
+double Fractal::finish(double sum) const { return spec_.offset + spec_.amplitude * (sum / norm_); }
+
 double Fractal::at(Coord x, Coord z) const {
   double sum = 0.0;
   for (const Octave& o : octaves_) {
-    const Coord lx = x.scaled(o.frequency), lz = z.scaled(o.frequency);
+    const Coord lx = exact::scaled(x, o.frequency), lz = exact::scaled(z, o.frequency);
     const double n = spec_.kind == NoiseKind::kPerlin ? perlin2(o.seed, lx, lz)
                                                       : simplex2(o.seed, lx, lz);
     sum += o.weight * n;
@@ -172,8 +176,8 @@ double Fractal::at(Coord x, Coord z) const {
 double Fractal::at(Coord x, Coord y, Coord z) const {
   double sum = 0.0;
   for (const Octave& o : octaves_) {
-    const Coord lx = x.scaled(o.frequency), ly = y.scaled(o.frequency),
-                lz = z.scaled(o.frequency);
+    const Coord lx = exact::scaled(x, o.frequency), ly = exact::scaled(y, o.frequency),
+                lz = exact::scaled(z, o.frequency);
     const double n = spec_.kind == NoiseKind::kPerlin ? perlin3(o.seed, lx, ly, lz)
                                                       : simplex3(o.seed, lx, ly, lz);
     sum += o.weight * n;
@@ -193,9 +197,9 @@ void Fractal::grid(const Coord* xs, int nx, const Coord* zs, int nz, double* out
   std::fill(out, out + count, 0.0);
   std::vector<Coord> lx(static_cast<size_t>(nx));
   for (const Octave& o : octaves_) {
-    for (int i = 0; i < nx; ++i) lx[i] = xs[i].scaled(o.frequency);
+    for (int i = 0; i < nx; ++i) lx[i] = exact::scaled(xs[i], o.frequency);
     for (int j = 0; j < nz; ++j) {
-      const Coord lz = zs[j].scaled(o.frequency);
+      const Coord lz = exact::scaled(zs[j], o.frequency);
       double* row = out + static_cast<size_t>(j) * nx;
       if (spec_.kind == NoiseKind::kSimplex) {
         for (int i = 0; i < nx; ++i) row[i] += o.weight * simplex2(o.seed, lx[i], lz);

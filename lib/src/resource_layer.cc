@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "chunkforge/detmath.h"
 #include "chunkforge/v1/world.pb.h"
+#include "detmath_impl.h"
 #include "proto_convert.h"
 
 namespace chunkforge {
@@ -91,7 +91,7 @@ double ResourceLayers::from_noise(const ResourceLayer& l, double own, double oth
   double n = l.correlate_with >= 0 ? (1.0 - l.correlate_weight) * own + l.correlate_weight * other
                                    : own;
   n = std::clamp(n, 0.0, 1.0);
-  return l.dmin + (l.dmax - l.dmin) * detmath::pow(n, l.sharpness);
+  return l.dmin + (l.dmax - l.dmin) * detmath::impl::pow(n, l.sharpness);
 }
 
 double ResourceLayers::density(uint32_t id, Coord x, Coord z) const {

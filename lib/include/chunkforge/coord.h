@@ -8,9 +8,18 @@
 //   Coord lattice = x.scaled(0.01);  // exact product, renormalised
 //
 // Plain values; all functions pure and thread-safe.
+//
+// Rounding rule for this and every public header (docs/determinism.md, "Compiler flags"): an
+// inline function here holds only integer code and single IEEE operations, whose results no
+// compiler flag of the including program can change. Anything whose rounding depends on how
+// operations are grouped (Coord::scaled's error-free product) is compiled out of line, inside
+// the library, with the library's flags: a game built with -ffp-contract=fast or -march=x86-64-v3
+// (FMA) gets the library's bits when it calls it.
 #pragma once
 
 #include <cstdint>
+
+#include "chunkforge/float_environment.h"
 
 namespace chunkforge {
 
@@ -50,40 +59,12 @@ struct Coord {
   Coord plus(int64_t cells) const { return Coord{cell + cells, frac}; }
   Coord plus(double d) const { return from_parts(cell, frac + d); }
 
-  // (cell + frac) * factor with the big product cell * factor computed exactly
-  // (Dekker's two-product; exact because -ffp-contract=off keeps every rounding step).
+  // (cell + frac) * factor with the big product cell * factor computed exactly (Dekker's
+  // two-product). Out of line on purpose: its rounding steps must not be fused into FMAs.
   // Requires |cell| < 2^53 and |cell * factor| < 2^62.
   Coord scaled(double factor) const;
 
   friend bool operator==(const Coord&, const Coord&) = default;
 };
-
-namespace detail {
-
-// Splits a into hi + lo with hi holding the top 26 bits (Veltkamp).
-inline void split(double a, double& hi, double& lo) {
-  const double c = 134217729.0 * a;  // 2^27 + 1
-  hi = c - (c - a);
-  lo = a - hi;
-}
-
-// a * b == p + err exactly.
-inline void two_product(double a, double b, double& p, double& err) {
-  p = a * b;
-  double ah, al, bh, bl;
-  split(a, ah, al);
-  split(b, bh, bl);
-  err = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
-}
-
-}  // namespace detail
-
-inline Coord Coord::scaled(double factor) const {
-  double p, err;
-  detail::two_product(static_cast<double>(cell), factor, p, err);
-  const int64_t whole = floor_to_int(p);
-  // p - whole is exact; err and frac * factor are small corrections.
-  return from_parts(whole, (p - static_cast<double>(whole)) + (err + frac * factor));
-}
 
 }  // namespace chunkforge

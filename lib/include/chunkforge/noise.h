@@ -66,7 +66,9 @@ class Fractal {
     double frequency;
     double weight;  // gain^o
   };
-  double finish(double sum) const { return spec_.offset + spec_.amplitude * (sum / norm_); }
+  // offset + amplitude * (sum / norm): out of line so that no caller's FMA contraction can
+  // fuse it (coord.h, "Rounding rule").
+  double finish(double sum) const;
 
   FractalSpec spec_;
   std::vector<Octave> octaves_;
