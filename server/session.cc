@@ -12,6 +12,7 @@
 #include "rpc_call.h"
 #include "session_view.h"
 #include "stall_watch.h"
+#include "stream_state.h"
 #include "world_service.h"
 
 namespace chunkforge::server {
@@ -49,7 +50,7 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
       return;
     }
     spdlog::info("session started ({})", context->peer());
-    arm_watch();
+    State::watch_stalls(watch_, state_);
     read_more();
   }
 
@@ -93,12 +94,8 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
   }
 
  private:
-  // Shared with the pending generations and the alarm, which may outlive the reactor.
-  struct State {
-    std::recursive_mutex mutex;
-    SessionReactor* reactor = nullptr;
-    std::atomic<bool> over{false};
-  };
+  using State = StreamState<SessionReactor>;
+  friend State;
 
   grpc::Status open() {
     if (grpc::Status status = open_call(service_, Metrics::kSession, *context_, nullptr, nullptr); !status.ok()) {
@@ -178,10 +175,7 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
           return !s || s->over.load() || unwanted->load();
         },
         [state, key](Bytes bytes) {  // later, on a worker thread
-          const std::shared_ptr<State> s = state.lock();
-          if (!s) return;
-          std::lock_guard lock(s->mutex);
-          if (s->reactor != nullptr) s->reactor->delivered(key, std::move(bytes));
+          State::with_reactor(state, [&](auto& reactor) { reactor.delivered(key, std::move(bytes)); });
         });
     if (hit) view_.generated(key, std::move(hit));
   }
@@ -198,24 +192,13 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
     StartWrite(&outgoing_);
   }
 
-  void arm_watch() {
-    std::weak_ptr<State> state = state_;
-    watch_.arm([state](bool ok) {
-      const std::shared_ptr<State> s = state.lock();
-      if (!ok || !s) return;
-      std::lock_guard lock(s->mutex);
-      if (s->reactor != nullptr) s->reactor->look();
-    });
-  }
-
   // A write stuck past the timeout ends the call. The client could see no status (it would
   // follow the stuck write), so the stream is reset, and the reason goes to the log and metrics.
   void look() {
     if (finished_) return;
-    if (!watch_.stalled()) return arm_watch();
+    if (!watch_.stalled()) return State::watch_stalls(watch_, state_);
     context_->TryCancel();  // may run OnCancel on this thread, under this lock: hence recursive
-    finish({grpc::StatusCode::RESOURCE_EXHAUSTED, "the client took no event for " +
-                                                      std::to_string(watch_.timeout().count()) + " ms: a session's stream must be read"});
+    finish(watch_.stalled_status("event"));
   }
 
   void finish(const grpc::Status& status) {

@@ -9,11 +9,13 @@
 #pragma once
 
 #include <grpcpp/alarm.h>
+#include <grpcpp/support/status.h>
 
 #include <algorithm>
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <string>
 
 namespace chunkforge::server {
 
@@ -31,6 +33,11 @@ class StallWatch {
   bool writing() const { return writing_; }
   bool stalled() const { return writing_ && Clock::now() - since_ > timeout_; }
   std::chrono::milliseconds timeout() const { return timeout_; }
+  // Why a stalled call ends, for the log and metrics: "the client took no `what` for N ms".
+  grpc::Status stalled_status(const std::string& what) const {
+    return {grpc::StatusCode::RESOURCE_EXHAUSTED, "the client took no " + what + " for " +
+                                                      std::to_string(timeout_.count()) + " ms: a stream must be read"};
+  }
 
   // Calls `look` (on a gRPC thread) after a quarter of the timeout. The alarm is replaced by
   // the next arm() and cancelled by disarm(); `look` runs with false once cancelled.

@@ -10,6 +10,7 @@
 #include "byte_buffer.h"
 #include "rpc_call.h"
 #include "stall_watch.h"
+#include "stream_state.h"
 #include "world_service.h"
 
 namespace chunkforge::server {
@@ -29,7 +30,7 @@ class RegionReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
       finish(status);
       return;
     }
-    arm_watch();
+    State::watch_stalls(watch_, state_);
     request_more();
     write_next();
   }
@@ -63,12 +64,8 @@ class RegionReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   }
 
  private:
-  // Shared with the pending generations and the alarm, which may outlive the reactor.
-  struct State {
-    std::recursive_mutex mutex;
-    RegionReactor* reactor = nullptr;
-    std::atomic<bool> over{false};  // finished: pending generations are no longer wanted
-  };
+  using State = StreamState<RegionReactor>;
+  friend State;
 
   // The request checked and turned into jobs, nearest first; a slot taken.
   grpc::Status open(const grpc::ByteBuffer* raw) {
@@ -102,10 +99,7 @@ class RegionReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
             return !s || s->over.load();
           },
           [state, index](Bytes bytes) {  // later, on a worker thread
-            const std::shared_ptr<State> s = state.lock();
-            if (!s) return;
-            std::lock_guard lock(s->mutex);
-            if (s->reactor != nullptr) s->reactor->delivered(index, std::move(bytes));
+            State::with_reactor(state, [&](auto& reactor) { reactor.delivered(index, std::move(bytes)); });
           });
       if (hit) ready_[index] = std::move(hit);
     }
@@ -127,24 +121,13 @@ class RegionReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
     StartWrite(&buffer_);
   }
 
-  void arm_watch() {
-    std::weak_ptr<State> state = state_;
-    watch_.arm([state](bool ok) {
-      const std::shared_ptr<State> s = state.lock();
-      if (!ok || !s) return;
-      std::lock_guard lock(s->mutex);
-      if (s->reactor != nullptr) s->reactor->look();
-    });
-  }
-
   // A write stuck past the timeout ends the call. The client could see no status (it would
   // follow the stuck write), so the stream is reset, and the reason goes to the log and metrics.
   void look() {
     if (finished_) return;
-    if (!watch_.stalled()) return arm_watch();
+    if (!watch_.stalled()) return State::watch_stalls(watch_, state_);
     context_->TryCancel();  // may run OnCancel on this thread, under this lock: hence recursive
-    finish({grpc::StatusCode::RESOURCE_EXHAUSTED, "the client took no chunk for " +
-                                                      std::to_string(watch_.timeout().count()) + " ms: a stream must be read"});
+    finish(watch_.stalled_status("chunk"));
   }
 
   void finish(const grpc::Status& status) {
