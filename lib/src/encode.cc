@@ -1,8 +1,12 @@
+// Chunks and world summaries to their wire messages and canonical bytes.
 #include "chunkforge/encode.h"
+
+#include <cmath>
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
+#include "chunkforge/float_environment.h"
 #include "chunkforge/hash.h"
 #include "chunkforge/world.h"
 
@@ -17,6 +21,14 @@ void add_named(const Entries& entries, google::protobuf::RepeatedPtrField<v1::Ca
     e->set_name(entries.Get(id).name());
     e->set_color(entries.Get(id).color());
   }
+}
+
+// v rounded to float, kept below `limit` (> 0): a double just under a bound of a half-open range
+// may round up onto the bound itself (x just under chunk_size, yaw just under 360). Only that
+// case moves, to the largest float below the bound.
+float float_below(double v, float limit) {
+  const float f = static_cast<float>(v);
+  return f < limit ? f : std::nextafter(limit, 0.0f);
 }
 
 }  // namespace
@@ -51,6 +63,9 @@ v1::WorldInfo describe_world(const World& world) {
 
 
 v1::Chunk encode_chunk(const World& world, const ChunkData& chunk) {
+  // Rounding to float follows the rounding mode: the environment is the library's here too.
+  const FloatEnvironmentGuard fp_guard;
+  const float size = static_cast<float>(world.chunk_size());  // exact: at most 1024
   v1::Chunk out;
   out.mutable_coord()->set_x(chunk.coord.x);
   out.mutable_coord()->set_z(chunk.coord.z);
@@ -60,10 +75,10 @@ v1::Chunk encode_chunk(const World& world, const ChunkData& chunk) {
   v1::Objects& o = *out.mutable_objects();
   for (const ResourceObject& r : chunk.objects) {
     o.add_layer(r.layer);
-    o.add_x(static_cast<float>(r.x));
-    o.add_z(static_cast<float>(r.z));
+    o.add_x(float_below(r.x, size));  // [0, chunk_size), as ResourceObject promises
+    o.add_z(float_below(r.z, size));
     o.add_y(static_cast<float>(r.y));
-    o.add_yaw(static_cast<float>(r.yaw));
+    o.add_yaw(float_below(r.yaw, 360.0f));  // [0, 360)
     o.add_variant(r.variant);
     o.add_id(r.id);
   }
@@ -87,6 +102,7 @@ v1::StructureInstance encode_structure(const StructureInstance& st) {
 }
 
 void add_terrain(const World& world, int64_t step, v1::Chunk& chunk) {
+  const FloatEnvironmentGuard fp_guard;
   const TerrainGrid g = world.terrain().grid(chunk.coord().x(), chunk.coord().z(), step);
   v1::TerrainGrid& t = *chunk.mutable_terrain();
   t.set_step(static_cast<uint32_t>(step));

@@ -1,5 +1,6 @@
 // Generator and ChunkStream: the pipeline of one chunk over fresh or shared memos.
 #include "chunkforge/chunk.h"
+#include "chunkforge/float_environment.h"
 #include "chunkforge/structures.h"
 #include "chunkforge/world.h"
 #include "scatter_field.h"
@@ -23,6 +24,9 @@ ChunkData generate_with(StructurePlanner& planner, ScatterField& field, ChunkCoo
 }  // namespace
 
 ChunkData Generator::generate(ChunkCoord coord, const std::atomic<bool>* abandon) const {
+  // Every entry point sets the floating-point environment generation needs on the calling
+  // thread, and gives the caller's back on return (chunkforge/float_environment.h).
+  const FloatEnvironmentGuard fp_guard;
   StructurePlanner planner(world_);
   ScatterField field(world_.resources(), world_.terrain(), world_.seed(), &planner);
   return generate_with(planner, field, coord, abandon);
@@ -32,6 +36,7 @@ ChunkStream::ChunkStream(const World& world, size_t max_cells) : world_(world), 
 ChunkStream::~ChunkStream() = default;
 
 ChunkData ChunkStream::generate(ChunkCoord coord, const std::atomic<bool>* abandon) {
+  const FloatEnvironmentGuard fp_guard;
   if (!field_ || field_->cells_materialized() > max_cells_ || planner_->cells_planned() > max_cells_ / 16) {
     field_.reset();
     planner_ = std::make_unique<StructurePlanner>(world_);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "chunkforge/float_environment.h"
 #include "exact_arith.h"
 
 namespace chunkforge {
@@ -149,6 +150,9 @@ double simplex3(uint64_t seed, Coord x, Coord y, Coord z) {
 }
 
 Fractal::Fractal(const FractalSpec& spec, uint64_t world_seed, Salt salt) : spec_(spec) {
+  // The octaves' frequencies and weights are products: built in the caller's rounding mode they
+  // would move every sample of the field.
+  const FloatEnvironmentGuard fp_guard;
   double frequency = spec.frequency;
   double weight = 1.0;
   norm_ = 0.0;

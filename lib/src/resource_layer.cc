@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "chunkforge/float_environment.h"
 #include "chunkforge/v1/world.pb.h"
 #include "detmath_impl.h"
 #include "proto_convert.h"
@@ -48,7 +49,9 @@ const char* to_string(ScatterMethod method) {
   return "?";
 }
 
+// The public entry points below hold a FloatEnvironmentGuard (float_environment.h).
 ResourceLayers::ResourceLayers(const v1::WorldDefinition& def) : chunk_size_(def.chunk_size()) {
+  const FloatEnvironmentGuard fp_guard;
   for (int id = 0; id < def.resources_size(); ++id) {
     const v1::ResourceLayer& r = def.resources(id);
     ResourceLayer l;
@@ -95,6 +98,7 @@ double ResourceLayers::from_noise(const ResourceLayer& l, double own, double oth
 }
 
 double ResourceLayers::density(uint32_t id, Coord x, Coord z) const {
+  const FloatEnvironmentGuard fp_guard;
   const ResourceLayer& l = layers_[id];
   const double own = noise_[id].at(x, z);
   const double other = l.correlate_with >= 0 ? noise_[l.correlate_with].at(x, z) : 0.0;
@@ -103,6 +107,7 @@ double ResourceLayers::density(uint32_t id, Coord x, Coord z) const {
 
 void ResourceLayers::density_grid(uint32_t id, const Coord* xs, int nx, const Coord* zs, int nz,
                                   double* out) const {
+  const FloatEnvironmentGuard fp_guard;
   const ResourceLayer& l = layers_[id];
   const size_t count = static_cast<size_t>(nx) * nz;
   noise_[id].grid(xs, nx, zs, nz, out);

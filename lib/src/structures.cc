@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "abandon.h"
+#include "chunkforge/float_environment.h"
 #include "chunkforge/v1/world.pb.h"
 #include "chunkforge/world.h"
 #include "proto_convert.h"
@@ -95,7 +96,9 @@ const std::array<std::array<int, 3>, 3>& Rotation::matrix() const {
   return rotation_table()[static_cast<size_t>(yaw_quarters * 2 + (tilted ? 1 : 0))];
 }
 
+// The public entry points below hold a FloatEnvironmentGuard (float_environment.h).
 StructureTypes::StructureTypes(const v1::WorldDefinition& def) {
+  const FloatEnvironmentGuard fp_guard;
   const double chunk = def.chunk_size();
   for (int id = 0; id < def.structures_size(); ++id) {
     const v1::Structure& s = def.structures(id);
@@ -142,6 +145,7 @@ StructureTypes::StructureTypes(const v1::WorldDefinition& def) {
 }
 
 WorldPoint place(const StructureInstance& s, const StructureType& type, double x, double y, double z) {
+  const FloatEnvironmentGuard fp_guard;
   const Matrix& m = s.rotation.matrix();
   const Box b = rotated_box(s.rotation, type.size_x, type.height, type.size_z);
   const double p[3] = {x, y, z};
@@ -279,6 +283,7 @@ bool StructurePlanner::decide(Origin& o) {
 }
 
 const std::vector<StructureInstance>& StructurePlanner::in_chunk(ChunkCoord c) {
+  const FloatEnvironmentGuard fp_guard;
   auto [it, inserted] = chunks_.try_emplace({c.x, c.z});
   if (!inserted) return it->second;
   std::vector<StructureInstance> found;
@@ -306,6 +311,7 @@ const std::vector<StructureInstance>& StructurePlanner::in_chunk(ChunkCoord c) {
 }
 
 bool StructurePlanner::covers(Coord x, Coord z, double margin) {
+  const FloatEnvironmentGuard fp_guard;
   if (types_.all().empty()) return false;
   const int64_t cx0 = floor_div(Coord::from_parts(x.cell, x.frac - margin).cell, size_);
   const int64_t cx1 = floor_div(Coord::from_parts(x.cell, x.frac + margin).cell, size_);
@@ -324,6 +330,7 @@ bool StructurePlanner::covers(Coord x, Coord z, double margin) {
 }
 
 std::vector<StructureInstance> StructurePlanner::locate(uint32_t type, Coord x, Coord z, double radius) {
+  const FloatEnvironmentGuard fp_guard;
   std::vector<std::pair<double, StructureInstance>> found;
   if (type >= types_.all().size()) return {};
   const int64_t r = static_cast<int64_t>(std::ceil(radius));

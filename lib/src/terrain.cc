@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "chunkforge/float_environment.h"
 #include "chunkforge/v1/world.pb.h"
 #include "proto_convert.h"
 
@@ -30,6 +31,7 @@ Terrain::Terrain(const v1::WorldDefinition& def)
       temperature_(
           to_fractal(def.terrain().temperature(), def.seed(), salt("terrain.temperature"))),
       moisture_(to_fractal(def.terrain().moisture(), def.seed(), salt("terrain.moisture"))) {
+  const FloatEnvironmentGuard fp_guard;  // the Fractals guard their own construction
   if (def.terrain().has_caves()) {
     const v1::Caves& c = def.terrain().caves();
     caves_ = Caves{to_fractal(c.noise(), def.seed(), salt("terrain.caves")), c.threshold(),
@@ -81,12 +83,21 @@ uint32_t Terrain::classify_material(const TerrainPoint& p, const DetailNoise& de
   return static_cast<uint32_t>(materials_.size() - 1);
 }
 
+// Each public sampling function holds a FloatEnvironmentGuard (float_environment.h): nested in
+// another entry point it costs one MXCSR read.
+double Terrain::elevation(Coord x, Coord z) const {
+  const FloatEnvironmentGuard fp_guard;
+  return elevation_.at(x, z);
+}
+
 double Terrain::slope(Coord x, Coord z) const {
+  const FloatEnvironmentGuard fp_guard;
   return slope_from(elevation(x.plus(int64_t{-1}), z), elevation(x.plus(int64_t{1}), z),
                     elevation(x, z.plus(int64_t{-1})), elevation(x, z.plus(int64_t{1})));
 }
 
 TerrainPoint Terrain::sample(Coord x, Coord z) const {
+  const FloatEnvironmentGuard fp_guard;
   TerrainPoint p;
   p.elevation = elevation(x, z);
   p.temperature = temperature_.at(x, z);
@@ -98,10 +109,12 @@ TerrainPoint Terrain::sample(Coord x, Coord z) const {
 }
 
 uint32_t Terrain::biome(Coord x, Coord z) const {
+  const FloatEnvironmentGuard fp_guard;
   return classify_biome(elevation(x, z), temperature_.at(x, z), moisture_.at(x, z));
 }
 
 double Terrain::density(Coord x, double y, Coord z) const {
+  const FloatEnvironmentGuard fp_guard;
   double d = elevation(x, z) - y;
   // Caves carve solid ground only: in the air the density stays the height above the surface.
   if (caves_ && d > 0) {
@@ -112,6 +125,7 @@ double Terrain::density(Coord x, double y, Coord z) const {
 }
 
 TerrainGrid Terrain::grid(int64_t cx, int64_t cz, int64_t step) const {
+  const FloatEnvironmentGuard fp_guard;
   TerrainGrid g;
   g.size = static_cast<int>(chunk_size_ / step);
   g.step = step;

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "chunkforge/float_environment.h"
 #include "chunkforge/quote.h"
 #include "chunkforge/world.h"
 #include "chunkforge/world_limits.h"
@@ -126,6 +127,9 @@ std::optional<v1::WorldDefinition> parse_world_json(std::string_view json,
                                         " bytes of JSON (got " + std::to_string(json.size()) + ")"});
     return std::nullopt;
   }
+  // Decimal to double conversion (strtod) follows the rounding mode: "0.004" must be the same
+  // double on a thread that runs with another one (float_environment.h).
+  const FloatEnvironmentGuard fp_guard;
   v1::WorldDefinition definition;
   pb::util::JsonParseOptions options;
   options.ignore_unknown_fields = false;  // a misspelt field is an error, never ignored

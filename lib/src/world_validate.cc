@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 
+#include "chunkforge/float_environment.h"
 #include "chunkforge/quote.h"
 #include "chunkforge/resource_layer.h"
 #include "chunkforge/world.h"
@@ -483,6 +484,8 @@ class Validator {
 }  // namespace
 
 std::vector<FieldError> validate_world(const v1::WorldDefinition& definition) {
+  // Limits are computed as generation computes them, so in the same environment.
+  const FloatEnvironmentGuard fp_guard;
   return Validator(definition).run();
 }
 

@@ -6,10 +6,15 @@
 // CHUNKFORGE_PRINT_GOLDEN=1 to print the current ones.
 #include <gtest/gtest.h>
 
+#include <cfenv>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 
 #include "chunkforge/chunk.h"
 #include "chunkforge/encode.h"
@@ -65,8 +70,8 @@ TEST(GoldenTest, RawNoise) {
   expect_golden("simplex3_far", simplex3(7, kFar, b, kFar), -0x1.5f447a84ae7f9p-1);
 }
 
-TEST(GoldenTest, DefaultWorldTerrainPoints) {
-  const Terrain& t = default_world().terrain();
+void check_default_world_terrain_points(const World& world) {
+  const Terrain& t = world.terrain();
   const TerrainPoint p = t.sample(Coord::from_double(100.5), Coord::from_double(-200.25));
   expect_golden("elevation", p.elevation, 0x1.01156442f941p+3);
   expect_golden("temperature", p.temperature, 0x1.3f967b026e0e3p-1);
@@ -77,18 +82,21 @@ TEST(GoldenTest, DefaultWorldTerrainPoints) {
   expect_golden("elevation_far", t.elevation(kFar, kFar), -0x1.17b0399ba1bd6p+2);
 }
 
-TEST(GoldenTest, DefaultWorldTerrainGrids) {
-  const Terrain& t = default_world().terrain();
-  const int64_t far = (int64_t{1} << 40) / default_world().chunk_size();
+TEST(GoldenTest, DefaultWorldTerrainPoints) { check_default_world_terrain_points(default_world()); }
+
+void check_default_world_terrain_grids(const World& world) {
+  const Terrain& t = world.terrain();
+  const int64_t far = (int64_t{1} << 40) / world.chunk_size();
   expect_golden("grid_0_0_step1", grid_hash(t.grid(0, 0, 1)), 0x6d3daa613b103424ULL);
   expect_golden("grid_m3_7_step1", grid_hash(t.grid(-3, 7, 1)), 0x910c4e453715a802ULL);
   expect_golden("grid_m3_7_step4", grid_hash(t.grid(-3, 7, 4)), 0x1de4b23dc683b238ULL);
   expect_golden("grid_far_step2", grid_hash(t.grid(far, -far, 2)), 0x75ffa33fa17cf5b3ULL);
 }
 
+TEST(GoldenTest, DefaultWorldTerrainGrids) { check_default_world_terrain_grids(default_world()); }
+
 // Whole encoded chunks of the default world: objects of every layer, positions, ids.
-TEST(GoldenTest, DefaultWorldChunks) {
-  const World& world = default_world();
+void check_default_world_chunks(const World& world) {
   const Generator generator(world);
   const int64_t far = (int64_t{1} << 40) / world.chunk_size() - 3;
   auto chunk = [&](int64_t x, int64_t z) { return chunk_hash(encode_chunk(world, generator.generate({x, z}))); };
@@ -96,8 +104,60 @@ TEST(GoldenTest, DefaultWorldChunks) {
   expect_golden("chunk_m3_7", chunk(-3, 7), 0x2bceb1b1f8d2959aULL);
   expect_golden("chunk_5_m2", chunk(5, -2), 0xc9afc19ab0bc7e26ULL);
   expect_golden("chunk_far", chunk(far, -far), 0x44e6f562dc37965fULL);
+  // Through a ChunkStream (shared memo), in another order: the same bytes.
+  ChunkStream stream(world);
+  expect_golden("stream_chunk_5_m2", chunk_hash(encode_chunk(world, stream.generate({5, -2}))), 0xc9afc19ab0bc7e26ULL);
+  expect_golden("stream_chunk_0_0", chunk_hash(encode_chunk(world, stream.generate({0, 0}))), 0xe331c6a8569c7f83ULL);
 }
 
+TEST(GoldenTest, DefaultWorldChunks) { check_default_world_chunks(default_world()); }
+
+// A game's thread as an engine may leave it: flush-to-zero and denormals-are-zero (what
+// crtfastmath.o sets for anything linked with -Ofast), and rounding upward. Restores the
+// previous environment on destruction.
+class HostileFloatEnvironment {
+ public:
+  HostileFloatEnvironment() {
+    std::fegetenv(&saved_);
+    std::fesetround(FE_UPWARD);
+#if defined(__x86_64__)
+    _mm_setcsr(_mm_getcsr() | 0x8040);  // FTZ | DAZ
+#endif
+  }
+  ~HostileFloatEnvironment() { std::fesetenv(&saved_); }
+  // The environment as set, to check that the library gave it back.
+  static unsigned state() {
+#if defined(__x86_64__)
+    return _mm_getcsr() & 0xffc0;  // control bits, not the sticky exception flags
+#else
+    return static_cast<unsigned>(std::fegetround());
+#endif
+  }
+
+ private:
+  std::fenv_t saved_;
+};
+
+// The library sets its own environment at its entry points: the same golden values from a
+// hostile thread, for a World built there too, and the thread's environment is given back.
+TEST(GoldenTest, HostFloatEnvironmentChangesNothing) {
+  const HostileFloatEnvironment hostile;
+  const unsigned state = HostileFloatEnvironment::state();
+  ASSERT_EQ(std::fegetround(), FE_UPWARD);
+  WorldResult built_here = load_world_json(default_world_json());
+  ASSERT_TRUE(built_here.ok());
+  EXPECT_EQ(built_here.world->fingerprint(), default_world().fingerprint());
+  for (const World* world : {&default_world(), static_cast<const World*>(&*built_here.world)}) {
+    check_default_world_terrain_points(*world);
+    check_default_world_terrain_grids(*world);
+    check_default_world_chunks(*world);
+  }
+  EXPECT_EQ(HostileFloatEnvironment::state(), state) << "the caller's environment was not restored";
+  EXPECT_EQ(std::fegetround(), FE_UPWARD);
+}
+
+// The fingerprint is in every chunk's bytes: it may never change while the default world pins
+// generator version 1. More worlds' fingerprints: world_fingerprint_test.cc.
 TEST(GoldenTest, DefaultWorldFingerprint) {
   EXPECT_EQ(default_world().fingerprint(), "9e7c8509b1c4cc46") << "fingerprint";
   if (print_mode()) std::printf("fingerprint = %s\n", default_world().fingerprint().c_str());

@@ -22,19 +22,20 @@
 //     double h = fractal.at(x, z);
 //   }  // the thread's previous environment is back
 //
-// Cost: on x86-64 one MXCSR read and a compare when the environment is already the default
-// (the usual case, and always the case for nested guards); a write and a restore otherwise.
+// Cost: on x86-64 one MXCSR read, one x87 control-word read (fegetround) and two compares when
+// the environment is already the default (the usual case, and always for nested guards);
+// writes and a restore otherwise.
 // Not copyable; use as a local variable on the thread whose environment it guards.
 #pragma once
 
 #include <cfloat>
 #include <limits>
 
+#include <cfenv>
+
 #if defined(__x86_64__) || defined(_M_X64)
 #include <xmmintrin.h>
 #define CHUNKFORGE_FLOAT_ENV_MXCSR 1
-#else
-#include <cfenv>
 #endif
 
 static_assert(std::numeric_limits<double>::is_iec559,
@@ -56,14 +57,17 @@ class FloatEnvironmentGuard {
 #ifdef CHUNKFORGE_FLOAT_ENV_MXCSR
   // On x86-64 double arithmetic is SSE2, whose whole environment is MXCSR: rounding control
   // (bits 13-14), flush-to-zero (bit 15), denormals-are-zero (bit 6) and the exception masks
-  // (bits 7-12). The x87 control word governs only long double, which generation never uses,
-  // so it is left alone (fegetenv/fesetenv would save and load it too, at ~10x the cost).
+  // (bits 7-12). The C library reads the rounding mode from the x87 control word instead
+  // (fegetround; strtod, which parses world files, follows it), so that is put to nearest too.
+  // The rest of the x87 state governs only long double, which the library never uses, and is
+  // left alone: fegetenv/fesetenv would save and load all of it, at ~10x the cost.
   static constexpr unsigned kFlushToZero = 0x8000, kDenormalsAreZero = 0x0040;
   static constexpr unsigned kRoundingControl = 0x6000;  // 00: to nearest
   static constexpr unsigned kExceptionMasks = 0x1f80;   // all set: no traps
   static constexpr unsigned kControl = kFlushToZero | kDenormalsAreZero | kRoundingControl | kExceptionMasks;
   static constexpr unsigned kWanted = kExceptionMasks;  // the control bits we need
   unsigned saved_ = 0;
+  int saved_rounding_ = FE_TONEAREST;  // the C library's (x87) rounding mode
 #else
   // Elsewhere (aarch64: FPCR's rounding mode and FZ bit) the C library's default environment
   // is the one we need: round to nearest, no flush-to-zero, no traps.
@@ -74,14 +78,21 @@ class FloatEnvironmentGuard {
 
 #ifdef CHUNKFORGE_FLOAT_ENV_MXCSR
 // Inline and integer-only: safe to compile with any flags, and cheap enough for every entry.
-inline FloatEnvironmentGuard::FloatEnvironmentGuard() noexcept : saved_(_mm_getcsr()) {
-  if ((saved_ & kControl) != kWanted) {
+inline FloatEnvironmentGuard::FloatEnvironmentGuard() noexcept
+    : saved_(_mm_getcsr()), saved_rounding_(std::fegetround()) {
+  if (saved_rounding_ != FE_TONEAREST) {
+    std::fesetround(FE_TONEAREST);  // x87 and MXCSR both; MXCSR is set again below
+    changed_ = true;
+  }
+  if ((saved_ & kControl) != kWanted || changed_) {
     _mm_setcsr((saved_ & ~kControl) | kWanted);
     changed_ = true;
   }
 }
 inline FloatEnvironmentGuard::~FloatEnvironmentGuard() {
-  if (changed_) _mm_setcsr(saved_);
+  if (!changed_) return;
+  if (saved_rounding_ != FE_TONEAREST) std::fesetround(saved_rounding_);
+  _mm_setcsr(saved_);  // last: exactly the caller's MXCSR, whatever fesetround wrote into it
 }
 #else
 inline FloatEnvironmentGuard::FloatEnvironmentGuard() noexcept {

@@ -9,7 +9,8 @@
 //   TerrainGrid g = t.grid(/*cx=*/3, /*cz=*/-2, /*step=*/2);  // 32 x 32 for 64-unit chunks
 //
 // grid() returns exactly the values sample() returns at the same points (tested bit for bit).
-// Thread safety: immutable after construction; all methods const and thread-safe.
+// Thread safety: immutable after construction; all methods const and thread-safe. Each sets the
+// floating-point environment it needs on the calling thread (float_environment.h).
 // Cost: sample() evaluates elevation 5 times (centre + 4 for the slope); grid() with step 1
 // evaluates (n + 2)^2 elevations with batched noise, much cheaper per point.
 #pragma once
@@ -59,7 +60,7 @@ class Terrain {
   // `resolved` must be valid with defaults applied (World::create does both).
   explicit Terrain(const v1::WorldDefinition& resolved);
 
-  double elevation(Coord x, Coord z) const { return elevation_.at(x, z); }
+  double elevation(Coord x, Coord z) const;
   double slope(Coord x, Coord z) const;
   TerrainPoint sample(Coord x, Coord z) const;
   // The biome alone (no slope, no material): elevation, temperature and moisture.
