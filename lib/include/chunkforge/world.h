@@ -54,7 +54,8 @@ class World {
   const Terrain& terrain() const { return *terrain_; }
   const ResourceLayers& resources() const { return *resources_; }
   const StructureTypes& structures() const { return *structures_; }
-  // 16 hex digits identifying the resolved definition (see WorldInfo.fingerprint).
+  // 16 hex digits identifying the resolved definition (see WorldInfo.fingerprint), in every
+  // chunk's bytes: chunkforge/world_fingerprint.h, docs/determinism.md.
   const std::string& fingerprint() const { return fingerprint_; }
 
  private:
