@@ -37,9 +37,20 @@ WorldResult World::create(const v1::WorldDefinition& definition) {
   world.resources_ = std::make_shared<const ResourceLayers>(*resolved);
   world.structures_ = std::make_shared<const StructureTypes>(*resolved);
   world.fingerprint_ = world_fingerprint(*resolved);
+  world.generator_pinned_ = definition.generator_version() != 0;
+  if (!world.generator_pinned_) result.warnings.push_back(unpinned_generator_warning());
   world.definition_ = std::move(resolved);
   result.world = std::move(world);
   return result;
+}
+
+FieldError unpinned_generator_warning() {
+  const std::string version = std::to_string(kGeneratorVersion);
+  return FieldError{"generator_version",
+                    "not pinned (absent or 0): this world runs generator " + version +
+                        ", the newest this build knows, and a later release may move it to a newer "
+                        "one, which changes every chunk; write \"generator_version\": " + version +
+                        " into the world file"};
 }
 
 WorldResult load_world_json(std::string_view json) {

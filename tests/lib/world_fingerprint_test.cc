@@ -1,7 +1,8 @@
 // The world fingerprint's canonical form (chunkforge/world_fingerprint.h, docs/determinism.md):
 // form 1 is byte for byte what protobuf wrote when it was frozen, for shipped, test, limit and
 // arbitrary worlds; a field added later at its declared default keeps every old fingerprint; the
-// schema cannot gain an undeclared field; golden fingerprints of world files.
+// schema cannot gain an undeclared field; golden fingerprints of world files; the warning for an
+// unpinned generator version.
 #include "chunkforge/world_fingerprint.h"
 
 #include <google/protobuf/descriptor.pb.h>
@@ -74,6 +75,7 @@ TEST(GoldenFingerprintTest, WorldFilesKeepTheirFingerprints) {
     const World world = load_repo_world(golden.file);
     if (print_mode()) std::printf("%s = %s\n", golden.file, world.fingerprint().c_str());
     EXPECT_EQ(world.fingerprint(), golden.fingerprint) << golden.file;
+    EXPECT_TRUE(world.generator_pinned()) << golden.file << ": golden worlds pin their generator";
   }
 }
 
@@ -502,6 +504,44 @@ TEST(FingerprintLaterFieldTest, TheSchemaCheckCatchesAnUndeclaredField) {
   const auto problems = declaration_problems(undeclared.root(), undeclared.factory());
   ASSERT_EQ(problems.size(), 1u) << ::testing::PrintToString(problems);
   EXPECT_EQ(problems[0].rfind("chunkforge.v1.Structure.floors: added after form 1", 0), 0u) << problems[0];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generator version pinning.
+
+constexpr const char* kUnpinnedWorld = R"({
+  "terrain": {"elevation": {"frequency": 0.01}, "temperature": {"frequency": 0.01},
+              "moisture": {"frequency": 0.01}},
+  "biomes": [{"name": "all", "color": "#000000"}],
+  "materials": [{"name": "rock", "color": "#ffffff"}]
+})";
+
+TEST(GeneratorPinTest, AnUnpinnedWorldIsValidButWarned) {
+  WorldResult r = load_world_json(kUnpinnedWorld);
+  ASSERT_TRUE(r.ok()) << errors_of(r.errors);
+  EXPECT_FALSE(r.world->generator_pinned());
+  EXPECT_EQ(r.world->generator_version(), kGeneratorVersion);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0].path, "generator_version");
+  EXPECT_NE(r.warnings[0].message.find("not pinned"), std::string::npos) << r.warnings[0].message;
+}
+
+TEST(GeneratorPinTest, PinningTheCurrentVersionKeepsTheFingerprint) {
+  std::string pinned = kUnpinnedWorld;
+  pinned.insert(1, "\"generator_version\": " + std::to_string(kGeneratorVersion) + ",");
+  WorldResult unpinned_result = load_world_json(kUnpinnedWorld), pinned_result = load_world_json(pinned);
+  ASSERT_TRUE(pinned_result.ok()) << errors_of(pinned_result.errors);
+  EXPECT_TRUE(pinned_result.world->generator_pinned());
+  EXPECT_TRUE(pinned_result.warnings.empty()) << errors_of(pinned_result.warnings);
+  EXPECT_EQ(pinned_result.world->fingerprint(), unpinned_result.world->fingerprint());
+}
+
+TEST(GeneratorPinTest, TheShippedWorldPinsItsGenerator) {
+  std::vector<FieldError> errors;
+  const auto shipped = read_world_file(kSourceDir + "/docs/worlds/default.json", errors);
+  ASSERT_TRUE(shipped) << errors_of(errors);
+  EXPECT_EQ(shipped->generator_version(), 1u) << "the file itself names its version";
+  EXPECT_TRUE(default_world().generator_pinned());
 }
 
 }  // namespace

@@ -57,6 +57,10 @@ class World {
   // 16 hex digits identifying the resolved definition (see WorldInfo.fingerprint), in every
   // chunk's bytes: chunkforge/world_fingerprint.h, docs/determinism.md.
   const std::string& fingerprint() const { return fingerprint_; }
+  // Whether the definition named its generator_version. An unpinned world (0: the newest this
+  // build knows) moves to a newer generator, and every chunk changes, when a later release
+  // brings one; WorldResult::warnings says so, and tools should print that.
+  bool generator_pinned() const { return generator_pinned_; }
 
  private:
   World() = default;
@@ -66,13 +70,20 @@ class World {
   std::shared_ptr<const ResourceLayers> resources_;
   std::shared_ptr<const StructureTypes> structures_;
   std::string fingerprint_;
+  bool generator_pinned_ = false;
 };
 
 struct WorldResult {
   std::optional<World> world;
   std::vector<FieldError> errors;
+  // Valid but risky choices, for the tool or server to print (e.g. "warning: " + to_string()):
+  // today only an unpinned generator_version.
+  std::vector<FieldError> warnings;
   bool ok() const { return world.has_value(); }
 };
+
+// The warning for a world without generator_version (World::generator_pinned() is false).
+FieldError unpinned_generator_warning();
 
 // JSON (protobuf's mapping) to a definition. Unknown fields, wrong types and malformed JSON
 // are errors naming the field path. Does not validate semantics: World::create does.
