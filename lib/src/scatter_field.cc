@@ -7,6 +7,7 @@
 
 #include "abandon.h"
 #include "chunkforge/hash.h"
+#include "scatter_geometry.h"
 
 namespace chunkforge {
 namespace {
@@ -314,11 +315,9 @@ double ScatterField::distance2(uint32_t la, const Cell& ca, const Candidate& a, 
   // Positions in each layer's sub-cell units relative to a's chunk; cross-multiplying by the
   // other layer's cells per chunk puts both on one integer scale. The difference does not
   // depend on the reference chunk, so neither does the result.
-  if (la == lb) {  // one grid: the plain sub-cell difference
-    const double unit = unit_[la];
-    const double x = static_cast<double>((ca.i - cb.i) * kSub + a.u - b.u) * unit;
-    const double z = static_cast<double>((ca.j - cb.j) * kSub + a.v - b.v) * unit;
-    return x * x + z * z;
+  if (la == lb) {  // one grid: the plain sub-cell difference (covers() relies on this formula)
+    return scatter::same_layer_distance2((ca.i - cb.i) * kSub + a.u - b.u, (ca.j - cb.j) * kSub + a.v - b.v,
+                                         unit_[la]);
   }
   const int64_t na = layers_.layer(la).cells_per_chunk, nb = layers_.layer(lb).cells_per_chunk;
   const int64_t cx = floor_div(ca.i, na), cz = floor_div(ca.j, na);
@@ -415,14 +414,16 @@ double fixed_reach(double a_r, double) { return a_r; }
 bool ScatterField::covers(uint32_t layer, const Cell& blocker, const Cell& c) const {
   if (blocker.accepted < 0) return false;
   const Candidate& b = blocker.candidates[blocker.accepted];
+  // c's candidates are in time order, so b earlier than the next undecided one is earlier than
+  // all of them.
   if (c.next + 1 < c.count && !earlier(layer, blocker, b, layer, c, c.candidates[c.next + 1])) return false;
-  // Farthest corner of c from b, in sub-cell units (exact integers).
+  // b relative to c's lowest corner, in sub-cell units (exact integers); c's candidates lie in
+  // [0, extent)^2. disc_covers_square answers "yes" only if the exact test, distance2 < max(c.r,
+  // blocker.r)^2, rejects each of them (scatter_geometry.h has the proof). So the shortcut
+  // removes only what exact evaluation would remove, and which blocker it happens to try (the
+  // last one found, which depends on what the memo held) never changes the output.
   const int64_t bx = (blocker.i - c.i) * kSub + b.u, bz = (blocker.j - c.j) * kSub + b.v;
-  const int64_t extent = kSub * c.span;
-  const double fx = static_cast<double>(std::max(std::abs(bx), std::abs(bx - extent)));
-  const double fz = static_cast<double>(std::max(std::abs(bz), std::abs(bz - extent)));
-  const double unit = unit_[layer];
-  return (fx * fx + fz * fz) * unit * unit < blocker.r * blocker.r;
+  return scatter::disc_covers_square(bx, bz, kSub * c.span, unit_[layer], blocker.r);
 }
 
 bool ScatterField::blocked_by_accepted_nearby(uint32_t layer, Cell& c, const Candidate& a) {
