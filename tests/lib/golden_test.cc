@@ -158,8 +158,6 @@ TEST(GoldenTest, HostFloatEnvironmentChangesNothing) {
 
 // The fingerprint is in every chunk's bytes: it may never change while the default world pins
 // generator version 1. More worlds' fingerprints: world_fingerprint_test.cc.
-// The fingerprint is in every chunk's bytes: it may never change while the default world pins
-// generator version 1. More worlds' fingerprints: world_fingerprint_test.cc.
 TEST(GoldenTest, DefaultWorldFingerprint) {
   EXPECT_EQ(default_world().fingerprint(), "9e7c8509b1c4cc46") << "fingerprint";
   if (print_mode()) std::printf("fingerprint = %s\n", default_world().fingerprint().c_str());
