@@ -206,6 +206,8 @@ std::optional<chunkforge::World> load_world(const Flags& flags) {
     std::cerr << "chunkforge-server: invalid world definition\n";
     return std::nullopt;
   }
+  // Loudly, at every start: an unpinned world changes under players when the server upgrades.
+  for (const auto& w : world.warnings) spdlog::warn("world definition: {}", w.to_string());
   return std::move(world.world);
 }
 

@@ -69,6 +69,24 @@ TEST(ServerBinaryTest, BadWorldFileStopsStartUpWithFieldErrorsAndExitCode2) {
   EXPECT_NE(read_text(p.log).find("resources[0].bogus: unknown field"), std::string::npos) << read_text(p.log);
 }
 
+// A world that leaves generator_version out starts, with a warning at every start: an upgrade
+// could move it to a newer generator under its players.
+TEST(ServerBinaryTest, UnpinnedGeneratorVersionIsWarnedAbout) {
+  std::string world = read_text(std::string(CHUNKFORGE_SOURCE_DIR) + "/docs/worlds/default.json");
+  const size_t at = world.find("\"generator_version\": 1,");
+  ASSERT_NE(at, std::string::npos);
+  world.erase(at, std::string("\"generator_version\": 1,").size());
+  const std::string file = temp("unpinned.json");
+  std::ofstream(file) << world;
+  const Process p = spawn(CHUNKFORGE_SERVER, {"--world", file, "--listen", "127.0.0.1:0", "--http", ""},
+                          temp("unpinned.log"));
+  ASSERT_GT(wait_until_serving(p), 0) << read_text(p.log);
+  EXPECT_NE(read_text(p.log).find("warning"), std::string::npos) << read_text(p.log);
+  EXPECT_NE(read_text(p.log).find("generator_version: not pinned"), std::string::npos) << read_text(p.log);
+  kill(p.pid, SIGTERM);
+  EXPECT_EQ(wait_for(p, std::chrono::seconds(5)), 0);
+}
+
 TEST(ServerBinaryTest, BadFlagsExitWith2) {
   const Process p = spawn(CHUNKFORGE_SERVER, {"--cache-mb", "lots"}, temp("bad_flag.log"));
   EXPECT_EQ(wait_for(p, std::chrono::seconds(10)), 2);

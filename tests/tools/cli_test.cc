@@ -132,6 +132,14 @@ TEST(CliValidateTest, AcceptsShippedWorld) {
   EXPECT_TRUE(contains(r.out, "\"Temperate\"")) << r;
 }
 
+TEST(CliValidateTest, WarnsAboutAnUnpinnedGeneratorVersion) {
+  const TempFile file(replaced(read_file(kDefaultWorldFile), R"("generator_version": 1,)", ""));
+  const CliResult r = run_cli({"validate", file.path()});
+  EXPECT_EQ(r.exit_code, 0) << r;
+  EXPECT_TRUE(contains(r.err, "warning: generator_version: not pinned")) << r;
+  EXPECT_FALSE(contains(run_cli({"validate", kDefaultWorldFile}).err, "warning")) << "the shipped world is pinned";
+}
+
 TEST(CliValidateTest, AcceptsBuiltInWorldWithoutFile) {
   const CliResult r = run_cli({"validate"});
   EXPECT_EQ(r.exit_code, 0) << r;

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "args.h"
+#include "chunkforge/quote.h"
 #include "commands.h"
 #include "world_options.h"
 
@@ -35,8 +36,9 @@ int ValidateCommand::run() {
     std::cerr << label << ": invalid world definition\n";
     return kExitBadInput;
   }
+  if (!world->generator_pinned()) std::cerr << label << ": warning: " << unpinned_generator_warning().to_string() << '\n';
   const v1::WorldDefinition& d = world->definition();
-  std::cout << label << ": ok (\"" << d.name() << "\", generator " << d.generator_version() << ", "
+  std::cout << label << ": ok (" << quote_input(d.name()) << ", generator " << d.generator_version() << ", "
             << d.biomes_size() << " biomes, " << d.materials_size() << " materials, "
             << d.resources_size() << " resource layers, " << d.structures_size()
             << " structures)\n";
