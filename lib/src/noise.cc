@@ -149,17 +149,27 @@ double simplex3(uint64_t seed, Coord x, Coord y, Coord z) {
   return kSimplex3Scale * n;
 }
 
+std::vector<double> octave_frequencies(const FractalSpec& spec) {
+  const FloatEnvironmentGuard fp_guard;
+  std::vector<double> frequencies;
+  double frequency = spec.frequency;
+  for (int o = 0; o < spec.octaves; ++o) {
+    frequencies.push_back(frequency);
+    frequency *= spec.lacunarity;
+  }
+  return frequencies;
+}
+
 Fractal::Fractal(const FractalSpec& spec, uint64_t world_seed, Salt salt) : spec_(spec) {
   // The octaves' frequencies and weights are products: built in the caller's rounding mode they
   // would move every sample of the field.
   const FloatEnvironmentGuard fp_guard;
-  double frequency = spec.frequency;
+  const std::vector<double> frequencies = octave_frequencies(spec);
   double weight = 1.0;
   norm_ = 0.0;
   for (int o = 0; o < spec.octaves; ++o) {
-    octaves_.push_back(Octave{hash(world_seed, salt, o), frequency, weight});
+    octaves_.push_back(Octave{hash(world_seed, salt, o), frequencies[static_cast<size_t>(o)], weight});
     norm_ += weight;
-    frequency *= spec.lacunarity;
     weight *= spec.gain;
   }
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "chunkforge/float_environment.h"
+#include "chunkforge/noise.h"
 #include "chunkforge/quote.h"
 #include "chunkforge/resource_layer.h"
 #include "chunkforge/world.h"
@@ -132,10 +133,15 @@ class Validator {
     required_positive(at(path, "frequency"), f.frequency(), 1, "cycles per world unit");
     if (f.has_amplitude()) in_range(at(path, "amplitude"), f.amplitude(), 0, 1e6);
     in_range(at(path, "offset"), f.offset(), -1e6, 1e6);
-    // Keeps lattice coordinates of the finest octave far inside int64 at |x| = 2^40.
-    const double lacunarity = f.has_lacunarity() ? f.lacunarity() : 2.0;
-    const double octaves = f.octaves() != 0 ? f.octaves() : 4;
-    const double finest = f.frequency() * std::pow(lacunarity, octaves - 1);
+    // Keeps lattice coordinates of the finest octave far inside int64 at |x| = 2^40. Computed
+    // by the function Fractal computes its octaves with: std::pow rounds differently from the
+    // repeated product, which let a world through whose finest octave exceeds the limit.
+    if (f.octaves() > 16) return;  // reported above; no point multiplying that often
+    FractalSpec spec;
+    spec.octaves = f.octaves() != 0 ? static_cast<int>(f.octaves()) : 4;
+    spec.lacunarity = f.has_lacunarity() ? f.lacunarity() : 2.0;
+    spec.frequency = f.frequency();
+    const double finest = octave_frequencies(spec).back();
     if (std::isfinite(finest) && finest > 64) {
       error(path, "finest octave frequency (frequency * lacunarity^(octaves-1)) must be <= 64 (got " +
                       num(finest) + ")");

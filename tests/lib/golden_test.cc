@@ -6,6 +6,9 @@
 // CHUNKFORGE_PRINT_GOLDEN=1 to print the current ones.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cfenv>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +23,7 @@
 #include "chunkforge/encode.h"
 #include "chunkforge/hash.h"
 #include "chunkforge/noise.h"
+#include "chunkforge/structures.h"
 #include "chunkforge/world.h"
 
 namespace chunkforge {
@@ -38,18 +42,31 @@ void expect_golden(const char* what, uint64_t got, uint64_t expected) {
   EXPECT_EQ(got, expected) << what << std::hex << ": got 0x" << got << ", golden 0x" << expected;
 }
 
+// A canonical serialisation for golden hashes: every value little-endian, whatever the host's
+// byte order (hashing memory would pin the host's).
+class CanonicalBytes {
+ public:
+  void add(uint64_t v, int bytes = 8) {
+    for (int i = 0; i < bytes; ++i) bytes_.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  }
+  void add(int64_t v) { add(static_cast<uint64_t>(v)); }
+  void add(uint32_t v) { add(uint64_t{v}, 4); }
+  void add(double v) { add(std::bit_cast<uint64_t>(v)); }
+  uint64_t hash(Salt s) const { return hash_bytes(0, s, bytes_); }
+
+ private:
+  std::string bytes_;
+};
+
 // Hash of every field of a terrain grid, bit for bit.
 uint64_t grid_hash(const TerrainGrid& g) {
-  std::string bytes;
-  auto append = [&bytes](const void* data, size_t size) {
-    bytes.append(static_cast<const char*>(data), size);
-  };
+  CanonicalBytes bytes;
   for (const auto* v : {&g.elevation, &g.temperature, &g.moisture, &g.slope}) {
-    append(v->data(), v->size() * sizeof(double));
+    for (double d : *v) bytes.add(d);
   }
-  append(g.biome.data(), g.biome.size() * sizeof(uint32_t));
-  append(g.material.data(), g.material.size() * sizeof(uint32_t));
-  return hash_bytes(0, salt("golden.grid"), bytes);
+  for (uint32_t b : g.biome) bytes.add(b);
+  for (uint32_t m : g.material) bytes.add(m);
+  return bytes.hash(salt("golden.grid"));
 }
 
 const Coord kFar{int64_t{1} << 40, 0.375};
@@ -112,6 +129,125 @@ void check_default_world_chunks(const World& world) {
 
 TEST(GoldenTest, DefaultWorldChunks) { check_default_world_chunks(default_world()); }
 
+// tests/lib/worlds/golden_everything.json uses everything generation has: every scatter method,
+// non-integer sharpness (detmath's exp and log), simplex terrain (2D) and caves (3D),
+// correlation, every resource filter, rotated and tilted structures with depth, surface falloff
+// and padding. Chunks near the origin, negative and far; terrain; locate.
+const World& everything_world() {
+  static const World world = [] {
+    WorldResult r = load_world_file(CHUNKFORGE_SOURCE_DIR "/tests/lib/worlds/golden_everything.json");
+    if (!r.ok()) {
+      for (const FieldError& e : r.errors) std::fprintf(stderr, "%s\n", e.to_string().c_str());
+      std::abort();
+    }
+    return *r.world;
+  }();
+  return world;
+}
+
+constexpr ChunkCoord kEverythingChunks[] = {{0, 0}, {-6, -4}, {2, 1}, {-3, 3}, {3, 4}, {12, -9}};
+ChunkCoord everything_far_chunk() {
+  const int64_t far = (int64_t{1} << 40) / 64;
+  return {far - 5, -far + 2};
+}
+
+void check_everything_world_chunks(const World& world) {
+  const Generator generator(world);
+  auto chunk = [&](ChunkCoord c) { return chunk_hash(encode_chunk(world, generator.generate(c))); };
+  const uint64_t golden[] = {0xcfafdcc5ac3c0a03ULL, 0xdf02931b55bbeb4cULL, 0xe2d99cf7e1093a3eULL,
+                             0x4aa81f045c5bfa2aULL, 0x814f078db60a7820ULL, 0xa9486ddbcc490261ULL};
+  for (size_t k = 0; k < std::size(kEverythingChunks); ++k) {
+    const std::string name = "everything_chunk_" + std::to_string(kEverythingChunks[k].x) + "_" +
+                             std::to_string(kEverythingChunks[k].z);
+    expect_golden(name.c_str(), chunk(kEverythingChunks[k]), golden[k]);
+  }
+  expect_golden("everything_chunk_far", chunk(everything_far_chunk()), 0xf2bdcdd2acf2f728ULL);
+  // A ChunkStream in reverse order: the same bytes.
+  ChunkStream stream(world);
+  for (size_t k = std::size(kEverythingChunks); k-- > 0;) {
+    EXPECT_EQ(chunk_hash(encode_chunk(world, stream.generate(kEverythingChunks[k]))), golden[k]) << k;
+  }
+}
+
+TEST(GoldenTest, EverythingWorldChunks) { check_everything_world_chunks(everything_world()); }
+
+// The pinned chunks do reach every feature, so that an edit of the world file cannot quietly
+// drop one from the goldens.
+TEST(GoldenTest, EverythingWorldChunksCoverEveryFeature) {
+  const World& world = everything_world();
+  const Generator generator(world);
+  std::vector<bool> layer_seen(world.resources().size());
+  bool tilted = false, rotated = false, buried = false;
+  for (ChunkCoord c : kEverythingChunks) {
+    const ChunkData d = generator.generate(c);
+    for (const ResourceObject& o : d.objects) layer_seen[o.layer] = true;
+    for (const StructureInstance& s : d.structures) {
+      tilted |= s.rotation.tilted;
+      rotated |= s.rotation.yaw_quarters != 0;
+      buried |= s.y < world.terrain().elevation(Coord{s.x, 0.0}, Coord{s.z, 0.0});
+    }
+  }
+  for (uint32_t layer = 0; layer < layer_seen.size(); ++layer) {
+    EXPECT_TRUE(layer_seen[layer]) << world.resources().layer(layer).name;
+  }
+  EXPECT_TRUE(tilted);
+  EXPECT_TRUE(rotated);
+  EXPECT_TRUE(buried);  // depth: an origin below the surface
+  std::vector<ScatterMethod> methods;
+  bool fractional_sharpness = false, correlated = false;
+  for (const ResourceLayer& l : world.resources().all()) {
+    methods.push_back(l.method);
+    fractional_sharpness |= l.sharpness != std::floor(l.sharpness);
+    correlated |= l.correlate_with >= 0;
+  }
+  EXPECT_EQ(methods.size(), 5u);
+  for (ScatterMethod m : {ScatterMethod::kBlueNoise, ScatterMethod::kJitteredGrid, ScatterMethod::kNoiseProbability,
+                          ScatterMethod::kNoisePeaks, ScatterMethod::kUniform}) {
+    EXPECT_NE(std::find(methods.begin(), methods.end(), m), methods.end()) << to_string(m);
+  }
+  EXPECT_TRUE(fractional_sharpness);
+  EXPECT_TRUE(correlated);
+}
+
+void check_everything_world_terrain(const World& world) {
+  const Terrain& t = world.terrain();
+  expect_golden("everything_grid_m6_m4_step1", grid_hash(t.grid(-6, -4, 1)), 0x8cec425893df5aeeULL);
+  expect_golden("everything_grid_3_4_step4", grid_hash(t.grid(3, 4, 4)), 0x754b312c36535092ULL);
+  const TerrainPoint p = t.sample(Coord::from_double(-371.625), Coord::from_double(-233.5));
+  expect_golden("everything_elevation", p.elevation, 0x1.bb41d46c934e9p+1);
+  expect_golden("everything_slope", p.slope, 0x1.684763225cbc9p-3);
+  // 3 units below the surface, where the caves (3D simplex) carve: not 3.
+  const Coord cave_x = Coord::from_double(-356.625), cave_z = Coord::from_double(-226.0);
+  expect_golden("everything_cave_density", t.density(cave_x, t.elevation(cave_x, cave_z) - 3.0, cave_z),
+                -0x1.9b5f708699b86p-3);
+  expect_golden("everything_resource_density",  // gems: correlated, sharpness 0.6
+                world.resources().density(2, Coord::from_double(17.5), Coord::from_double(-3.25)),
+                0x1.9948e1cfd7912p-1);
+}
+
+TEST(GoldenTest, EverythingWorldTerrain) { check_everything_world_terrain(everything_world()); }
+
+// Nearest structures of each type from one point: positions, ids and placement.
+void check_everything_world_locate(const World& world) {
+  const uint64_t golden[] = {0x1ecd66c74450b4cbULL, 0x819399583b158b35ULL, 0xdad0e75f782b79d5ULL,
+                             0x209305c5a278e6fbULL};  // shrine, ruin, tower, keep
+  StructurePlanner planner(world);
+  for (uint32_t type = 0; type < world.structures().all().size(); ++type) {
+    CanonicalBytes bytes;
+    for (const StructureInstance& s : planner.locate(type, Coord{100, 0.0}, Coord{-50, 0.25}, 400.0)) {
+      bytes.add(s.x);
+      bytes.add(s.z);
+      bytes.add(s.y);
+      bytes.add(s.id);
+      bytes.add(static_cast<uint32_t>(s.rotation.yaw_quarters * 2 + (s.rotation.tilted ? 1 : 0)));
+    }
+    const std::string name = "everything_locate_" + world.structures().all()[type].name;
+    expect_golden(name.c_str(), bytes.hash(salt("golden.locate")), golden[type]);
+  }
+}
+
+TEST(GoldenTest, EverythingWorldLocate) { check_everything_world_locate(everything_world()); }
+
 // A game's thread as an engine may leave it: flush-to-zero and denormals-are-zero (what
 // crtfastmath.o sets for anything linked with -Ofast), and rounding upward. Restores the
 // previous environment on destruction.
@@ -152,6 +288,9 @@ TEST(GoldenTest, HostFloatEnvironmentChangesNothing) {
     check_default_world_terrain_grids(*world);
     check_default_world_chunks(*world);
   }
+  check_everything_world_chunks(everything_world());
+  check_everything_world_terrain(everything_world());
+  check_everything_world_locate(everything_world());
   EXPECT_EQ(HostileFloatEnvironment::state(), state) << "the caller's environment was not restored";
   EXPECT_EQ(std::fegetround(), FE_UPWARD);
 }

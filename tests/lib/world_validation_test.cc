@@ -655,3 +655,36 @@ TEST(WorldFileSizeTest, PipeAboveTheLimitIsRejected) {
 
 }  // namespace
 }  // namespace chunkforge
+
+namespace chunkforge {
+namespace {
+
+// The finest-octave limit (frequency * lacunarity^(octaves - 1) <= 64) is checked on the
+// frequencies generation really uses, which Fractal builds by repeated multiplication. These
+// inputs are where std::pow and the repeated product round to different sides of 64.
+TEST(WorldValidationTest, FinestOctaveLimitIsTheRepeatedProductGenerationUses) {
+  struct Case {
+    double lacunarity, frequency;
+  };
+  const Case cases[] = {
+      {2.8312999999999997, 0.99594743669774632},  // pow: 64 + 1 ulp, product: 64 - 1 ulp
+      {2.8327499999999999, 0.99390981903874853},  // pow: 64, product: 64 + 1 ulp
+  };
+  for (const Case& c : cases) {
+    double product = c.frequency;
+    for (int o = 1; o < 5; ++o) product *= c.lacunarity;
+    WorldDefinition def = default_definition();
+    v1::NoiseField& elevation = *def.mutable_terrain()->mutable_elevation();
+    elevation.set_octaves(5);
+    elevation.set_lacunarity(c.lacunarity);
+    elevation.set_frequency(c.frequency);
+    const std::vector<FieldError> errors = validate_world(def);
+    const bool rejected = std::any_of(errors.begin(), errors.end(), [](const FieldError& e) {
+      return e.path == "terrain.elevation" && e.message.find("finest octave") != std::string::npos;
+    });
+    EXPECT_EQ(rejected, product > 64) << std::hexfloat << "product " << product << ": " << describe(errors);
+  }
+}
+
+}  // namespace
+}  // namespace chunkforge

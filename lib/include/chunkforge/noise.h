@@ -43,6 +43,11 @@ struct FractalSpec {
   double offset = 0.0;
 };
 
+// Each octave's frequency as Fractal uses it: `frequency`, then each the previous one times
+// `lacunarity` (repeated multiplication, never pow: validation limits are checked on these
+// very values). `octaves` entries.
+std::vector<double> octave_frequencies(const FractalSpec& spec);
+
 class Fractal {
  public:
   Fractal() = default;
