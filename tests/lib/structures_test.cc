@@ -225,7 +225,9 @@ void expect_consistent_reports(const World& world, const Window& w) {
         if (!touches(s, cx, cz, size)) continue;
         ++touched;
         const auto& list = w.at(cx, cz).structures;
-        const bool found = std::any_of(list.begin(), list.end(), [&](const StructureInstance& o) { return o.id == id; });
+        // Captured by copy: clang-14 (the second-compiler build) cannot capture a structured binding.
+        const bool found =
+            std::any_of(list.begin(), list.end(), [id = id](const StructureInstance& o) { return o.id == id; });
         EXPECT_TRUE(found) << describe(s) << " touches chunk " << cx << "," << cz << " which does not report it";
       }
     }
@@ -352,7 +354,8 @@ TEST(StructureWindowTest, StructuresWiderThanThreeChunksAreNeverCut) {
           continue;
         }
         const auto& list = w.at(cx, cz).structures;
-        EXPECT_TRUE(std::any_of(list.begin(), list.end(), [&](const StructureInstance& o) { return same_instance(o, s); }))
+        EXPECT_TRUE(std::any_of(list.begin(), list.end(),
+                                [&s = s](const StructureInstance& o) { return same_instance(o, s); }))
             << describe(s) << " is missing from chunk " << cx << "," << cz;
       }
     }
