@@ -129,7 +129,9 @@ TEST_F(HostileClientTest, RegionStreamsAreCappedAndAStalledOneIsEnded) {
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_NE(refused.error_message().find("at most 1"), std::string::npos) << refused.error_message();
 
-  for (int k = 0; k < 200 && metric("chunkforge_active_streams") != 0; ++k) std::this_thread::sleep_for(20ms);
+  // The stall shows once the client's window is full of written chunks: a few generations of
+  // ~25 KB chunks, seconds under a sanitizer. Polled, so a normal run takes well under 1 s.
+  for (int k = 0; k < 1000 && metric("chunkforge_active_streams") != 0; ++k) std::this_thread::sleep_for(20ms);
   EXPECT_EQ(metric("chunkforge_active_streams"), 0) << "a stream nobody reads still holds its slot";
   grpc::ClientContext third_context;
   v1::StreamRegionRequest small;
