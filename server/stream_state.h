@@ -39,7 +39,7 @@ struct StreamState {
   // while the call runs, or ends the call once a write has stalled.
   static void watch_stalls(StallWatch& watch, std::weak_ptr<StreamState> weak) {
     watch.arm([weak = std::move(weak)](bool ok) {
-      if (ok) with_reactor(weak, [](Reactor& reactor) { reactor.look(); });
+      if (ok) with_reactor(weak, [](Reactor& live) { live.look(); });
     });
   }
 };
