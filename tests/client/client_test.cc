@@ -219,6 +219,15 @@ TEST_F(ClientTest, HealthIsServing) {
   EXPECT_EQ(*health, Health::serving);
 }
 
+// The chunk under a position, as the server computes it: clamped to the supported world, and
+// defined for any input a bad world info or a game could give.
+TEST(ChunkAtTest, FollowsTheServersRuleForAnyPosition) {
+  EXPECT_EQ(chunk_at(-0.5, 64.0, 64), (ChunkCoord{-1, 1}));
+  EXPECT_EQ(chunk_at(1e300, -1e300, 64), (ChunkCoord{17179869184, -17179869184}));
+  EXPECT_EQ(chunk_at(std::nan(""), 5.0, 64), (ChunkCoord{0, 0}));
+  EXPECT_EQ(chunk_at(5.0, -5.0, 0), (ChunkCoord{5, -5}));
+}
+
 TEST(ClientRetryTest, UnreachableServerIsUnavailableAfterTheRetries) {
   ConnectOptions options;
   options.max_attempts = 3;
