@@ -108,4 +108,13 @@ void set_help(CLI::App& app, std::string usage, std::string details) {
   app.formatter(std::make_shared<HelpLayout>(std::move(usage), std::move(details)));
 }
 
+void add_corner_arguments(CLI::App& app, int64_t (&corners)[4]) {
+  const char* names[4] = {"CX0", "CZ0", "CX1", "CZ1"};
+  const char* descriptions[4] = {"first chunk's x", "first chunk's z", "last chunk's x (>= CX0)",
+                                 "last chunk's z (>= CZ0)"};
+  for (int k = 0; k < 4; ++k) {
+    app.add_option(names[k], corners[k], descriptions[k])->required()->transform(any_integer());
+  }
+}
+
 }  // namespace chunkforge::tool

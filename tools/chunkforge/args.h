@@ -20,6 +20,9 @@ CLI::Validator integer_in(Int lo, Int hi);
 // Any whole decimal int64 (coordinates: their limits depend on the world, checked later).
 CLI::Validator any_integer();
 
+// The positional CX0 CZ0 CX1 CZ1 of `region` and `render`: a rectangle of chunks, inclusive.
+void add_corner_arguments(CLI::App& app, int64_t (&corners)[4]);
+
 // A finite decimal number for which `accept` holds. Message: must be `requirement` (got "x").
 CLI::Validator number_where(bool (*accept)(double), std::string requirement);
 

@@ -103,12 +103,7 @@ CLI::App& RegionCommand::declare(CLI::App& parent) {
            "one, and prints one JSON line per chunk in row order (z outer) whatever the generation\n"
            "order: --order and --threads change only how the work is done, never the bytes, which\n"
            "makes outputs of different orders comparable. At most 65536 chunks.\n");
-  const char* names[4] = {"CX0", "CZ0", "CX1", "CZ1"};
-  const char* descriptions[4] = {"first chunk's x", "first chunk's z", "last chunk's x (>= CX0)",
-                                 "last chunk's z (>= CZ0)"};
-  for (int k = 0; k < 4; ++k) {
-    app.add_option(names[k], corners_[k], descriptions[k])->required()->transform(any_integer());
-  }
+  add_corner_arguments(app, corners_);
   CLI::Option* server = add_source_options(app, source_);
   // Both shape generation here; with --server the server generates.
   app.add_option("--order", order_, "generation order: rows (default), spiral (centre first), shuffle")

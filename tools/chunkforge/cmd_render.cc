@@ -122,12 +122,7 @@ CLI::App& RenderCommand::declare(CLI::App& parent) {
            "higher, darker deeper water), every object as a disc of its footprint in its layer's\n"
            "colour, and every structure's footprint as an outline in its colour. x grows to the right,\n"
            "z downwards. At most 2^26 pixels.\n");
-  const char* names[4] = {"CX0", "CZ0", "CX1", "CZ1"};
-  const char* descriptions[4] = {"first chunk's x", "first chunk's z", "last chunk's x (>= CX0)",
-                                 "last chunk's z (>= CZ0)"};
-  for (int k = 0; k < 4; ++k) {
-    app.add_option(names[k], corners_[k], descriptions[k])->required()->transform(any_integer());
-  }
+  add_corner_arguments(app, corners_);
   add_source_options(app, source_);
   app.add_option("--out", out_, "the PNG to write")->type_name("FILE")->required();
   add_number_option(app, "--px-per-unit", scale_,
