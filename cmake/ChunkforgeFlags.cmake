@@ -1,7 +1,7 @@
 # Compiler flags shared by every chunkforge target, as an interface target; and the sanitizer
 # and fuzz build options, applied to every target.
 #
-# Determinism (DESIGN.md section 3): floating point must round the same way on every build,
+# Determinism (docs/determinism.md, "Floating point"): floating point must round the same way on every build,
 # so no contraction of a*b+c into FMA (-ffp-contract=off) and never -ffast-math, which
 # reorders sums. The baseline x86-64 instruction set keeps results identical on every CPU.
 add_library(chunkforge_flags INTERFACE)

@@ -1,5 +1,5 @@
 // The scatter field: every resource layer's candidate points and the lazy, exact resolution of
-// which of them become objects (DESIGN.md, "Seamless, order-independent blue noise").
+// which of them become objects (docs/resources.md).
 //
 // Definition (the whole world at once, in global arrival-time order t, ties broken by layer,
 // cell and index): a candidate is *accepted* iff

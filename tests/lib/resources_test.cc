@@ -1,4 +1,4 @@
-// Resource layers (DESIGN.md sections 3, 4 and 7) through the public API: spacing with no
+// Resource layers (docs/resources.md) through the public API: spacing with no
 // violations across chunk borders and layers, byte-identical chunks in any order and on any
 // thread, blue-noise quality, seam-band density, density fidelity, the other scatter methods,
 // filters, thresholds, correlation between layers, and object invariants, near the origin and
@@ -86,7 +86,7 @@ v1::WorldDefinition forest_only(uint64_t seed) {
   return d;
 }
 
-// forest_only at constant density 1 and spacing 2: the quality window of DESIGN.md section 7.
+// forest_only at constant density 1 and spacing 2: the quality window of docs/resources.md.
 v1::WorldDefinition constant_forest(uint64_t seed) {
   v1::WorldDefinition d = forest_only(seed);
   v1::ResourceLayer& forest = *d.mutable_resources(0);

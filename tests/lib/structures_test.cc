@@ -1,4 +1,4 @@
-// Structure planning across chunk borders (DESIGN.md sections 1 and 4, docs/structures.md),
+// Structure planning across chunk borders (docs/structures.md),
 // tested through the public API only: chunks generated cold, streamed in several orders and on
 // two threads, StructurePlanner::locate, Rotation and place().
 //

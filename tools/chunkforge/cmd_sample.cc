@@ -33,7 +33,7 @@ std::optional<Coord> parse_coord(const std::string& text) {
   } else if (whole.empty()) {
     return std::nullopt;
   }
-  constexpr int64_t kLimit = int64_t{1} << 40;  // the supported world (README, DESIGN.md)
+  constexpr int64_t kLimit = int64_t{1} << 40;  // the supported world (README, docs/determinism.md)
   if (cell > kLimit) return std::nullopt;
   return negative ? Coord::from_parts(-cell, -frac) : Coord::from_parts(cell, frac);
 }

@@ -1,14 +1,14 @@
 // File: chunkforge/chunk.h
 //
 // One chunk of the world: what stands on it, generated as a pure function of (world, chunk
-// coordinate). The generator is the pipeline of DESIGN.md section 4.
+// coordinate). The generator is the pipeline of docs/determinism.md, "Reach across chunks".
 //
 //   Generator gen(world);
 //   ChunkData c = gen.generate({3, -2});
 //   for (const ResourceObject& o : c.objects) place(o.layer, o.x, o.z, o.y);
 //
 // Thread safety: Generator is immutable; generate() may run on any number of threads at once.
-// Each call keeps its own memo of the scatter cells it touched (DESIGN.md: memo per request).
+// Each call keeps its own memo of the scatter cells it touched (docs/resources.md, "Lazy, exact evaluation").
 // Cost: about 2.7 ms per cold 64-unit chunk of the default world (structures_bench,
 // BM_WholeChunk); less through a ChunkStream, where neighbours share their halo.
 //

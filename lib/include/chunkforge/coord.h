@@ -2,7 +2,7 @@
 //
 // Positions that stay exact far from the origin. A coordinate is an integer cell plus a
 // fraction in [0, 1): at x = 2^40 the fraction still has 53 bits, so noise is as smooth there
-// as at 0 (no "Far Lands", DESIGN.md section 3).
+// as at 0 (no "Far Lands", docs/determinism.md).
 //
 //   Coord x = Coord::from_parts(1LL << 40, 0.25);
 //   Coord lattice = x.scaled(0.01);  // exact product, renormalised

@@ -2,7 +2,7 @@
 //
 // Counter-based hashing: every random value in chunkforge is a pure function of
 // (world seed, named salt, integer coordinates, index). No generator state crosses cells, so
-// any chunk can be generated alone, in any order, on any thread (DESIGN.md section 3).
+// any chunk can be generated alone, in any order, on any thread (docs/determinism.md, "Randomness").
 //
 //   constexpr Salt kTreeDarts = salt("resource.darts");
 //   uint64_t h = hash(seed, kTreeDarts, cell_x, cell_z, k);

@@ -1,6 +1,6 @@
 // File: chunkforge/quality.h
 //
-// The measurements of DESIGN.md section 7 over a window of generated chunks: spacing
+// The measurements of docs/resources.md ("Measurements") over a window of generated chunks: spacing
 // violations (across chunk borders too), blue-noise quality (rho, nearest-neighbour CV,
 // Clark-Evans R), seam-band density and density fidelity. Used by `chunkforge quality`, the
 // property tests and the benchmarks.

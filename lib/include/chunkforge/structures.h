@@ -1,6 +1,6 @@
 // File: chunkforge/structures.h
 //
-// Structures planned across chunk borders (DESIGN.md "Structure planning"): a deterministic
+// Structures planned across chunk borders (docs/structures.md): a deterministic
 // cloud of origins per size level (LoD), assigned to structure types by the biome at the
 // origin, rotated, checked against the prescriptive terrain, and resolved against overlaps by
 // priority. Any chunk finds every structure whose box touches it, including those whose origin

@@ -1,7 +1,7 @@
 // File: chunkforge/terrain.h
 //
 // The prescriptive terrain: every field at any point of the infinite plane, computed on demand
-// by pure functions (DESIGN.md section 4, step 1). Structure checks and resource filters call
+// by pure functions (docs/world-definition.md). Structure checks and resource filters call
 // the same functions as the chunk grid, so nothing depends on which chunks were generated.
 //
 //   const Terrain& t = world.terrain();
