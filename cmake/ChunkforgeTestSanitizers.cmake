@@ -22,10 +22,12 @@ endforeach()
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/chunkforge_test_labels.cmake "${chunkforge_labels_script}")
 set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${CMAKE_CURRENT_BINARY_DIR}/chunkforge_test_labels.cmake)
 
-# 2. The installed-package test builds an out-of-tree project against our instrumented static
+# 2. The installed-package tests build an out-of-tree project against our instrumented static
 #    libraries, so that project must compile and link with the same sanitizers (CMake takes
 #    CXXFLAGS and LDFLAGS from the environment on a first configure).
-if(CHUNKFORGE_SANITIZE AND TEST client_sdk.installed_package_consumer)
-  set_tests_properties(client_sdk.installed_package_consumer PROPERTIES ENVIRONMENT
-    "CXXFLAGS=-fsanitize=${CHUNKFORGE_SANITIZE} -fno-omit-frame-pointer;LDFLAGS=-fsanitize=${CHUNKFORGE_SANITIZE}")
-endif()
+foreach(consumer IN ITEMS lib.installed_package_consumer client_sdk.installed_package_consumer)
+  if(CHUNKFORGE_SANITIZE AND TEST ${consumer})
+    set_tests_properties(${consumer} PROPERTIES ENVIRONMENT
+      "CXXFLAGS=-fsanitize=${CHUNKFORGE_SANITIZE} -fno-omit-frame-pointer;LDFLAGS=-fsanitize=${CHUNKFORGE_SANITIZE}")
+  endif()
+endforeach()

@@ -90,9 +90,12 @@ struct ViewSession::Impl {
     while (!stopping) {
       if (!stream) {
         if (!first) {
-          // Wait out the backoff; the view still follows the player meanwhile (from the cache).
+          // Wait out the backoff; the view still follows the player meanwhile (from the cache),
+          // including a move made while the last attempt to open was under way.
           const auto until = std::chrono::steady_clock::now() + backoff.next();
-          while (!stopping && wake.wait_until(lock, until) != std::cv_status::timeout) apply_view(lock);
+          do {
+            apply_view(lock);
+          } while (wake.wait_until(lock, until, [&] { return stopping || view_dirty; }) && !stopping);
           if (stopping) break;
           ++stats.reconnects;
         }
