@@ -1,0 +1,126 @@
+// File: server/store/edit_store.h
+//
+// Where edits live (docs/edits.md): an append-only log of committed chunk changes, one row per
+// (chunk, version), in the order of a store-wide sequence number. Two implementations:
+// SqliteStore (one file, the embedded default) and PostgresStore (shared by replicas). The
+// server's EditService does everything above this: validation, group commit, fan-out.
+//
+//   std::unique_ptr<EditStore> store = open_store("sqlite:/var/lib/chunkforge/edits.db");
+//   store->write([&](EditStore::Transaction& tx) {
+//     tx.append(coord, tx.version(coord) + 1, false, change_bytes);
+//   });  // durable when write() returns
+//
+// Thread safety: every method may be called from any thread. One write transaction runs at a
+// time per process; reads run beside it and see only committed changes.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "chunkforge/chunk.h"
+
+namespace chunkforge::server {
+
+// A store that cannot be opened, read or written: the message says which and why.
+class StoreError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// One committed change to one chunk, as stored.
+struct StoredChange {
+  int64_t seq = 0;  // store-wide commit order: increasing, committed in this order
+  ChunkCoord chunk;
+  uint64_t version = 0;  // the chunk's version after this change: 1, 2, 3 ...
+  // A serialized v1::ChunkChange holding only `edits` and `reset` (chunk and version are the
+  // columns above).
+  std::string change;
+};
+
+struct StoreStats {
+  uint64_t chunks = 0;        // chunks with at least one stored change
+  uint64_t changes = 0;       // stored changes (rows)
+  uint64_t change_bytes = 0;  // sum of the change blobs
+  uint64_t disk_bytes = 0;    // the store's size on disk (tables and indexes)
+  uint64_t requests = 0;      // remembered request ids
+};
+
+// A rectangle of chunks, corners included.
+struct ChunkRange {
+  ChunkCoord min, max;
+  bool contains(ChunkCoord c) const { return c.x >= min.x && c.x <= max.x && c.z >= min.z && c.z <= max.z; }
+};
+
+class EditStore {
+ public:
+  virtual ~EditStore() = default;
+
+  // What a write transaction can see and do. Its reads see its own writes.
+  class Transaction {
+   public:
+    virtual ~Transaction() = default;
+    // The chunk's current version: 0 if it has no stored change.
+    virtual uint64_t version(ChunkCoord chunk) = 0;
+    // The chunk's changes with version > after_version, oldest first.
+    virtual std::vector<StoredChange> log(ChunkCoord chunk, uint64_t after_version) = 0;
+    // Appends a change; `version` must be version(chunk) + 1.
+    virtual void append(ChunkCoord chunk, uint64_t version, const std::string& change) = 0;
+    // Deletes every stored change of the chunk (a reset appends its marker after).
+    virtual void erase_log(ChunkCoord chunk) = 0;
+    // Chunks with stored changes inside the range.
+    virtual std::vector<ChunkCoord> edited_chunks(const ChunkRange& range) = 0;
+    // A request id's remembered answer, if it was seen; remember() records one.
+    virtual std::optional<std::string> request(const std::string& id) = 0;
+    virtual void remember(const std::string& id, const std::string& answer) = 0;
+    // Key-value metadata (the world binding).
+    virtual std::optional<std::string> meta(const std::string& key) = 0;
+    virtual void set_meta(const std::string& key, const std::string& value) = 0;
+    // A nested point to undo to: one batch of a group commit fails alone.
+    virtual void savepoint() = 0;
+    virtual void rollback_to_savepoint() = 0;
+    virtual void release_savepoint() = 0;
+  };
+
+  // Runs `body` in one write transaction and commits it durably: when write() returns, the
+  // changes survive a crash or power loss. If `body` throws, nothing is written and the
+  // exception propagates; a failure of the store itself throws StoreError.
+  virtual void write(const std::function<void(Transaction&)>& body) = 0;
+
+  // Reads of committed state, each consistent on its own.
+  virtual uint64_t version(ChunkCoord chunk) = 0;
+  virtual std::vector<StoredChange> log(ChunkCoord chunk, uint64_t after_version) = 0;
+  // Changes with seq > after_seq, in seq order, at most `limit`.
+  virtual std::vector<StoredChange> changes_after(int64_t after_seq, size_t limit) = 0;
+  // The largest committed seq (0 for an empty store).
+  virtual int64_t last_seq() = 0;
+  // Every chunk with a stored change and its version.
+  virtual std::vector<std::pair<ChunkCoord, uint64_t>> versions() = 0;
+  virtual std::optional<std::string> meta(const std::string& key) = 0;
+  // Every stored change in seq order from one snapshot, while writers go on (export).
+  virtual void snapshot(const std::function<void(const StoredChange&)>& each) = 0;
+  virtual StoreStats stats() = 0;
+
+  // Blocks until another process may have committed (PostgreSQL: a notification; SQLite: the
+  // file changed) or the timeout passes. Commits of this process wake nobody here: the caller
+  // knows about them. wake() ends a wait early (shutdown).
+  virtual void wait_for_commits(std::chrono::milliseconds timeout) = 0;
+  virtual void wake() = 0;
+
+  // "sqlite:PATH" or "postgres://..." / "postgresql://...", for logs (no password).
+  virtual std::string describe() const = 0;
+};
+
+// Opens (creating or migrating its schema) the store at `location`: "sqlite:PATH" (a file) or
+// a PostgreSQL connection URI. Throws StoreError naming the location and the reason.
+std::unique_ptr<EditStore> open_store(const std::string& location);
+
+// The schema version this build writes; a store with a newer one is refused.
+inline constexpr int kStoreSchemaVersion = 1;
+
+}  // namespace chunkforge::server

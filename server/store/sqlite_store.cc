@@ -1,0 +1,272 @@
+// SqliteStore: the embedded edit store (edit_store.h) in one SQLite file. WAL mode, so that
+// reads (chunk logs, the tail, an export) run beside the one writer; synchronous=FULL, so that
+// a commit is on disk when write() returns. Other processes' commits (the `chunkforge edits`
+// command) show as a change of PRAGMA data_version, which wait_for_commits polls.
+#include <sqlite3.h>
+
+#include <condition_variable>
+#include <filesystem>
+#include <mutex>
+
+#include "sqlite_connection.h"
+#include "store_backends.h"
+
+namespace chunkforge::server {
+namespace {
+
+// Schema migrations, in order: entry k takes the schema from version k to k + 1.
+const char* const kMigrations[] = {
+    // 1: the change log (seq is the commit order), remembered request ids, metadata.
+    "CREATE TABLE changes(seq INTEGER PRIMARY KEY, cx INTEGER NOT NULL, cz INTEGER NOT NULL,"
+    "  version INTEGER NOT NULL, change BLOB NOT NULL);"
+    "CREATE UNIQUE INDEX changes_by_chunk ON changes(cx, cz, version);"
+    "CREATE TABLE requests(id TEXT PRIMARY KEY, answer BLOB NOT NULL, seq INTEGER NOT NULL);"
+    "CREATE INDEX requests_by_age ON requests(seq);",
+};
+static_assert(std::size(kMigrations) == kStoreSchemaVersion, "one migration per schema version");
+
+// Remembered request ids, at most: the oldest go first.
+constexpr int64_t kMaxRequests = 100000;
+
+class SqliteTransaction;
+
+class SqliteStore final : public EditStore {
+ public:
+  explicit SqliteStore(const std::string& path)
+      : path_(path), writer_(open(path)), reader_(open(path)) {
+    migrate();
+  }
+
+  void write(const std::function<void(Transaction&)>& body) override;
+
+  uint64_t version(ChunkCoord chunk) override {
+    std::lock_guard lock(read_mutex_);
+    return chunk_version(reader_, chunk);
+  }
+  std::vector<StoredChange> log(ChunkCoord chunk, uint64_t after_version) override {
+    std::lock_guard lock(read_mutex_);
+    return chunk_log(reader_, chunk, after_version);
+  }
+  std::vector<StoredChange> changes_after(int64_t after_seq, size_t limit) override {
+    std::lock_guard lock(read_mutex_);
+    Statement s(reader_, "SELECT seq, cx, cz, version, change FROM changes WHERE seq > ? ORDER BY seq LIMIT ?");
+    s.bind(1, after_seq).bind(2, static_cast<int64_t>(limit));
+    return read_changes(s);
+  }
+  int64_t last_seq() override {
+    std::lock_guard lock(read_mutex_);
+    return reader_.integer("SELECT coalesce(max(seq), 0) FROM changes");
+  }
+  std::vector<std::pair<ChunkCoord, uint64_t>> versions() override {
+    std::lock_guard lock(read_mutex_);
+    Statement s(reader_, "SELECT cx, cz, max(version) FROM changes GROUP BY cx, cz");
+    std::vector<std::pair<ChunkCoord, uint64_t>> out;
+    while (s.step()) out.push_back({{s.int64(0), s.int64(1)}, static_cast<uint64_t>(s.int64(2))});
+    return out;
+  }
+  std::optional<std::string> meta(const std::string& key) override {
+    std::lock_guard lock(read_mutex_);
+    return read_meta(reader_, key);
+  }
+  void snapshot(const std::function<void(const StoredChange&)>& each) override {
+    std::lock_guard lock(read_mutex_);
+    reader_.exec("BEGIN");  // one read transaction: one snapshot of the WAL
+    try {
+      Statement s(reader_, "SELECT seq, cx, cz, version, change FROM changes ORDER BY seq");
+      while (s.step()) each(row_change(s));
+    } catch (...) {
+      reader_.exec("ROLLBACK");
+      throw;
+    }
+    reader_.exec("COMMIT");
+  }
+  StoreStats stats() override;
+
+  void wait_for_commits(std::chrono::milliseconds timeout) override;
+  void wake() override {
+    std::lock_guard lock(wake_mutex_);
+    ++wakes_;
+    woken_.notify_all();
+  }
+  std::string describe() const override { return "sqlite:" + path_; }
+
+  // Shared with the transaction.
+  static uint64_t chunk_version(Connection& c, ChunkCoord chunk) {
+    Statement s(c, "SELECT coalesce(max(version), 0) FROM changes WHERE cx = ? AND cz = ?");
+    s.bind(1, chunk.x).bind(2, chunk.z);
+    s.step();
+    return static_cast<uint64_t>(s.int64(0));
+  }
+  static std::vector<StoredChange> chunk_log(Connection& c, ChunkCoord chunk, uint64_t after) {
+    Statement s(c, "SELECT seq, cx, cz, version, change FROM changes WHERE cx = ? AND cz = ? AND version > ? "
+                   "ORDER BY version");
+    s.bind(1, chunk.x).bind(2, chunk.z).bind(3, static_cast<int64_t>(after));
+    return read_changes(s);
+  }
+  static std::optional<std::string> read_meta(Connection& c, const std::string& key) {
+    Statement s(c, "SELECT value FROM meta WHERE key = ?");
+    s.bind(1, key);
+    if (!s.step()) return std::nullopt;
+    return s.text(0);
+  }
+
+ private:
+  static Connection open(const std::string& path);
+  void migrate();
+  static StoredChange row_change(Statement& s) {
+    return {s.int64(0), {s.int64(1), s.int64(2)}, static_cast<uint64_t>(s.int64(3)), s.blob(4)};
+  }
+  static std::vector<StoredChange> read_changes(Statement& s) {
+    std::vector<StoredChange> out;
+    while (s.step()) out.push_back(row_change(s));
+    return out;
+  }
+
+  std::string path_;
+  std::mutex write_mutex_, read_mutex_;
+  Connection writer_, reader_;
+  std::mutex wake_mutex_;
+  std::condition_variable woken_;
+  uint64_t wakes_ = 0;
+};
+
+class SqliteTransaction final : public EditStore::Transaction {
+ public:
+  explicit SqliteTransaction(Connection& c) : c_(c) {}
+  uint64_t version(ChunkCoord chunk) override { return SqliteStore::chunk_version(c_, chunk); }
+  std::vector<StoredChange> log(ChunkCoord chunk, uint64_t after) override {
+    return SqliteStore::chunk_log(c_, chunk, after);
+  }
+  void append(ChunkCoord chunk, uint64_t version, const std::string& change) override {
+    Statement s(c_, "INSERT INTO changes(cx, cz, version, change) VALUES (?, ?, ?, ?)");
+    s.bind(1, chunk.x).bind(2, chunk.z).bind(3, static_cast<int64_t>(version)).bind_blob(4, change);
+    s.step();
+  }
+  void erase_log(ChunkCoord chunk) override {
+    Statement s(c_, "DELETE FROM changes WHERE cx = ? AND cz = ?");
+    s.bind(1, chunk.x).bind(2, chunk.z);
+    s.step();
+  }
+  std::vector<ChunkCoord> edited_chunks(const ChunkRange& r) override {
+    Statement s(c_, "SELECT DISTINCT cx, cz FROM changes WHERE cx BETWEEN ? AND ? AND cz BETWEEN ? AND ? "
+                    "ORDER BY cz, cx");
+    s.bind(1, r.min.x).bind(2, r.max.x).bind(3, r.min.z).bind(4, r.max.z);
+    std::vector<ChunkCoord> out;
+    while (s.step()) out.push_back({s.int64(0), s.int64(1)});
+    return out;
+  }
+  std::optional<std::string> request(const std::string& id) override {
+    Statement s(c_, "SELECT answer FROM requests WHERE id = ?");
+    s.bind(1, id);
+    if (!s.step()) return std::nullopt;
+    return s.blob(0);
+  }
+  void remember(const std::string& id, const std::string& answer) override {
+    const int64_t seq = c_.integer("SELECT coalesce(max(seq), 0) + 1 FROM requests");
+    Statement s(c_, "INSERT INTO requests(id, answer, seq) VALUES (?, ?, ?)");
+    s.bind(1, id).bind_blob(2, answer).bind(3, seq);
+    s.step();
+    if (seq % 1024 == 0) {  // now and then, not per request: the oldest beyond the bound go
+      Statement prune(c_, "DELETE FROM requests WHERE seq <= ?");
+      prune.bind(1, seq - kMaxRequests);
+      prune.step();
+    }
+  }
+  std::optional<std::string> meta(const std::string& key) override { return SqliteStore::read_meta(c_, key); }
+  void set_meta(const std::string& key, const std::string& value) override {
+    Statement s(c_, "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)");
+    s.bind(1, key).bind(2, value);
+    s.step();
+  }
+  void savepoint() override { c_.exec("SAVEPOINT batch"); }
+  void rollback_to_savepoint() override { c_.exec("ROLLBACK TO batch; RELEASE batch"); }
+  void release_savepoint() override { c_.exec("RELEASE batch"); }
+
+ private:
+  Connection& c_;
+};
+
+Connection SqliteStore::open(const std::string& path) {
+  Connection c(path);
+  c.exec("PRAGMA busy_timeout = 5000");
+  c.exec("PRAGMA journal_mode = WAL");
+  c.exec("PRAGMA synchronous = FULL");  // durable at COMMIT, not only consistent
+  return c;
+}
+
+void SqliteStore::migrate() {
+  std::lock_guard lock(write_mutex_);
+  writer_.exec("BEGIN IMMEDIATE");  // two processes opening a new file migrate one at a time
+  try {
+    writer_.exec("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+    const std::optional<std::string> text = read_meta(writer_, "schema_version");
+    const int64_t from = text ? std::stoll(*text) : 0;
+    if (from > kStoreSchemaVersion) {
+      throw StoreError(describe() + ": schema version " + std::to_string(from) + " is newer than this build's " +
+                       std::to_string(kStoreSchemaVersion) + " (written by a newer chunkforge)");
+    }
+    for (int64_t v = from; v < kStoreSchemaVersion; ++v) writer_.exec(kMigrations[v]);
+    SqliteTransaction(writer_).set_meta("schema_version", std::to_string(kStoreSchemaVersion));
+    writer_.exec("COMMIT");
+  } catch (...) {
+    writer_.exec_quietly("ROLLBACK");
+    throw;
+  }
+}
+
+void SqliteStore::write(const std::function<void(Transaction&)>& body) {
+  std::lock_guard lock(write_mutex_);
+  writer_.exec("BEGIN IMMEDIATE");
+  try {
+    SqliteTransaction tx(writer_);
+    body(tx);
+    writer_.exec("COMMIT");
+  } catch (...) {
+    writer_.exec_quietly("ROLLBACK");
+    throw;
+  }
+}
+
+StoreStats SqliteStore::stats() {
+  std::lock_guard lock(read_mutex_);
+  StoreStats out;
+  out.chunks = static_cast<uint64_t>(reader_.integer("SELECT count(*) FROM (SELECT DISTINCT cx, cz FROM changes)"));
+  out.changes = static_cast<uint64_t>(reader_.integer("SELECT count(*) FROM changes"));
+  out.change_bytes = static_cast<uint64_t>(reader_.integer("SELECT coalesce(sum(length(change)), 0) FROM changes"));
+  out.requests = static_cast<uint64_t>(reader_.integer("SELECT count(*) FROM requests"));
+  // Pages in use (free pages aside), the WAL's pages included once they are checkpointed.
+  out.disk_bytes = static_cast<uint64_t>(reader_.integer("SELECT (page_count - freelist_count) * page_size FROM "
+                                                         "pragma_page_count, pragma_freelist_count, pragma_page_size"));
+  return out;
+}
+
+void SqliteStore::wait_for_commits(std::chrono::milliseconds timeout) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  const auto data_version = [&] {
+    std::lock_guard lock(read_mutex_);
+    return reader_.integer("PRAGMA data_version");
+  };
+  const int64_t seen = data_version();
+  std::unique_lock lock(wake_mutex_);
+  const uint64_t wakes = wakes_;
+  while (std::chrono::steady_clock::now() < until) {
+    const auto next = std::min(until, std::chrono::steady_clock::now() + std::chrono::milliseconds(20));
+    if (woken_.wait_until(lock, next, [&] { return wakes_ != wakes; })) return;
+    lock.unlock();
+    const bool changed = data_version() != seen;
+    lock.lock();
+    if (changed) return;
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<EditStore> open_sqlite_store(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty() && !std::filesystem::is_directory(parent)) {
+    throw StoreError("sqlite:" + path + ": the directory " + parent.string() + " does not exist");
+  }
+  return std::make_unique<SqliteStore>(path);
+}
+
+}  // namespace chunkforge::server
