@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "chunkforge/quote.h"
+#include "store_flags.h"
 #include "tls_files.h"
 #include "world_server.h"
 
@@ -33,6 +34,7 @@ struct Flags {
   std::optional<std::string> world, tls_cert, tls_key, auth_token_file;
   std::optional<uint64_t> seed;
   std::string log_level = "info";
+  chunkforge::server::StoreFlags store;  // --data, --store, --write-token-file ...
 };
 
 // A whole decimal number in [lo, hi], leaving CLI11 the canonical spelling to convert: CLI11
@@ -109,6 +111,7 @@ void declare_flags(CLI::App& app, Flags& f) {
   key->needs(cert);
   add_optional(app, "--auth-token-file", f.auth_token_file, "FILE",
                "require \"authorization: Bearer <token>\" with the token in FILE\n(health checking and reflection stay open)");
+  chunkforge::server::declare_store_flags(app, f.store, add_optional);
 }
 
 // CLI11 skips a variable that is set but empty; here it is the value "", as it always was:
@@ -227,15 +230,9 @@ bool read_tls_files(const Flags& flags, ServerOptions& options) {
 
 bool read_token(const Flags& flags, ServerOptions& options) {
   if (!flags.auth_token_file) return true;
-  auto token = read_file("auth-token-file", *flags.auth_token_file);
-  if (!token) return false;
-  while (!token->empty() && std::isspace(static_cast<unsigned char>(token->back()))) token->pop_back();
-  if (token->empty()) {
-    std::cerr << "--auth-token-file: the file holds no token\n";
-    return false;
-  }
-  options.auth_token = *token;
-  return true;
+  const auto token = chunkforge::server::read_token_file("--auth-token-file", *flags.auth_token_file);
+  if (token) options.auth_token = *token;
+  return token.has_value();
 }
 
 // The server's options: the flags with their addresses and files checked; nullopt after
@@ -306,7 +303,10 @@ int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::from_str(flags.log_level));
   const std::optional<chunkforge::World> world = load_world(flags);
   if (!world) return 2;
-  const std::optional<ServerOptions> options = server_options(flags);
+  std::optional<ServerOptions> options = server_options(flags);
   if (!options) return 2;
+  if (const std::optional<int> failed = chunkforge::server::apply_store_flags(flags.store, *world, *options)) {
+    return *failed;
+  }
   return serve(*world, *options);
 }

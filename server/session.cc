@@ -1,5 +1,5 @@
 // WorldService::Session: one player's view over a bidirectional stream. Reads position updates,
-// writes unloads and loads (nearest to the latest position first, the cached chunk bytes wrapped
+// writes unloads, committed edits of loaded chunks (docs/edits.md) and loads (nearest to the latest position first, the cached chunk bytes wrapped
 // in a SessionEvent without re-encoding). The bookkeeping is SessionView's; this file is the
 // gRPC side: at most kWindow generations or ready chunks per session, no further reads while
 // the client owes too many unloads, and a client that stops reading ended by the stall watch.
@@ -51,6 +51,7 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
     }
     spdlog::info("session started ({})", context->peer());
     State::watch_stalls(watch_, state_);
+    listen_for_edits();
     read_more();
   }
 
@@ -89,7 +90,7 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
       alarm = watch_.disarm();
     }
     alarm.reset();
-    spdlog::info("session ended: {} loads, {} unloads", loads_sent_, unloads_sent_);
+    spdlog::info("session ended: {} loads, {} unloads, {} changes", loads_sent_, unloads_sent_, changes_sent_);
     delete this;
   }
 
@@ -127,7 +128,35 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
       have_options_ = true;
     }
     view_.move(update);
+    catch_up_held();
     return grpc::Status::OK;
+  }
+
+  // Committed edits reach the session from the EditService's tail thread; it stops listening
+  // once the call is over.
+  void listen_for_edits() {
+    if (service_.edits() == nullptr) return;
+    std::weak_ptr<State> weak = state_;
+    service_.edits()->listen(weak, [weak](const ChangeList& changes) {
+      State::with_reactor(weak, [&](SessionReactor& reactor) { reactor.receive(changes); });
+    });
+  }
+
+  void receive(const ChangeList& changes) {
+    if (finished_) return;
+    for (const auto& c : changes) {
+      view_.changed({c->change.chunk().x(), c->change.chunk().z()}, c->change.version(), c->event, c->change.reset());
+    }
+    pump();
+  }
+
+  // Chunks the client holds from before (a resumed session, its own cache) at another version
+  // than the current one are sent again whole.
+  void catch_up_held() {
+    for (const auto& [key, version] : view_.take_newly_held()) {
+      const uint64_t now = service_.edits() ? service_.edits()->version({key.x, key.z}) : 0;
+      if (now != version) view_.replace(key);
+    }
   }
 
   // Reads the next update unless the client owes too many unloads: it is then not reading, and
@@ -147,13 +176,20 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
     }
     if (finished_ || watch_.writing()) return;
     if (std::optional<SessionView::Event> event = view_.next_event()) {
-      if (event->load) {
-        write(load_event(*event->bytes));
-        ++loads_sent_;
-        service_.metrics().chunk_sent();
-      } else {
-        write(unload_event(event->key));
-        ++unloads_sent_;
+      switch (event->kind) {
+        case SessionView::Kind::load:
+          write(load_event(*event->bytes));
+          ++loads_sent_;
+          service_.metrics().chunk_sent();
+          break;
+        case SessionView::Kind::unload:
+          write(unload_event(event->key));
+          ++unloads_sent_;
+          break;
+        case SessionView::Kind::change:
+          write(*event->bytes);
+          ++changes_sent_;
+          break;
       }
       return;
     }
@@ -168,21 +204,22 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
     if (grpc::Status status = service_.make_job(coord, options_, "position", job); !status.ok()) return finish(status);
     std::weak_ptr<State> state = state_;
     const ChunkKey key = generation.key;
+    const uint64_t version = job.version;
     Bytes hit = service_.fetch(
         job, static_cast<double>(view_.distance2(key)),
         [state, unwanted = generation.unwanted] {
           const std::shared_ptr<State> s = state.lock();
           return !s || s->over.load() || unwanted->load();
         },
-        [state, key](Bytes bytes) {  // later, on a worker thread
-          State::with_reactor(state, [&](auto& reactor) { reactor.delivered(key, std::move(bytes)); });
+        [state, key, version](Bytes bytes) {  // later, on a worker thread
+          State::with_reactor(state, [&](auto& reactor) { reactor.delivered(key, std::move(bytes), version); });
         });
-    if (hit) view_.generated(key, std::move(hit));
+    if (hit) view_.generated(key, std::move(hit), version);
   }
 
-  void delivered(ChunkKey key, Bytes bytes) {
+  void delivered(ChunkKey key, Bytes bytes, uint64_t version) {
     if (finished_) return;
-    view_.generated(key, std::move(bytes));
+    view_.generated(key, std::move(bytes), version);
     pump();
   }
 
@@ -221,7 +258,7 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
   v1::ChunkOptions options_;
   bool have_options_ = false, reading_ = false, reads_done_ = false, finished_ = false;
   bool holds_slot_ = false, cancelled_ = false;
-  uint64_t loads_sent_ = 0, unloads_sent_ = 0;
+  uint64_t loads_sent_ = 0, unloads_sent_ = 0, changes_sent_ = 0;
 };
 
 }  // namespace

@@ -13,11 +13,21 @@ WorldServer::WorldServer(const World& world, ServerOptions options)
     : options_(std::move(options)),
       cache_(options_.cache_mb << 20),
       queue_(options_.threads),
-      service_(world, cache_, queue_, metrics_, options_.limits, Auth{options_.auth_token}) {}
+      edits_(options_.store ? std::make_unique<EditService>(world, *options_.store) : nullptr),
+      service_(world, cache_, queue_, metrics_, options_.limits,
+               Auth{options_.auth_token, options_.write_token, options_.open_edits}, edits_.get()) {}
 
 WorldServer::~WorldServer() { shutdown(std::chrono::milliseconds(0)); }
 
 bool WorldServer::start() {
+  if (edits_) {
+    try {
+      edits_->start();
+    } catch (const std::exception& e) {
+      spdlog::error("edit store {}: {}", options_.store->describe(), e.what());
+      return false;
+    }
+  }
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
@@ -60,6 +70,7 @@ void WorldServer::shutdown(std::chrono::milliseconds grace) {
   server_->Wait();  // the queue still runs here: cancelled calls' jobs complete them
   server_.reset();
   queue_.stop();  // no job may outlive the service it calls
+  if (edits_) edits_->stop();  // after the calls: every edit under way was answered
 }
 
 }  // namespace chunkforge::server

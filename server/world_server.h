@@ -37,6 +37,12 @@ struct ServerOptions {
   std::string tls_cert_pem, tls_key_pem;
   // Shared token clients must send as "authorization: Bearer <token>"; empty: none.
   std::string auth_token;
+  // Edits (docs/edits.md): the store, already bound to the world (bind_store); null: the
+  // server serves the generated world and refuses edits. The write token edits; without one
+  // nobody may, unless open_edits.
+  std::shared_ptr<EditStore> store;
+  std::string write_token;
+  bool open_edits = false;
 };
 
 class WorldServer {
@@ -55,6 +61,7 @@ class WorldServer {
 
   const ChunkCache& cache() const { return cache_; }
   const GenerationQueue& queue() const { return queue_; }
+  EditService* edits() { return edits_.get(); }
   // The /metrics page.
   std::string metrics_page() const { return metrics_.render(cache_.stats(), queue_.depth()); }
 
@@ -65,6 +72,7 @@ class WorldServer {
   Metrics metrics_;
   ChunkCache cache_;
   GenerationQueue queue_;
+  std::unique_ptr<EditService> edits_;
   WorldService service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<HttpEndpoint> http_;

@@ -19,6 +19,7 @@
 #include "chunk_cache.h"
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "chunkforge/world.h"
+#include "edit_service.h"
 #include "generation_queue.h"
 #include "metrics.h"
 
@@ -63,15 +64,19 @@ class CallSlots {
 };
 
 // Shared-token authentication: with a token set, every WorldService call must carry
-// "authorization: Bearer <token>" (health checking and reflection stay open).
+// "authorization: Bearer <token>" (health checking and reflection stay open). Edits need the
+// write token, which also reads; without one, edits are refused unless `open_edits`.
 struct Auth {
-  std::string token;  // empty: no authentication
+  std::string token;        // empty: anyone may read
+  std::string write_token;  // empty: nobody may edit, unless open_edits
+  bool open_edits = false;  // anyone who may read may edit (local development)
 };
 
 // What a validated request asks for: the cache key and how to build the chunk.
 struct ChunkJob {
   ChunkCoord coord;
   v1::ChunkOptions options;
+  uint64_t version = 0;  // the chunk's edit version: 0 is the generated chunk
   std::string key;
 };
 
@@ -79,15 +84,17 @@ struct ChunkJob {
 using WorldServiceBase = v1::WorldService::WithRawCallbackMethod_GetWorldInfo<
     v1::WorldService::WithRawCallbackMethod_GetChunk<v1::WorldService::WithRawCallbackMethod_StreamRegion<
         v1::WorldService::WithRawCallbackMethod_Session<
-            v1::WorldService::WithRawCallbackMethod_Locate<v1::WorldService::Service>>>>>;
+            v1::WorldService::WithRawCallbackMethod_Locate<
+                v1::WorldService::WithRawCallbackMethod_Edit<v1::WorldService::Service>>>>>>;
 
 // The supported world: |x|, |z| <= 2^40 world units.
 inline constexpr int64_t kWorldUnits = int64_t{1} << 40;
 
 class WorldService final : public WorldServiceBase {
  public:
+  // `edits` may be null: a server without a store serves the generated world only.
   WorldService(const World& world, ChunkCache& cache, GenerationQueue& queue, Metrics& metrics, Limits limits,
-               Auth auth = {});
+               Auth auth = {}, EditService* edits = nullptr);
 
   // The RPCs, one file each.
   grpc::ServerUnaryReactor* GetWorldInfo(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
@@ -99,6 +106,8 @@ class WorldService final : public WorldServiceBase {
   grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* Session(grpc::CallbackServerContext* context) override;
   grpc::ServerUnaryReactor* Locate(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
                                    grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* Edit(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+                                 grpc::ByteBuffer* response) override;
 
   // Validates a coordinate and options; the error names the field and the allowed range.
   grpc::Status make_job(const v1::ChunkCoord& coord, const v1::ChunkOptions& options, const std::string& field,
@@ -112,6 +121,9 @@ class WorldService final : public WorldServiceBase {
   // `priority` (smaller first).
   Bytes fetch(const ChunkJob& job, double priority, std::function<bool()> cancelled,
               std::function<void(Bytes)> on_ready);
+  // The generated chunk of `coord` with every layer and no terrain (what edits are checked
+  // against), from the cache or generated here. Call it on the generation threads.
+  v1::Chunk base_chunk(ChunkCoord coord);
   // Queues other work (Locate's planning) on the generation threads.
   void run_on_queue(double priority, std::function<void()> work) { queue_.submit(priority, std::move(work)); }
 
@@ -120,13 +132,18 @@ class WorldService final : public WorldServiceBase {
   CallSlots& streams() { return streams_; }
   // OK, or UNAUTHENTICATED when a token is required and the call does not carry it.
   grpc::Status authenticate(const grpc::CallbackServerContext& context) const;
+  // OK, or PERMISSION_DENIED when the call may not edit.
+  grpc::Status authorize_edit(const grpc::CallbackServerContext& context) const;
+  EditService* edits() { return edits_; }
   const World& world() const { return world_; }
   // The largest |chunk coordinate| of the supported world.
   int64_t chunk_limit() const { return kWorldUnits / world_.chunk_size(); }
   Metrics& metrics() { return metrics_; }
 
  private:
-  Bytes produce(const ChunkJob& job) const;
+  Bytes produce(const ChunkJob& job);
+  Bytes generate(const ChunkJob& job) const;
+  Bytes cached_or_generated(const ChunkJob& job);
 
   const World& world_;
   ChunkCache& cache_;
@@ -134,6 +151,7 @@ class WorldService final : public WorldServiceBase {
   Metrics& metrics_;
   Limits limits_;
   Auth auth_;
+  EditService* edits_;
   CallSlots sessions_, streams_;
   std::string info_bytes_;  // the WorldInfo every GetWorldInfo answers with
 };

@@ -41,7 +41,7 @@ void step(SessionView& view, uint32_t radius, int generations, int events, uint8
   for (int k = 0; k < events; ++k) {
     const auto event = view.next_event();
     if (!event) break;
-    if (event->load) require(view.distance2(event->key) <= 2 * int64_t{radius} * radius);
+    if (event->kind == SessionView::Kind::load) require(view.distance2(event->key) <= 2 * int64_t{radius} * radius);
   }
 }
 

@@ -40,7 +40,7 @@ TEST(SessionViewTest, LoadsTheWholeViewNearestFirst) {
   ASSERT_EQ(events.size(), 25u);
   EXPECT_EQ(events.front().key, (ChunkKey{0, 0}));
   for (size_t k = 1; k < events.size(); ++k) {
-    EXPECT_TRUE(events[k].load);
+    EXPECT_EQ(events[k].kind, SessionView::Kind::load);
     EXPECT_LE(view.distance2(events[k - 1].key), view.distance2(events[k].key));
   }
   EXPECT_TRUE(view.settled());
@@ -81,9 +81,9 @@ TEST(SessionViewTest, UnloadsGoBeforeLoadsAndAChunkBackInViewIsSentAgain) {
   view.move(0.0, 0.0, 0, {});          // back before anything was written, not held
   const auto events = drain(view);
   ASSERT_EQ(events.size(), 2u);
-  EXPECT_FALSE(events[0].load);
+  EXPECT_EQ(events[0].kind, SessionView::Kind::unload);
   EXPECT_EQ(events[0].key, (ChunkKey{0, 0}));
-  EXPECT_TRUE(events[1].load);
+  EXPECT_EQ(events[1].kind, SessionView::Kind::load);
   EXPECT_EQ(events[1].key, (ChunkKey{0, 0}));
 }
 

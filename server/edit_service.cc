@@ -1,0 +1,219 @@
+// EditService: the version index, group commit and the tail of committed changes (see
+// edit_service.h).
+#include "edit_service.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "chunkforge/v1/service.pb.h"
+
+namespace chunkforge::server {
+namespace {
+
+// Batches in one group commit, at most: a bound on one transaction's work and on the wait of
+// the batches at the front of the queue.
+constexpr size_t kMaxGroup = 512;
+// Changes the tail reads at a time.
+constexpr size_t kTailPage = 1024;
+// How long the tail waits for a notification before looking anyway (a notification lost with
+// a dropped connection costs at most this much delay).
+constexpr std::chrono::milliseconds kTailPoll{250};
+
+}  // namespace
+
+std::string bind_store(EditStore& store, const World& world, bool rebind) {
+  static const std::string kKey = "world_fingerprint";
+  std::string error;
+  store.write([&](EditStore::Transaction& tx) {
+    const std::optional<std::string> bound = tx.meta(kKey);
+    if (bound && *bound != world.fingerprint() && store.last_seq() > 0 && !rebind) {
+      error = "the store " + store.describe() + " holds edits of the world with fingerprint " + *bound +
+              ", and this server's world has fingerprint " + world.fingerprint() +
+              ". Start with the world it was made for; or pass --store-rebind to keep its edits over this world; or "
+              "use another store (a new --data directory)";
+      return;
+    }
+    if (bound != world.fingerprint()) tx.set_meta(kKey, world.fingerprint());
+  });
+  return error;
+}
+
+EditService::EditService(const World& world, EditStore& store) : world_(world), store_(store) {}
+
+EditService::~EditService() { stop(); }
+
+void EditService::start() {
+  // The tail starts where the index was read: nothing committed in between is missed, because
+  // the index is read after the position.
+  tail_seq_ = store_.last_seq();
+  for (const auto& [chunk, version] : store_.versions()) raise(chunk, version);
+  writer_ = std::thread([this] { write_loop(); });
+  tail_ = std::thread([this] { tail_loop(); });
+}
+
+void EditService::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  wake_writer_.notify_all();
+  store_.wake();
+  if (writer_.joinable()) writer_.join();
+  if (tail_.joinable()) tail_.join();
+  std::deque<Pending> left;
+  {
+    std::lock_guard lock(mutex_);
+    left.swap(pending_);
+  }
+  for (Pending& p : left) p.done({grpc::StatusCode::UNAVAILABLE, "the server is stopping: edit not applied"}, {});
+}
+
+uint64_t EditService::version(ChunkCoord chunk) const {
+  std::shared_lock lock(index_mutex_);
+  const auto it = index_.find(chunk);
+  return it == index_.end() ? 0 : it->second;
+}
+
+void EditService::raise(ChunkCoord chunk, uint64_t version) {
+  std::unique_lock lock(index_mutex_);
+  uint64_t& known = index_[chunk];
+  known = std::max(known, version);
+}
+
+void EditService::submit(v1::EditRequest request, BaseChunks bases, Done done) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!stopping_) {
+      pending_.push_back({std::move(request), std::move(bases), std::move(done)});
+      wake_writer_.notify_one();
+      return;
+    }
+  }
+  done({grpc::StatusCode::UNAVAILABLE, "the server is stopping: edit not applied"}, {});
+}
+
+std::vector<StoredChange> EditService::log(ChunkCoord chunk, uint64_t version) {
+  std::vector<StoredChange> out = store_.log(chunk, 0);
+  std::erase_if(out, [&](const StoredChange& c) { return c.version > version; });
+  return out;
+}
+
+void EditService::listen(std::weak_ptr<const void> owner, Listener listener) {
+  std::lock_guard lock(mutex_);
+  listeners_.push_back({std::move(owner), std::move(listener)});
+  // Sessions end without saying so: their entries go here, and at each tail round.
+  if (listeners_.size() >= prune_at_) {
+    std::erase_if(listeners_, [](const Listening& l) { return l.owner.expired(); });
+    prune_at_ = std::max<size_t>(64, 2 * listeners_.size());
+  }
+}
+
+EditStats EditService::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+void EditService::write_loop() {
+  std::unique_lock lock(mutex_);
+  while (true) {
+    wake_writer_.wait(lock, [&] { return stopping_ || !pending_.empty(); });
+    if (stopping_) return;
+    std::vector<Pending> group;
+    while (!pending_.empty() && group.size() < kMaxGroup) {
+      group.push_back(std::move(pending_.front()));
+      pending_.pop_front();
+    }
+    lock.unlock();
+    commit_group(group);
+    lock.lock();
+  }
+}
+
+// One transaction for the whole group; each batch under a savepoint, so a refused batch
+// leaves the others. Answers go out after the commit: OK means durable.
+void EditService::commit_group(std::vector<Pending>& group) {
+  std::vector<grpc::Status> statuses(group.size());
+  std::vector<v1::EditResponse> responses(group.size());
+  std::vector<v1::ChunkChange> changes;
+  try {
+    store_.write([&](EditStore::Transaction& tx) {
+      changes.clear();
+      for (size_t i = 0; i < group.size(); ++i) {
+        responses[i].Clear();
+        const size_t before = changes.size();
+        tx.savepoint();
+        statuses[i] = commit_batch(world_, tx, group[i].request, group[i].bases, responses[i], changes);
+        if (statuses[i].ok()) {
+          tx.release_savepoint();
+        } else {
+          tx.rollback_to_savepoint();
+          changes.resize(before);
+        }
+      }
+    });
+  } catch (const std::exception& e) {
+    spdlog::error("edit store: a commit of {} batches failed: {}", group.size(), e.what());
+    for (Pending& p : group) p.done({grpc::StatusCode::UNAVAILABLE, std::string("edit store: ") + e.what()}, {});
+    return;
+  }
+  // Read-your-writes on this replica: the index knows the new versions before anyone is told.
+  for (const v1::ChunkChange& c : changes) raise({c.chunk().x(), c.chunk().z()}, c.version());
+  store_.wake();  // the tail hands the changes to the sessions now
+  size_t committed = 0;
+  for (size_t i = 0; i < group.size(); ++i) {
+    committed += statuses[i].ok();
+    group[i].done(statuses[i], std::move(responses[i]));
+  }
+  std::lock_guard lock(mutex_);
+  stats_.batches_committed += committed;
+  stats_.batches_rejected += group.size() - committed;
+  ++stats_.groups_committed;
+}
+
+void EditService::tail_loop() {
+  while (true) {
+    {
+      std::lock_guard lock(mutex_);
+      if (stopping_) return;
+    }
+    std::vector<StoredChange> page;
+    try {
+      page = store_.changes_after(tail_seq_, kTailPage);
+    } catch (const std::exception& e) {
+      spdlog::error("edit store: reading committed changes failed (retrying): {}", e.what());
+    }
+    if (page.empty()) {
+      store_.wait_for_commits(kTailPoll);
+      continue;
+    }
+    ChangeList list;
+    for (StoredChange& stored : page) {
+      auto committed = std::make_shared<CommittedChange>();
+      v1::ChunkChange& change = committed->change;
+      change.ParseFromString(stored.change);
+      change.mutable_chunk()->set_x(stored.chunk.x);
+      change.mutable_chunk()->set_z(stored.chunk.z);
+      change.set_version(stored.version);
+      v1::SessionEvent event;
+      *event.mutable_change() = change;
+      committed->event = std::make_shared<const std::string>(event.SerializeAsString());
+      raise(stored.chunk, stored.version);
+      list.push_back(std::move(committed));
+    }
+    tail_seq_ = page.back().seq;
+    std::vector<Listening> listeners;
+    {
+      std::lock_guard lock(mutex_);
+      stats_.changes_seen += list.size();
+      std::erase_if(listeners_, [](const Listening& l) { return l.owner.expired(); });
+      listeners = listeners_;  // called without the lock: a listener may take its own
+    }
+    for (const Listening& l : listeners) {
+      if (!l.owner.expired()) l.listener(list);
+    }
+  }
+}
+
+}  // namespace chunkforge::server

@@ -1,0 +1,368 @@
+// Edits for real (docs/edits.md): an in-process WorldServer on a SQLite store in a temporary
+// directory, the generated gRPC stub as the client. The model, the write credential, bad input,
+// compare-and-set and races, idempotent retries, structures across chunks, live change events
+// and a store that outlives the server.
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <random>
+#include <thread>
+
+#include "chunkforge/chunk_edits.h"
+#include "chunkforge/encode.h"
+#include "chunkforge/v1/service.grpc.pb.h"
+#include "edit_service.h"
+#include "support/temp_dir.h"
+#include "world_server.h"
+
+namespace chunkforge::server {
+namespace {
+
+constexpr char kWriteToken[] = "write-secret";
+constexpr char kReadToken[] = "read-secret";
+
+std::string offline(int64_t x, int64_t z) {
+  return canonical_bytes(encode_chunk(default_world(), Generator(default_world()).generate({x, z})));
+}
+
+class EditTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = test::unique_temp_dir("edits");
+    start();
+  }
+  void TearDown() override { stop(); }
+
+  void start(std::string write_token = kWriteToken, std::string read_token = "") {
+    ServerOptions options;
+    options.listen = "127.0.0.1:0";
+    options.http = "";
+    options.threads = 2;
+    options.cache_mb = 64;
+    options.store = open_store("sqlite:" + dir_ + "edits.db");
+    ASSERT_EQ(bind_store(*options.store, default_world(), false), "");
+    options.write_token = write_token;
+    options.auth_token = read_token;
+    server_ = std::make_unique<WorldServer>(default_world(), options);
+    ASSERT_TRUE(server_->start());
+    stub_ = v1::WorldService::NewStub(
+        grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()), grpc::InsecureChannelCredentials()));
+  }
+  void stop() {
+    if (server_) server_->shutdown(std::chrono::seconds(2));
+    server_.reset();
+  }
+
+  grpc::Status edit(const v1::EditRequest& request, v1::EditResponse* response = nullptr,
+                    const std::string& token = kWriteToken) {
+    grpc::ClientContext context;
+    if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
+    v1::EditResponse ignored;
+    return stub_->Edit(&context, request, response ? response : &ignored);
+  }
+  v1::Chunk chunk(int64_t x, int64_t z, const std::string& token = "") {
+    grpc::ClientContext context;
+    if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
+    v1::GetChunkRequest request;
+    request.mutable_coord()->set_x(x);
+    request.mutable_coord()->set_z(z);
+    v1::Chunk out;
+    EXPECT_TRUE(stub_->GetChunk(&context, request, &out).ok());
+    return out;
+  }
+
+  std::string dir_;
+  std::unique_ptr<WorldServer> server_;
+  std::unique_ptr<v1::WorldService::Stub> stub_;
+};
+
+v1::EditOp* op_at(v1::EditRequest& request, int64_t x, int64_t z) {
+  v1::EditOp* op = request.add_ops();
+  op->mutable_chunk()->set_x(x);
+  op->mutable_chunk()->set_z(z);
+  return op;
+}
+
+v1::EditRequest remove_object(int64_t x, int64_t z, uint64_t id) {
+  v1::EditRequest request;
+  op_at(request, x, z)->set_remove_object(id);
+  return request;
+}
+
+v1::EditRequest add_object(int64_t x, int64_t z, float ox, float oz, uint32_t layer = 0) {
+  v1::EditRequest request;
+  v1::NewObject* a = op_at(request, x, z)->mutable_add_object();
+  a->set_layer(layer);
+  a->set_x(ox);
+  a->set_z(oz);
+  a->set_yaw(90);
+  return request;
+}
+
+bool holds(const v1::Chunk& c, uint64_t id) {
+  return std::find(c.objects().id().begin(), c.objects().id().end(), id) != c.objects().id().end();
+}
+
+TEST_F(EditTest, ARemovalChangesThatChunkOnlyAndCarriesItsVersion) {
+  const v1::Chunk before = chunk(0, 0);
+  ASSERT_GT(before.objects().id_size(), 0);
+  EXPECT_EQ(canonical_bytes(before), offline(0, 0));  // a pristine chunk is today's bytes
+  const uint64_t felled = before.objects().id(0);
+  v1::EditResponse response;
+  ASSERT_TRUE(edit(remove_object(0, 0, felled), &response).ok());
+  ASSERT_EQ(response.versions_size(), 1);
+  EXPECT_EQ(response.versions(0).version(), 1u);
+
+  const v1::Chunk after = chunk(0, 0);
+  EXPECT_EQ(after.edit_version(), 1u);
+  EXPECT_FALSE(holds(after, felled));
+  EXPECT_EQ(after.objects().id_size(), before.objects().id_size() - 1);
+  EXPECT_EQ(canonical_bytes(chunk(1, 0)), offline(1, 0));  // the neighbour is untouched
+}
+
+TEST_F(EditTest, AddedObjectsMoveCarryStateAndGo) {
+  v1::EditResponse added;
+  ASSERT_TRUE(edit(add_object(2, 3, 10.5f, 20.25f), &added).ok());
+  ASSERT_EQ(added.added_ids_size(), 1);
+  const uint64_t id = added.added_ids(0);
+  v1::Chunk c = chunk(2, 3);
+  ASSERT_TRUE(holds(c, id));
+  const v1::Chunk base = chunk(2, 4);  // any other chunk: ids never collide with generated ones
+  EXPECT_FALSE(holds(base, id));
+
+  v1::EditRequest state;
+  op_at(state, 2, 3)->mutable_set_state()->set_id(id);
+  state.mutable_ops(0)->mutable_set_state()->set_state("wood=3");
+  ASSERT_TRUE(edit(state).ok());
+  c = chunk(2, 3);
+  ASSERT_EQ(c.object_states_size(), 1);
+  EXPECT_EQ(c.object_states(0).state(), "wood=3");
+
+  v1::EditRequest move;
+  v1::MoveObject* m = op_at(move, 2, 3)->mutable_move_object();
+  m->set_id(id);
+  m->set_x(1);
+  m->set_z(2);
+  ASSERT_TRUE(edit(move).ok());
+  c = chunk(2, 3);
+  const int at = static_cast<int>(std::find(c.objects().id().begin(), c.objects().id().end(), id) - c.objects().id().begin());
+  ASSERT_LT(at, c.objects().id_size());
+  EXPECT_EQ(c.objects().x(at), 1.0f);
+  EXPECT_EQ(c.objects().z(at), 2.0f);
+  EXPECT_EQ(c.object_states_size(), 1);  // the state moves with it
+
+  ASSERT_TRUE(edit(remove_object(2, 3, id)).ok());
+  c = chunk(2, 3);
+  EXPECT_FALSE(holds(c, id));
+  EXPECT_EQ(c.object_states_size(), 0);
+  EXPECT_EQ(c.edit_version(), 4u);
+}
+
+TEST_F(EditTest, BadEditsNameTheFieldAndChangeNothing) {
+  const v1::Chunk before = chunk(0, 0);
+  const auto expect_refused = [&](const v1::EditRequest& request, grpc::StatusCode code, const std::string& field) {
+    const grpc::Status status = edit(request);
+    EXPECT_EQ(status.error_code(), code) << status.error_message();
+    EXPECT_NE(status.error_message().find(field), std::string::npos) << status.error_message();
+  };
+  expect_refused(remove_object(0, 0, 12345), grpc::StatusCode::NOT_FOUND, "ops[0].remove_object");
+  expect_refused(add_object(0, 0, 64.0f, 1), grpc::StatusCode::INVALID_ARGUMENT, "ops[0].add_object.x");
+  expect_refused(add_object(0, 0, 1, -0.5f), grpc::StatusCode::INVALID_ARGUMENT, "ops[0].add_object.z");
+  expect_refused(add_object(0, 0, 1, 1, 99), grpc::StatusCode::INVALID_ARGUMENT, "ops[0].add_object.layer");
+  expect_refused(add_object(int64_t{1} << 40, 0, 1, 1), grpc::StatusCode::INVALID_ARGUMENT, "ops[0].chunk.x");
+  v1::EditRequest empty_op;
+  op_at(empty_op, 0, 0);
+  expect_refused(empty_op, grpc::StatusCode::INVALID_ARGUMENT, "ops[0]: no operation");
+  expect_refused(v1::EditRequest{}, grpc::StatusCode::INVALID_ARGUMENT, "ops: no operations");
+  v1::EditRequest big_state;
+  op_at(big_state, 0, 0)->mutable_set_state()->set_id(before.objects().id(0));
+  big_state.mutable_ops(0)->mutable_set_state()->set_state(std::string(257, 'x'));
+  expect_refused(big_state, grpc::StatusCode::INVALID_ARGUMENT, "ops[0].set_state.state");
+  v1::EditRequest too_many;
+  for (int i = 0; i < 257; ++i) op_at(too_many, 0, 0)->set_remove_object(before.objects().id(0));
+  expect_refused(too_many, grpc::StatusCode::INVALID_ARGUMENT, "at most 256");
+  v1::EditRequest no_structure;
+  op_at(no_structure, 0, 0)->set_remove_structure(42);
+  expect_refused(no_structure, grpc::StatusCode::NOT_FOUND, "ops[0].remove_structure");
+  v1::EditRequest generated_move;
+  v1::MoveObject* m = op_at(generated_move, 0, 0)->mutable_move_object();
+  m->set_id(before.objects().id(0));
+  expect_refused(generated_move, grpc::StatusCode::INVALID_ARGUMENT, "generated object");
+  // All or nothing: a good first operation is not applied when the second is bad.
+  v1::EditRequest half = remove_object(0, 0, before.objects().id(0));
+  op_at(half, 0, 0)->set_remove_object(777);
+  expect_refused(half, grpc::StatusCode::NOT_FOUND, "ops[1].remove_object");
+  EXPECT_EQ(canonical_bytes(chunk(0, 0)), canonical_bytes(before));
+}
+
+TEST_F(EditTest, AStaleExpectedVersionIsRefusedWithTheCurrentOne) {
+  const v1::Chunk c = chunk(0, 0);
+  ASSERT_GE(c.objects().id_size(), 2);
+  ASSERT_TRUE(edit(remove_object(0, 0, c.objects().id(0))).ok());
+  v1::EditRequest request = remove_object(0, 0, c.objects().id(1));
+  v1::ChunkVersion* expect = request.add_expect();
+  expect->mutable_chunk()->set_x(0);
+  expect->mutable_chunk()->set_z(0);
+  expect->set_version(0);
+  const grpc::Status stale = edit(request);
+  EXPECT_EQ(stale.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_NE(stale.error_message().find("at version 1"), std::string::npos) << stale.error_message();
+  expect->set_version(1);
+  EXPECT_TRUE(edit(request).ok());
+}
+
+TEST_F(EditTest, OfManyPlayersFellingOneTreeAtOnceExactlyOneWins) {
+  const v1::Chunk c = chunk(0, 0);
+  ASSERT_GT(c.objects().id_size(), 0);
+  const uint64_t tree = c.objects().id(0);
+  std::atomic<int> won{0}, not_found{0};
+  std::vector<std::thread> players;
+  for (int p = 0; p < 12; ++p) {
+    players.emplace_back([&] {
+      const grpc::Status status = edit(remove_object(0, 0, tree));
+      if (status.ok()) ++won;
+      if (status.error_code() == grpc::StatusCode::NOT_FOUND) ++not_found;
+    });
+  }
+  for (std::thread& t : players) t.join();
+  EXPECT_EQ(won.load(), 1);
+  EXPECT_EQ(not_found.load(), 11);
+  EXPECT_EQ(chunk(0, 0).edit_version(), 1u);
+}
+
+TEST_F(EditTest, ARetriedRequestAppliesOnceAndGetsTheSameAnswer) {
+  v1::EditRequest request = add_object(1, 1, 3, 3);
+  request.set_request_id("player-7/42");
+  v1::EditResponse first, second;
+  ASSERT_TRUE(edit(request, &first).ok());
+  ASSERT_TRUE(edit(request, &second).ok());
+  EXPECT_EQ(first.SerializeAsString(), second.SerializeAsString());
+  EXPECT_EQ(chunk(1, 1).edit_version(), 1u);
+}
+
+TEST_F(EditTest, OnlyTheWriteTokenEdits) {
+  const v1::EditRequest request = add_object(0, 0, 1, 1);
+  EXPECT_EQ(edit(request, nullptr, "").error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(edit(request, nullptr, "wrong").error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_TRUE(edit(request).ok());
+  stop();
+  start(kWriteToken, kReadToken);
+  EXPECT_EQ(edit(request, nullptr, kReadToken).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(edit(request, nullptr, "").error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(chunk(0, 0, kWriteToken).edit_version(), 1u);  // the write token reads too
+  stop();
+  start("");  // no write token: edits are closed to everyone
+  const grpc::Status closed = edit(request);
+  EXPECT_EQ(closed.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_NE(closed.error_message().find("--write-token-file"), std::string::npos);
+}
+
+TEST_F(EditTest, EditsOutliveTheServer) {
+  const v1::Chunk c = chunk(0, 0);
+  ASSERT_GT(c.objects().id_size(), 0);
+  ASSERT_TRUE(edit(remove_object(0, 0, c.objects().id(0))).ok());
+  const std::string edited = canonical_bytes(chunk(0, 0));
+  stop();
+  start();
+  EXPECT_EQ(canonical_bytes(chunk(0, 0)), edited);
+  EXPECT_NE(edited, offline(0, 0));
+}
+
+// The first chunk near the origin reporting a structure that also reaches another chunk.
+bool find_spanning_structure(const World& world, ChunkKey& where, v1::StructureInstance& found) {
+  for (int64_t z = -8; z <= 8; ++z) {
+    for (int64_t x = -8; x <= 8; ++x) {
+      const v1::Chunk c = encode_chunk(world, Generator(world).generate({x, z}));
+      for (const v1::StructureInstance& s : c.structures()) {
+        const double cs = static_cast<double>(world.chunk_size());
+        if (std::floor(static_cast<double>(s.x()) / cs) != std::floor((static_cast<double>(s.x()) + s.size_x() - 1e-9) / cs)) {
+          where = {x, z};
+          found = s;
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
+TEST_F(EditTest, ARemovedStructureLeavesEveryChunkItTouchesInOneCommit) {
+  ChunkKey where;
+  v1::StructureInstance s;
+  ASSERT_TRUE(find_spanning_structure(default_world(), where, s));
+  v1::EditRequest request;
+  op_at(request, where.x, where.z)->set_remove_structure(s.id());
+  v1::EditResponse response;
+  ASSERT_TRUE(edit(request, &response).ok());
+  ASSERT_GE(response.versions_size(), 2);
+  for (const v1::ChunkVersion& v : response.versions()) {
+    const v1::Chunk c = chunk(v.chunk().x(), v.chunk().z());
+    EXPECT_EQ(c.edit_version(), 1u);
+    for (const v1::StructureInstance& left : c.structures()) EXPECT_NE(left.id(), s.id());
+  }
+}
+
+// A session's copy, kept up to date from change events with the SDK's own function, is the
+// chunk GetChunk serves, byte for byte, after every batch of a random edit sequence.
+TEST_F(EditTest, ChangeEventsKeepASessionsCopyIdenticalToTheServedChunk) {
+  grpc::ClientContext context;
+  auto session = stub_->Session(&context);
+  v1::SessionUpdate update;
+  update.set_x(32);
+  update.set_z(32);
+  update.set_view_radius(1);
+  ASSERT_TRUE(session->Write(update));
+  std::map<std::pair<int64_t, int64_t>, v1::Chunk> copies;
+  v1::SessionEvent event;
+  while (copies.size() < 9 && session->Read(&event)) {
+    copies[{event.load().coord().x(), event.load().coord().z()}] = event.load();
+  }
+  std::mt19937_64 random(7);
+  std::vector<uint64_t> added;
+  for (int step = 0; step < 40; ++step) {
+    const int64_t x = static_cast<int64_t>(random() % 3) - 1, z = static_cast<int64_t>(random() % 3) - 1;
+    const v1::Chunk now = chunk(x, z);
+    v1::EditRequest request;
+    switch (random() % 3) {
+      case 0:
+        if (now.objects().id_size() == 0) continue;
+        request = remove_object(x, z, now.objects().id(static_cast<int>(random() % now.objects().id_size())));
+        break;
+      case 1:
+        request = add_object(x, z, static_cast<float>(random() % 64), static_cast<float>(random() % 640) / 10.0f,
+                             static_cast<uint32_t>(random() % default_world().resources().size()));
+        break;
+      default:
+        if (now.objects().id_size() == 0) continue;
+        op_at(request, x, z)->mutable_set_state()->set_id(now.objects().id(0));
+        request.mutable_ops(0)->mutable_set_state()->set_state(std::to_string(step));
+    }
+    ASSERT_TRUE(edit(request).ok()) << "step " << step;
+    ASSERT_TRUE(session->Read(&event)) << "step " << step;
+    ASSERT_TRUE(event.has_change()) << "step " << step;
+    v1::Chunk& copy = copies[{event.change().chunk().x(), event.change().chunk().z()}];
+    apply_change(copy, event.change(), {});
+    EXPECT_EQ(canonical_bytes(copy), canonical_bytes(chunk(x, z))) << "step " << step;
+  }
+  context.TryCancel();
+}
+
+TEST_F(EditTest, AStoreOfAnotherWorldIsRefusedUnlessRebound) {
+  ASSERT_TRUE(edit(add_object(0, 0, 1, 1)).ok());
+  stop();
+  v1::WorldDefinition other = default_world().definition();
+  other.set_seed(other.seed() + 1);
+  const World world = *World::create(other).world;
+  auto store = open_store("sqlite:" + dir_ + "edits.db");
+  const std::string refused = bind_store(*store, world, false);
+  EXPECT_NE(refused.find("--store-rebind"), std::string::npos) << refused;
+  EXPECT_NE(refused.find(default_world().fingerprint()), std::string::npos) << refused;
+  EXPECT_EQ(bind_store(*store, world, true), "");
+  EXPECT_EQ(bind_store(*store, world, false), "");  // now bound to the other world
+}
+
+}  // namespace
+}  // namespace chunkforge::server
