@@ -234,9 +234,12 @@ StoreStats SqliteStore::stats() {
   out.changes = static_cast<uint64_t>(reader_.integer("SELECT count(*) FROM changes"));
   out.change_bytes = static_cast<uint64_t>(reader_.integer("SELECT coalesce(sum(length(change)), 0) FROM changes"));
   out.requests = static_cast<uint64_t>(reader_.integer("SELECT count(*) FROM requests"));
-  // Pages in use (free pages aside), the WAL's pages included once they are checkpointed.
-  out.disk_bytes = static_cast<uint64_t>(reader_.integer("SELECT (page_count - freelist_count) * page_size FROM "
-                                                         "pragma_page_count, pragma_freelist_count, pragma_page_size"));
+  // The database file once the write-ahead log is copied into it (the log itself is reused
+  // space, not growth: SQLite checkpoints it at 1000 pages by default).
+  reader_.exec_quietly("PRAGMA wal_checkpoint(PASSIVE)");
+  std::error_code error;
+  const std::uintmax_t size = std::filesystem::file_size(path_, error);
+  out.disk_bytes = error ? 0 : size;
   return out;
 }
 

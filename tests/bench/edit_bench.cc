@@ -1,0 +1,156 @@
+// Edits measured (docs/edits.md, "Measured"): an in-process server on a SQLite store in a
+// temporary directory, the generated stub as the client.
+//   BM_EditCommit/threads:N   edits/s with N clients at once (group commit gathers them)
+//   BM_EditToEvent            edit sent -> change event at a session on the same server
+//   BM_WarmGetChunk/edited:E  a cached chunk, pristine (0) or edited (1)
+//   BM_RemovalChangeBytes     stored bytes of a one-object removal
+#include <benchmark/benchmark.h>
+#include <grpcpp/grpcpp.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <memory>
+
+#include "chunkforge/v1/service.grpc.pb.h"
+#include "edit_service.h"
+#include "world_server.h"
+
+namespace chunkforge::server {
+namespace {
+
+struct Rig {
+  std::string dir;
+  std::shared_ptr<EditStore> store;
+  std::unique_ptr<WorldServer> server;
+  std::unique_ptr<v1::WorldService::Stub> stub;
+
+  Rig() {
+    char pattern[] = "/tmp/chunkforge_edit_bench_XXXXXX";
+    dir = mkdtemp(pattern);
+    ServerOptions options;
+    options.listen = "127.0.0.1:0";
+    options.http = "";
+    options.store = open_store("sqlite:" + dir + "/edits.db");
+    bind_store(*options.store, default_world(), false);
+    options.open_edits = true;
+    store = options.store;
+    server = std::make_unique<WorldServer>(default_world(), options);
+    server->start();
+    stub = v1::WorldService::NewStub(
+        grpc::CreateChannel("127.0.0.1:" + std::to_string(server->port()), grpc::InsecureChannelCredentials()));
+  }
+  ~Rig() {
+    server->shutdown(std::chrono::seconds(1));
+    std::filesystem::remove_all(dir);
+  }
+  bool edit(const v1::EditRequest& request, v1::EditResponse* response = nullptr) {
+    grpc::ClientContext context;
+    v1::EditResponse ignored;
+    return stub->Edit(&context, request, response ? response : &ignored).ok();
+  }
+  v1::Chunk chunk(int64_t x, int64_t z) {
+    grpc::ClientContext context;
+    v1::GetChunkRequest request;
+    request.mutable_coord()->set_x(x);
+    request.mutable_coord()->set_z(z);
+    v1::Chunk out;
+    stub->GetChunk(&context, request, &out);
+    return out;
+  }
+};
+
+v1::EditRequest add_at(int64_t x, int64_t z, int k) {
+  v1::EditRequest request;
+  v1::EditOp* op = request.add_ops();
+  op->mutable_chunk()->set_x(x);
+  op->mutable_chunk()->set_z(z);
+  op->mutable_add_object()->set_x(static_cast<float>(k % 64));
+  op->mutable_add_object()->set_z(static_cast<float>((k / 64) % 64));
+  return request;
+}
+
+Rig* shared_rig = nullptr;
+
+void BM_EditCommit(benchmark::State& state) {
+  if (state.thread_index() == 0) {
+    shared_rig = new Rig();
+    // Chunks players edit are the ones they look at: cached. 16 per client, warmed here.
+    for (int row = 0; row < state.threads(); ++row) {
+      for (int x = 0; x < 16; ++x) shared_rig->chunk(x, 100 + row);
+    }
+  }
+  // Each client edits the 16 chunks of its own row in turn.
+  int k = 0;
+  for (auto _ : state) {
+    if (!shared_rig->edit(add_at(k % 16, 100 + state.thread_index(), k))) state.SkipWithError("edit failed");
+    ++k;
+  }
+  state.SetItemsProcessed(state.iterations());
+  if (state.thread_index() == 0) {
+    delete shared_rig;
+    shared_rig = nullptr;
+  }
+}
+BENCHMARK(BM_EditCommit)->Threads(1)->Threads(8)->Threads(32)->UseRealTime();
+
+void BM_EditToEvent(benchmark::State& state) {
+  Rig rig;
+  grpc::ClientContext context;
+  auto session = rig.stub->Session(&context);
+  v1::SessionUpdate update;
+  update.set_x(32);
+  update.set_z(32);
+  update.set_view_radius(0);
+  session->Write(update);
+  v1::SessionEvent event;
+  session->Read(&event);  // the load of chunk (0, 0)
+  std::vector<double> ms;
+  int k = 0;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    rig.edit(add_at(0, 0, k++));
+    if (!session->Read(&event) || !event.has_change()) state.SkipWithError("no change event");
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  state.counters["p50_ms"] = ms[ms.size() / 2];
+  state.counters["p99_ms"] = ms[ms.size() * 99 / 100];
+  context.TryCancel();
+}
+BENCHMARK(BM_EditToEvent)->UseRealTime();
+
+void BM_WarmGetChunk(benchmark::State& state) {
+  Rig rig;
+  const bool edited = state.range(0) == 1;
+  if (edited) rig.edit(add_at(0, 0, 1));
+  rig.chunk(0, 0);  // warm
+  for (auto _ : state) benchmark::DoNotOptimize(rig.chunk(0, 0));
+}
+BENCHMARK(BM_WarmGetChunk)->ArgName("edited")->Arg(0)->Arg(1)->UseRealTime();
+
+// Bytes of the stored change per one-object removal (the row and index overhead on disk comes
+// on top: docs/edits.md, "Measured").
+void BM_RemovalChangeBytes(benchmark::State& state) {
+  Rig rig;
+  uint64_t removals = 0;
+  for (auto _ : state) {
+    const int64_t x = static_cast<int64_t>(removals++);
+    const v1::Chunk c = rig.chunk(x, 7);
+    if (c.objects().id_size() == 0) continue;
+    v1::EditRequest request;
+    v1::EditOp* op = request.add_ops();
+    op->mutable_chunk()->set_x(x);
+    op->mutable_chunk()->set_z(7);
+    op->set_remove_object(c.objects().id(0));
+    rig.edit(request);
+  }
+  const StoreStats stats = rig.store->stats();
+  state.counters["change_bytes_per_removal"] =
+      static_cast<double>(stats.change_bytes) / static_cast<double>(std::max<uint64_t>(stats.changes, 1));
+}
+BENCHMARK(BM_RemovalChangeBytes)->Iterations(200)->UseRealTime();
+
+}  // namespace
+}  // namespace chunkforge::server
