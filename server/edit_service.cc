@@ -23,10 +23,9 @@ constexpr std::chrono::milliseconds kTailPoll{250};
 }  // namespace
 
 std::string bind_store(EditStore& store, const World& world, bool rebind) {
-  static const std::string kKey = "world_fingerprint";
   std::string error;
   store.write([&](EditStore::Transaction& tx) {
-    const std::optional<std::string> bound = tx.meta(kKey);
+    const std::optional<std::string> bound = tx.meta(kWorldFingerprintKey);
     if (bound && *bound != world.fingerprint() && store.last_seq() > 0 && !rebind) {
       error = "the store " + store.describe() + " holds edits of the world with fingerprint " + *bound +
               ", and this server's world has fingerprint " + world.fingerprint() +
@@ -34,7 +33,7 @@ std::string bind_store(EditStore& store, const World& world, bool rebind) {
               "use another store (a new --data directory)";
       return;
     }
-    if (bound != world.fingerprint()) tx.set_meta(kKey, world.fingerprint());
+    if (bound != world.fingerprint()) tx.set_meta(kWorldFingerprintKey, world.fingerprint());
   });
   return error;
 }

@@ -7,7 +7,7 @@
 //
 //   std::unique_ptr<EditStore> store = open_store("sqlite:/var/lib/chunkforge/edits.db");
 //   store->write([&](EditStore::Transaction& tx) {
-//     tx.append(coord, tx.version(coord) + 1, false, change_bytes);
+//     tx.append(coord, tx.version(coord) + 1, change_bytes);
 //   });  // durable when write() returns
 //
 // Thread safety: every method may be called from any thread. One write transaction runs at a
@@ -119,6 +119,9 @@ class EditStore {
 // Opens (creating or migrating its schema) the store at `location`: "sqlite:PATH" (a file) or
 // a PostgreSQL connection URI. Throws StoreError naming the location and the reason.
 std::unique_ptr<EditStore> open_store(const std::string& location);
+
+// The metadata key of the world a store is bound to (its fingerprint; bind_store).
+inline constexpr char kWorldFingerprintKey[] = "world_fingerprint";
 
 // The schema version this build writes; a store with a newer one is refused.
 inline constexpr int kStoreSchemaVersion = 1;

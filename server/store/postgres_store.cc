@@ -1,12 +1,307 @@
-// PostgreSQL edit store: not built yet. The scale-out store of docs/edits.md ("Not done yet")
-// is to open a database by URI here; until then a postgres:// location is refused at start-up
-// with this message, so that no replica runs believing its edits are shared.
+// PostgresStore: the edit store (edit_store.h) in a PostgreSQL database that every replica of a
+// scale-out shares (libpq). Three connections: one writer, one reader, one that LISTENs.
+//
+// Commit order: every write transaction first takes one transaction-scoped advisory lock, so
+// writers from all replicas (and the `chunkforge edits` command) commit one at a time and a
+// change's seq (an identity column) grows in commit order. That is what lets each replica's
+// tail read "changes with seq > the last I saw" and never miss one committed late.
+// Each write ends with NOTIFY, delivered at COMMIT to every replica's listening connection:
+// their tails wake at once instead of at their next poll.
+// Durability: synchronous_commit is set on for the writer, whatever the database's default, so
+// a commit is flushed to PostgreSQL's WAL when write() returns.
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <mutex>
+#include <type_traits>
+
+#include "pg_connection.h"
 #include "store_backends.h"
 
 namespace chunkforge::server {
+namespace {
 
-std::unique_ptr<EditStore> open_postgres_store(const std::string&) {
-  throw StoreError("PostgreSQL stores are not supported by this build yet; use --data DIR (SQLite) (docs/edits.md)");
+// Schema migrations, in order: entry k takes the schema from version k to k + 1.
+const char* const kMigrations[] = {
+    // 1: the change log (seq is the commit order), remembered request ids, metadata.
+    "CREATE TABLE changes(seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, cx BIGINT NOT NULL,"
+    "  cz BIGINT NOT NULL, version BIGINT NOT NULL, change BYTEA NOT NULL);"
+    "CREATE UNIQUE INDEX changes_by_chunk ON changes(cx, cz, version);"
+    "CREATE TABLE requests(id TEXT PRIMARY KEY, answer BYTEA NOT NULL, seq BIGINT NOT NULL);"
+    "CREATE INDEX requests_by_age ON requests(seq);",
+};
+static_assert(std::size(kMigrations) == kStoreSchemaVersion, "one migration per schema version");
+
+// The advisory lock every writer takes: an arbitrary key of our own ("chunkforge" in ASCII).
+constexpr char kWriterLock[] = "SELECT pg_advisory_xact_lock(7522525445947909989)";
+constexpr char kChannel[] = "chunkforge_edits";
+constexpr int64_t kMaxRequests = 100000;  // remembered request ids; the oldest go first
+constexpr int kExportPage = 1000;         // rows an export fetches at a time
+
+constexpr char kChangeColumns[] = "SELECT seq, cx, cz, version, change FROM changes ";
+
+std::vector<StoredChange> read_changes(const PgResult& r) {
+  std::vector<StoredChange> out;
+  out.reserve(static_cast<size_t>(r.rows()));
+  for (int row = 0; row < r.rows(); ++row) {
+    out.push_back({r.int64(row, 0), {r.int64(row, 1), r.int64(row, 2)}, static_cast<uint64_t>(r.int64(row, 3)),
+                   r.bytes(row, 4)});
+  }
+  return out;
 }
+
+uint64_t chunk_version(PgConnection& c, ChunkCoord chunk) {
+  return static_cast<uint64_t>(c.integer("SELECT coalesce(max(version), 0)::bigint FROM changes WHERE cx = $1 AND cz = $2",
+                                         {PgParam::integer(chunk.x), PgParam::integer(chunk.z)}));
+}
+
+std::vector<StoredChange> chunk_log(PgConnection& c, ChunkCoord chunk, uint64_t after) {
+  return read_changes(c.query(std::string(kChangeColumns) + "WHERE cx = $1 AND cz = $2 AND version > $3 ORDER BY version",
+                              {PgParam::integer(chunk.x), PgParam::integer(chunk.z),
+                               PgParam::integer(static_cast<int64_t>(after))}));
+}
+
+std::optional<std::string> read_meta(PgConnection& c, const std::string& key) {
+  PgResult r = c.query("SELECT value FROM meta WHERE key = $1", {PgParam::text(key)});
+  if (r.rows() == 0) return std::nullopt;
+  return r.bytes(0, 0);
+}
+
+class PgTransaction final : public EditStore::Transaction {
+ public:
+  explicit PgTransaction(PgConnection& c) : c_(c) {}
+  uint64_t version(ChunkCoord chunk) override { return chunk_version(c_, chunk); }
+  std::vector<StoredChange> log(ChunkCoord chunk, uint64_t after) override { return chunk_log(c_, chunk, after); }
+  void append(ChunkCoord chunk, uint64_t version, const std::string& change) override {
+    c_.query("INSERT INTO changes(cx, cz, version, change) VALUES ($1, $2, $3, $4)",
+             {PgParam::integer(chunk.x), PgParam::integer(chunk.z), PgParam::integer(static_cast<int64_t>(version)),
+              PgParam::bytes(change)});
+  }
+  void erase_log(ChunkCoord chunk) override {
+    c_.query("DELETE FROM changes WHERE cx = $1 AND cz = $2", {PgParam::integer(chunk.x), PgParam::integer(chunk.z)});
+  }
+  std::vector<ChunkCoord> edited_chunks(const ChunkRange& r) override {
+    PgResult rows = c_.query(
+        "SELECT DISTINCT cx, cz FROM changes WHERE cx BETWEEN $1 AND $2 AND cz BETWEEN $3 AND $4 ORDER BY cz, cx",
+        {PgParam::integer(r.min.x), PgParam::integer(r.max.x), PgParam::integer(r.min.z), PgParam::integer(r.max.z)});
+    std::vector<ChunkCoord> out;
+    for (int row = 0; row < rows.rows(); ++row) out.push_back({rows.int64(row, 0), rows.int64(row, 1)});
+    return out;
+  }
+  std::optional<std::string> request(const std::string& id) override {
+    PgResult r = c_.query("SELECT answer FROM requests WHERE id = $1", {PgParam::text(id)});
+    if (r.rows() == 0) return std::nullopt;
+    return r.bytes(0, 0);
+  }
+  void remember(const std::string& id, const std::string& answer) override {
+    // Writers hold the advisory lock, so max(seq) + 1 is not raced.
+    const int64_t seq = c_.integer("SELECT coalesce(max(seq), 0)::bigint + 1 FROM requests");
+    c_.query("INSERT INTO requests(id, answer, seq) VALUES ($1, $2, $3)",
+             {PgParam::text(id), PgParam::bytes(answer), PgParam::integer(seq)});
+    if (seq % 1024 == 0) {  // now and then, not per request: the oldest beyond the bound go
+      c_.query("DELETE FROM requests WHERE seq <= $1", {PgParam::integer(seq - kMaxRequests)});
+    }
+  }
+  std::optional<std::string> meta(const std::string& key) override { return read_meta(c_, key); }
+  void set_meta(const std::string& key, const std::string& value) override {
+    c_.query("INSERT INTO meta(key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+             {PgParam::text(key), PgParam::text(value)});
+  }
+  void savepoint() override { c_.exec("SAVEPOINT batch"); }
+  void rollback_to_savepoint() override { c_.exec("ROLLBACK TO SAVEPOINT batch; RELEASE SAVEPOINT batch"); }
+  void release_savepoint() override { c_.exec("RELEASE SAVEPOINT batch"); }
+
+ private:
+  PgConnection& c_;
+};
+
+class PostgresStore final : public EditStore {
+ public:
+  explicit PostgresStore(const std::string& uri)
+      // OK means durable, whatever the database's default.
+      : writer_(uri, "SET synchronous_commit = on"),
+        reader_(uri),
+        listener_(uri, std::string("LISTEN ") + kChannel),
+        wake_fd_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
+    if (wake_fd_ < 0) throw writer_.error("eventfd failed");
+    migrate();
+  }
+  ~PostgresStore() override { close(wake_fd_); }
+
+  void write(const std::function<void(Transaction&)>& body) override;
+
+  // A read on the reader connection, reconnecting first if the database went away.
+  template <typename F>
+  std::invoke_result_t<F> read(F&& f) {
+    std::lock_guard lock(read_mutex_);
+    reader_.ensure_connected();
+    return f();
+  }
+
+  uint64_t version(ChunkCoord chunk) override {
+    return read([&] { return chunk_version(reader_, chunk); });
+  }
+  std::vector<StoredChange> log(ChunkCoord chunk, uint64_t after_version) override {
+    return read([&] { return chunk_log(reader_, chunk, after_version); });
+  }
+  std::vector<StoredChange> changes_after(int64_t after_seq, size_t limit) override {
+    return read([&] {
+      return read_changes(reader_.query(std::string(kChangeColumns) + "WHERE seq > $1 ORDER BY seq LIMIT $2",
+                                        {PgParam::integer(after_seq), PgParam::integer(static_cast<int64_t>(limit))}));
+    });
+  }
+  int64_t last_seq() override {
+    return read([&] { return reader_.integer("SELECT coalesce(max(seq), 0)::bigint FROM changes"); });
+  }
+  std::vector<std::pair<ChunkCoord, uint64_t>> versions() override;
+  std::optional<std::string> meta(const std::string& key) override {
+    return read([&] { return read_meta(reader_, key); });
+  }
+  void snapshot(const std::function<void(const StoredChange&)>& each) override;
+  StoreStats stats() override;
+
+  void wait_for_commits(std::chrono::milliseconds timeout) override;
+  void wake() override {
+    const uint64_t one = 1;
+    (void)!::write(wake_fd_, &one, sizeof one);
+  }
+  std::string describe() const override { return writer_.describe(); }
+
+ private:
+  void migrate();
+  bool drain_notifications();
+
+  std::mutex write_mutex_, read_mutex_, listen_mutex_;
+  PgConnection writer_, reader_, listener_;
+  int wake_fd_;
+};
+
+void PostgresStore::migrate() {
+  std::lock_guard lock(write_mutex_);
+  writer_.exec("BEGIN");
+  try {
+    writer_.exec(kWriterLock);  // replicas starting together migrate one at a time
+    writer_.exec("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+    const std::optional<std::string> text = read_meta(writer_, "schema_version");
+    const int64_t from = text ? std::stoll(*text) : 0;
+    if (from > kStoreSchemaVersion) {
+      throw writer_.error("schema version " + std::to_string(from) + " is newer than this build's " +
+                          std::to_string(kStoreSchemaVersion) + " (written by a newer chunkforge)");
+    }
+    for (int64_t v = from; v < kStoreSchemaVersion; ++v) writer_.exec(kMigrations[v]);
+    PgTransaction(writer_).set_meta("schema_version", std::to_string(kStoreSchemaVersion));
+    writer_.exec("COMMIT");
+  } catch (...) {
+    writer_.exec_quietly("ROLLBACK");
+    throw;
+  }
+}
+
+// A COMMIT that fails with the connection leaves the outcome unknown; the caller gets the
+// StoreError (UNAVAILABLE), and a retry with the same request id gets the first answer if the
+// commit did happen.
+void PostgresStore::write(const std::function<void(Transaction&)>& body) {
+  std::lock_guard lock(write_mutex_);
+  writer_.ensure_connected();
+  writer_.exec("BEGIN");
+  try {
+    writer_.exec(kWriterLock);
+    PgTransaction tx(writer_);
+    body(tx);
+    writer_.exec(std::string("NOTIFY ") + kChannel);
+    writer_.exec("COMMIT");
+  } catch (...) {
+    writer_.exec_quietly("ROLLBACK");
+    throw;
+  }
+}
+
+std::vector<std::pair<ChunkCoord, uint64_t>> PostgresStore::versions() {
+  return read([&] {
+    PgResult r = reader_.query("SELECT cx, cz, max(version) FROM changes GROUP BY cx, cz");
+    std::vector<std::pair<ChunkCoord, uint64_t>> out;
+    out.reserve(static_cast<size_t>(r.rows()));
+    for (int row = 0; row < r.rows(); ++row) {
+      out.push_back({{r.int64(row, 0), r.int64(row, 1)}, static_cast<uint64_t>(r.int64(row, 2))});
+    }
+    return out;
+  });
+}
+
+// One REPEATABLE READ transaction is one snapshot; a cursor keeps memory to one page of rows.
+void PostgresStore::snapshot(const std::function<void(const StoredChange&)>& each) {
+  read([&] {
+    reader_.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    try {
+      reader_.exec(std::string("DECLARE export NO SCROLL CURSOR FOR ") + kChangeColumns + "ORDER BY seq");
+      while (true) {
+        const std::vector<StoredChange> page =
+            read_changes(reader_.query("FETCH " + std::to_string(kExportPage) + " FROM export"));
+        for (const StoredChange& change : page) each(change);
+        if (page.size() < static_cast<size_t>(kExportPage)) break;
+      }
+      reader_.exec("COMMIT");
+    } catch (...) {
+      reader_.exec_quietly("ROLLBACK");
+      throw;
+    }
+  });
+}
+
+StoreStats PostgresStore::stats() {
+  return read([&] {
+    StoreStats out;
+    PgResult r = reader_.query(
+        "SELECT (SELECT count(*) FROM (SELECT DISTINCT cx, cz FROM changes) AS chunks),"
+        "  (SELECT count(*) FROM changes), (SELECT coalesce(sum(length(change)), 0)::bigint FROM changes),"
+        "  (SELECT count(*) FROM requests),"
+        "  (pg_total_relation_size('changes') + pg_total_relation_size('requests') +"
+        "   pg_total_relation_size('meta'))::bigint");
+    out.chunks = static_cast<uint64_t>(r.int64(0, 0));
+    out.changes = static_cast<uint64_t>(r.int64(0, 1));
+    out.change_bytes = static_cast<uint64_t>(r.int64(0, 2));
+    out.requests = static_cast<uint64_t>(r.int64(0, 3));
+    out.disk_bytes = static_cast<uint64_t>(r.int64(0, 4));
+    return out;
+  });
+}
+
+// True if a notification had arrived; frees them all.
+bool PostgresStore::drain_notifications() {
+  bool any = false;
+  while (PGnotify* notify = PQnotifies(listener_.get())) {
+    PQfreemem(notify);
+    any = true;
+  }
+  return any;
+}
+
+// After a lost connection the listener reconnects and LISTENs again (its setup); what was
+// notified in between is found by the tail all the same, since it reads by seq, not by message.
+void PostgresStore::wait_for_commits(std::chrono::milliseconds timeout) {
+  std::lock_guard lock(listen_mutex_);
+  bool listening = true;
+  try {
+    listener_.ensure_connected();
+  } catch (const StoreError&) {
+    listening = false;  // the database is away: wait out the timeout (or a wake) and try again
+  }
+  if (listening && drain_notifications()) return;
+  pollfd fds[2] = {{wake_fd_, POLLIN, 0}, {listening ? PQsocket(listener_.get()) : -1, POLLIN, 0}};
+  if (poll(fds, 2, static_cast<int>(timeout.count())) <= 0) return;
+  if (fds[0].revents & POLLIN) {
+    uint64_t count = 0;
+    (void)!::read(wake_fd_, &count, sizeof count);
+  }
+  if (listening && fds[1].revents != 0) {  // data, or a hang-up that PQconsumeInput marks broken
+    PQconsumeInput(listener_.get());
+    drain_notifications();
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<EditStore> open_postgres_store(const std::string& uri) { return std::make_unique<PostgresStore>(uri); }
 
 }  // namespace chunkforge::server

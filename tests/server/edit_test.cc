@@ -1,5 +1,6 @@
-// Edits for real (docs/edits.md): an in-process WorldServer on a SQLite store in a temporary
-// directory, the generated gRPC stub as the client. The model, the write credential, bad input,
+// Edits for real (docs/edits.md): an in-process WorldServer on each kind of store — a SQLite
+// file in a temporary directory, and a throwaway PostgreSQL cluster started by the test — with
+// the generated gRPC stub as the client. The model, the write credential, bad input,
 // compare-and-set and races, idempotent retries, structures across chunks, live change events
 // and a store that outlives the server.
 #include <grpcpp/grpcpp.h>
@@ -15,6 +16,8 @@
 #include "chunkforge/encode.h"
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "edit_service.h"
+#include "support/postgres_cluster.h"
+#include "support/server_process.h"
 #include "support/temp_dir.h"
 #include "world_server.h"
 
@@ -28,11 +31,21 @@ std::string offline(int64_t x, int64_t z) {
   return canonical_bytes(encode_chunk(default_world(), Generator(default_world()).generate({x, z})));
 }
 
-class EditTest : public testing::Test {
+// Runs once per store: "sqlite" or "postgres".
+class EditTest : public testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     dir_ = test::unique_temp_dir("edits");
+    if (GetParam() == "postgres") {
+      postgres_ = std::make_unique<test::PostgresCluster>("edits");
+      ASSERT_TRUE(postgres_->started()) << postgres_->failure();
+    }
     start();
+  }
+  // The store's location: the same one at every start() of a test.
+  std::string location() const {
+    if (!restored_.empty()) return restored_;
+    return postgres_ ? postgres_->uri() : "sqlite:" + dir_ + "edits.db";
   }
   void TearDown() override { stop(); }
 
@@ -42,7 +55,7 @@ class EditTest : public testing::Test {
     options.http = "";
     options.threads = 2;
     options.cache_mb = 64;
-    options.store = open_store("sqlite:" + dir_ + "edits.db");
+    options.store = open_store(location());
     ASSERT_EQ(bind_store(*options.store, default_world(), false), "");
     options.write_token = write_token;
     options.auth_token = read_token;
@@ -75,6 +88,8 @@ class EditTest : public testing::Test {
   }
 
   std::string dir_;
+  std::unique_ptr<test::PostgresCluster> postgres_;
+  std::string restored_;  // a store the test moved the server to
   std::unique_ptr<WorldServer> server_;
   std::unique_ptr<v1::WorldService::Stub> stub_;
 };
@@ -106,7 +121,7 @@ bool holds(const v1::Chunk& c, uint64_t id) {
   return std::find(c.objects().id().begin(), c.objects().id().end(), id) != c.objects().id().end();
 }
 
-TEST_F(EditTest, ARemovalChangesThatChunkOnlyAndCarriesItsVersion) {
+TEST_P(EditTest, ARemovalChangesThatChunkOnlyAndCarriesItsVersion) {
   const v1::Chunk before = chunk(0, 0);
   ASSERT_GT(before.objects().id_size(), 0);
   EXPECT_EQ(canonical_bytes(before), offline(0, 0));  // a pristine chunk is today's bytes
@@ -123,7 +138,7 @@ TEST_F(EditTest, ARemovalChangesThatChunkOnlyAndCarriesItsVersion) {
   EXPECT_EQ(canonical_bytes(chunk(1, 0)), offline(1, 0));  // the neighbour is untouched
 }
 
-TEST_F(EditTest, AddedObjectsMoveCarryStateAndGo) {
+TEST_P(EditTest, AddedObjectsMoveCarryStateAndGo) {
   v1::EditResponse added;
   ASSERT_TRUE(edit(add_object(2, 3, 10.5f, 20.25f), &added).ok());
   ASSERT_EQ(added.added_ids_size(), 1);
@@ -161,7 +176,7 @@ TEST_F(EditTest, AddedObjectsMoveCarryStateAndGo) {
   EXPECT_EQ(c.edit_version(), 4u);
 }
 
-TEST_F(EditTest, BadEditsNameTheFieldAndChangeNothing) {
+TEST_P(EditTest, BadEditsNameTheFieldAndChangeNothing) {
   const v1::Chunk before = chunk(0, 0);
   const auto expect_refused = [&](const v1::EditRequest& request, grpc::StatusCode code, const std::string& field) {
     const grpc::Status status = edit(request);
@@ -198,7 +213,7 @@ TEST_F(EditTest, BadEditsNameTheFieldAndChangeNothing) {
   EXPECT_EQ(canonical_bytes(chunk(0, 0)), canonical_bytes(before));
 }
 
-TEST_F(EditTest, AStaleExpectedVersionIsRefusedWithTheCurrentOne) {
+TEST_P(EditTest, AStaleExpectedVersionIsRefusedWithTheCurrentOne) {
   const v1::Chunk c = chunk(0, 0);
   ASSERT_GE(c.objects().id_size(), 2);
   ASSERT_TRUE(edit(remove_object(0, 0, c.objects().id(0))).ok());
@@ -214,7 +229,7 @@ TEST_F(EditTest, AStaleExpectedVersionIsRefusedWithTheCurrentOne) {
   EXPECT_TRUE(edit(request).ok());
 }
 
-TEST_F(EditTest, OfManyPlayersFellingOneTreeAtOnceExactlyOneWins) {
+TEST_P(EditTest, OfManyPlayersFellingOneTreeAtOnceExactlyOneWins) {
   const v1::Chunk c = chunk(0, 0);
   ASSERT_GT(c.objects().id_size(), 0);
   const uint64_t tree = c.objects().id(0);
@@ -233,7 +248,7 @@ TEST_F(EditTest, OfManyPlayersFellingOneTreeAtOnceExactlyOneWins) {
   EXPECT_EQ(chunk(0, 0).edit_version(), 1u);
 }
 
-TEST_F(EditTest, ARetriedRequestAppliesOnceAndGetsTheSameAnswer) {
+TEST_P(EditTest, ARetriedRequestAppliesOnceAndGetsTheSameAnswer) {
   v1::EditRequest request = add_object(1, 1, 3, 3);
   request.set_request_id("player-7/42");
   v1::EditResponse first, second;
@@ -243,7 +258,7 @@ TEST_F(EditTest, ARetriedRequestAppliesOnceAndGetsTheSameAnswer) {
   EXPECT_EQ(chunk(1, 1).edit_version(), 1u);
 }
 
-TEST_F(EditTest, OnlyTheWriteTokenEdits) {
+TEST_P(EditTest, OnlyTheWriteTokenEdits) {
   const v1::EditRequest request = add_object(0, 0, 1, 1);
   EXPECT_EQ(edit(request, nullptr, "").error_code(), grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_EQ(edit(request, nullptr, "wrong").error_code(), grpc::StatusCode::PERMISSION_DENIED);
@@ -260,7 +275,7 @@ TEST_F(EditTest, OnlyTheWriteTokenEdits) {
   EXPECT_NE(closed.error_message().find("--write-token-file"), std::string::npos);
 }
 
-TEST_F(EditTest, EditsOutliveTheServer) {
+TEST_P(EditTest, EditsOutliveTheServer) {
   const v1::Chunk c = chunk(0, 0);
   ASSERT_GT(c.objects().id_size(), 0);
   ASSERT_TRUE(edit(remove_object(0, 0, c.objects().id(0))).ok());
@@ -289,7 +304,7 @@ bool find_spanning_structure(const World& world, ChunkKey& where, v1::StructureI
   return false;
 }
 
-TEST_F(EditTest, ARemovedStructureLeavesEveryChunkItTouchesInOneCommit) {
+TEST_P(EditTest, ARemovedStructureLeavesEveryChunkItTouchesInOneCommit) {
   ChunkKey where;
   v1::StructureInstance s;
   ASSERT_TRUE(find_spanning_structure(default_world(), where, s));
@@ -307,7 +322,7 @@ TEST_F(EditTest, ARemovedStructureLeavesEveryChunkItTouchesInOneCommit) {
 
 // A session's copy, kept up to date from change events with the SDK's own function, is the
 // chunk GetChunk serves, byte for byte, after every batch of a random edit sequence.
-TEST_F(EditTest, ChangeEventsKeepASessionsCopyIdenticalToTheServedChunk) {
+TEST_P(EditTest, ChangeEventsKeepASessionsCopyIdenticalToTheServedChunk) {
   grpc::ClientContext context;
   auto session = stub_->Session(&context);
   v1::SessionUpdate update;
@@ -350,19 +365,155 @@ TEST_F(EditTest, ChangeEventsKeepASessionsCopyIdenticalToTheServedChunk) {
   context.TryCancel();
 }
 
-TEST_F(EditTest, AStoreOfAnotherWorldIsRefusedUnlessRebound) {
+TEST_P(EditTest, AStoreOfAnotherWorldIsRefusedUnlessRebound) {
   ASSERT_TRUE(edit(add_object(0, 0, 1, 1)).ok());
   stop();
   v1::WorldDefinition other = default_world().definition();
   other.set_seed(other.seed() + 1);
   const World world = *World::create(other).world;
-  auto store = open_store("sqlite:" + dir_ + "edits.db");
+  auto store = open_store(location());
   const std::string refused = bind_store(*store, world, false);
   EXPECT_NE(refused.find("--store-rebind"), std::string::npos) << refused;
   EXPECT_NE(refused.find(default_world().fingerprint()), std::string::npos) << refused;
   EXPECT_EQ(bind_store(*store, world, true), "");
   EXPECT_EQ(bind_store(*store, world, false), "");  // now bound to the other world
 }
+
+// The `chunkforge edits` command on the store a server is serving from.
+std::string edits_command(const std::string& words, const std::string& location) {
+  return std::string(CHUNKFORGE_CLI) + " edits " + words + " --store '" + location + "'";
+}
+
+TEST_P(EditTest, AnExportTakenWhileServingRestoresIntoAnEmptyStore) {
+  const v1::Chunk c = chunk(0, 0);
+  ASSERT_TRUE(edit(remove_object(0, 0, c.objects().id(0))).ok());
+  ASSERT_TRUE(edit(add_object(3, -2, 5, 6)).ok());
+  const std::string served_00 = canonical_bytes(chunk(0, 0)), served_32 = canonical_bytes(chunk(3, -2));
+  const std::string file = dir_ + "export.jsonl";
+  const test::CommandResult exported = test::run_command(edits_command("export --out " + file, location()));
+  ASSERT_EQ(exported.exit_code, 0) << exported.output;
+  EXPECT_NE(exported.output.find("2 changes"), std::string::npos) << exported.output;
+
+  stop();
+  const std::string fresh = postgres_ ? postgres_->create_database("restored") : "sqlite:" + dir_ + "restored.db";
+  ASSERT_FALSE(fresh.empty());
+  const test::CommandResult imported = test::run_command(edits_command("import " + file, fresh));
+  ASSERT_EQ(imported.exit_code, 0) << imported.output;
+  // Twice is refused, naming the line, and changes nothing.
+  const test::CommandResult again = test::run_command(edits_command("import " + file, fresh));
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_NE(again.output.find("line 2: chunk (0, 0) is at version 1"), std::string::npos) << again.output;
+  restored_ = fresh;
+  start();
+  EXPECT_EQ(canonical_bytes(chunk(0, 0)), served_00);
+  EXPECT_EQ(canonical_bytes(chunk(3, -2)), served_32);
+}
+
+TEST_P(EditTest, AResetReturnsAnAreaToTheGeneratedWorldAndReplacesItInSessions) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  auto session = stub_->Session(&context);
+  v1::SessionUpdate update;  // holds chunk (0, 0) only
+  update.set_x(32);
+  update.set_z(32);
+  update.set_view_radius(0);
+  ASSERT_TRUE(session->Write(update));
+  v1::SessionEvent event;
+  ASSERT_TRUE(session->Read(&event) && event.has_load());
+  ASSERT_TRUE(edit(remove_object(0, 0, event.load().objects().id(0))).ok());
+  ASSERT_TRUE(edit(add_object(5, 5, 1, 1)).ok());  // outside the rectangle: kept
+  ASSERT_TRUE(session->Read(&event) && event.has_change());
+
+  const test::CommandResult reset = test::run_command(edits_command("reset -1 -1 1 1", location()));
+  ASSERT_EQ(reset.exit_code, 0) << reset.output;
+  EXPECT_NE(reset.output.find("{\"chunks_reset\":1}"), std::string::npos) << reset.output;
+  // The server sees the command's commit through the store and sends the session the chunk anew.
+  ASSERT_TRUE(session->Read(&event));
+  ASSERT_TRUE(event.has_load()) << event.ShortDebugString().substr(0, 200);
+  EXPECT_EQ(event.load().edit_version(), 2u);
+  v1::Chunk generated = event.load();
+  generated.set_edit_version(0);
+  EXPECT_EQ(canonical_bytes(generated), offline(0, 0));
+  EXPECT_EQ(chunk(0, 0).edit_version(), 2u);
+  EXPECT_EQ(chunk(5, 5).edit_version(), 1u);
+
+  const test::CommandResult stats = test::run_command(edits_command("stats", location()));
+  ASSERT_EQ(stats.exit_code, 0) << stats.output;
+  EXPECT_NE(stats.output.find("\"chunks\":2,\"changes\":2,"), std::string::npos) << stats.output;
+  context.TryCancel();
+}
+
+// The model against a reference that knows nothing of the implementation: a map from id to
+// object, changed by each acknowledged operation as the docs say it should be. After a random
+// sequence of batches (with refused ones among them), GetChunk holds exactly the reference.
+TEST_P(EditTest, RandomEditSequencesMatchASimpleReferenceModel) {
+  struct Object {
+    float x, z;
+    std::string state;
+  };
+  std::mt19937_64 random(GetParam() == "sqlite" ? 11 : 12);
+  const v1::Chunk base = chunk(1, 1);
+  std::map<uint64_t, Object> reference;
+  std::vector<uint64_t> added;
+  for (int k = 0; k < base.objects().id_size(); ++k) reference[base.objects().id(k)] = {base.objects().x(k), base.objects().z(k), ""};
+  for (int step = 0; step < 60; ++step) {
+    const uint64_t some = reference.empty() ? 1 : std::next(reference.begin(), static_cast<long>(random() % reference.size()))->first;
+    const bool is_added = std::find(added.begin(), added.end(), some) != added.end();
+    v1::EditResponse response;
+    grpc::Status status;
+    switch (random() % 5) {
+      case 0:
+        status = edit(remove_object(1, 1, some), &response);
+        if (status.ok()) reference.erase(some);
+        break;
+      case 1: {
+        const float x = static_cast<float>(random() % 640) / 10.0f, z = static_cast<float>(random() % 640) / 10.0f;
+        status = edit(add_object(1, 1, x, z), &response);
+        if (status.ok()) {
+          reference[response.added_ids(0)] = {x, z, ""};
+          added.push_back(response.added_ids(0));
+        }
+        break;
+      }
+      case 2: {
+        v1::EditRequest move;
+        v1::MoveObject* m = op_at(move, 1, 1)->mutable_move_object();
+        m->set_id(some);
+        m->set_x(static_cast<float>(random() % 64));
+        m->set_z(static_cast<float>(random() % 64));
+        status = edit(move, &response);
+        EXPECT_EQ(status.ok(), is_added) << "step " << step << ": " << status.error_message();
+        if (status.ok()) reference[some] = {m->x(), m->z(), reference[some].state};
+        break;
+      }
+      case 3: {
+        v1::EditRequest state;
+        op_at(state, 1, 1)->mutable_set_state()->set_id(some);
+        state.mutable_ops(0)->mutable_set_state()->set_state(random() % 3 ? "s" + std::to_string(step) : "");
+        status = edit(state, &response);
+        if (status.ok()) reference[some].state = state.ops(0).set_state().state();
+        break;
+      }
+      default:
+        status = edit(remove_object(1, 1, 0xdead), &response);  // no such object: refused
+        EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+    }
+  }
+  const v1::Chunk served = chunk(1, 1);
+  std::map<uint64_t, Object> actual;
+  for (int k = 0; k < served.objects().id_size(); ++k) actual[served.objects().id(k)] = {served.objects().x(k), served.objects().z(k), ""};
+  for (const v1::ObjectState& s : served.object_states()) actual[s.id()].state = s.state();
+  ASSERT_EQ(actual.size(), reference.size());
+  for (const auto& [id, object] : reference) {
+    ASSERT_EQ(actual.count(id), 1u) << id;
+    EXPECT_EQ(actual[id].x, object.x) << id;
+    EXPECT_EQ(actual[id].z, object.z) << id;
+    EXPECT_EQ(actual[id].state, object.state) << id;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, EditTest, testing::Values("sqlite", "postgres"),
+                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
 
 }  // namespace
 }  // namespace chunkforge::server

@@ -57,6 +57,23 @@ inline std::string read_text(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+// Runs a shell command line to its end (stderr joined to stdout).
+inline CommandResult run_command(const std::string& command_line) {
+  CommandResult result;
+  FILE* pipe = popen((command_line + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return result;
+  char buffer[4096];
+  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) result.output.append(buffer, n);
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  return result;
+}
+
 // The port a server reports in its start-up line ("... on port N ..."), or 0.
 inline int reported_port(const std::string& log) {
   const size_t at = log.find("on port ");

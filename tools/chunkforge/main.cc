@@ -25,7 +25,11 @@ struct Declared {
 std::vector<Declared> declare_commands(CLI::App& app) {
   std::unique_ptr<Command> (*const makers[])() = {
       make_validate_command, make_info_command,    make_sample_command, make_chunk_command, make_region_command,
-      make_render_command,   make_quality_command, make_locate_command, make_health_command};
+      make_render_command,   make_quality_command, make_locate_command, make_health_command,
+#ifdef CHUNKFORGE_HAS_STORE
+      make_edits_command,
+#endif
+  };
   std::vector<Declared> declared;
   for (const auto make : makers) {
     std::unique_ptr<Command> command = make();

@@ -1,0 +1,241 @@
+// `chunkforge edits`: the edit store of a server, directly (docs/edits.md) — export a consistent
+// copy while the server runs, import one into an empty store, reset an area to the generated
+// world, and count what is stored. The running servers see an import or a reset through the
+// store's own notification, as they see each other's edits.
+#include <google/protobuf/util/json_util.h>
+
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <stdexcept>
+
+#include "args.h"
+#include "chunkforge/v1/edit.pb.h"
+#include "commands.h"
+#include "edit_store.h"
+#include "world_options.h"
+
+namespace chunkforge::tool {
+namespace {
+
+using server::ChunkRange;
+using server::EditStore;
+using server::StoredChange;
+
+// The first line of an export: what it is and which world it belongs to.
+constexpr char kExportFormat[] = "chunkforge_edits";
+constexpr int kExportVersion = 1;
+
+struct StoreLocation {
+  std::optional<std::string> data_dir, uri;
+  std::string location() const { return uri ? *uri : "sqlite:" + *data_dir + "/edits.db"; }
+};
+
+void add_store_options(CLI::App& app, StoreLocation& where) {
+  CLI::Option* data = app.add_option("--data", where.data_dir, "the server's --data DIR (SQLite: DIR/edits.db)");
+  CLI::Option* uri = app.add_option("--store", where.uri, "the server's --store URI (sqlite:PATH or postgres://...)");
+  data->excludes(uri);
+  app.callback([&app, data, uri] {
+    if (data->count() + uri->count() == 0) throw CLI::RequiredError(app.get_name() + ": --data DIR or --store URI");
+  });
+}
+
+// A stored change as one self-contained message: the blob plus its chunk and version.
+v1::ChunkChange to_message(const StoredChange& stored) {
+  v1::ChunkChange change;
+  change.ParseFromString(stored.change);
+  change.mutable_chunk()->set_x(stored.chunk.x);
+  change.mutable_chunk()->set_z(stored.chunk.z);
+  change.set_version(stored.version);
+  return change;
+}
+
+std::string quoted(const std::string& text) { return "\"" + text + "\""; }
+
+int export_edits(EditStore& store, const std::optional<std::string>& out_path) {
+  std::ofstream file;
+  if (out_path) {
+    file.open(*out_path, std::ios::binary | std::ios::trunc);
+    if (!file) {
+      std::cerr << "edits export: cannot write " << *out_path << '\n';
+      return kExitFailure;
+    }
+  }
+  std::ostream& out = out_path ? file : std::cout;
+  const std::string fingerprint = store.meta(server::kWorldFingerprintKey).value_or("");
+  out << "{" << quoted(kExportFormat) << ":" << kExportVersion << ",\"world_fingerprint\":" << quoted(fingerprint)
+      << "}\n";
+  uint64_t count = 0;
+  store.snapshot([&](const StoredChange& stored) {
+    out << to_json(to_message(stored)) << '\n';
+    ++count;
+  });
+  out.flush();
+  if (!out) {
+    std::cerr << "edits export: writing failed\n";
+    return kExitFailure;
+  }
+  std::cerr << "edits export: " << count << " changes\n";
+  return kExitOk;
+}
+
+// The header's fingerprint, or nullopt after saying why the file is not an export.
+std::optional<std::string> read_header(std::istream& in) {
+  std::string line;
+  const std::string prefix = "{" + quoted(kExportFormat) + ":" + std::to_string(kExportVersion) +
+                             ",\"world_fingerprint\":\"";
+  if (!std::getline(in, line) || line.rfind(prefix, 0) != 0 || line.size() < prefix.size() + 2) {
+    std::cerr << "edits import: line 1: not a chunkforge edits export (format " << kExportVersion << ")\n";
+    return std::nullopt;
+  }
+  return line.substr(prefix.size(), line.size() - prefix.size() - 2);
+}
+
+// One line's change checked against the store as the import left it: the next version of its
+// chunk, or a reset (an export of a chunk reset earlier starts with its reset marker).
+std::string append_line(EditStore::Transaction& tx, const std::string& line) {
+  v1::ChunkChange change;
+  if (!google::protobuf::util::JsonStringToMessage(line, &change).ok() || !change.has_chunk()) {
+    return "not a ChunkChange";
+  }
+  const ChunkCoord chunk{change.chunk().x(), change.chunk().z()};
+  const uint64_t now = tx.version(chunk);
+  if (change.reset() ? change.version() <= now : change.version() != now + 1) {
+    return "chunk (" + std::to_string(chunk.x) + ", " + std::to_string(chunk.z) + ") is at version " +
+           std::to_string(now) + " here; the change is version " + std::to_string(change.version()) +
+           " (import into a store without these chunks' edits)";
+  }
+  if (change.reset()) tx.erase_log(chunk);
+  const uint64_t version = change.version();
+  change.clear_chunk();
+  change.clear_version();
+  tx.append(chunk, version, change.SerializeAsString());
+  return "";
+}
+
+// Thrown inside the import's transaction to roll all of it back.
+struct ImportRefused : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// All or nothing, in one transaction.
+int import_edits(EditStore& store, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::cerr << "edits import: cannot read " << path << '\n';
+    return kExitBadInput;
+  }
+  const std::optional<std::string> fingerprint = read_header(in);
+  if (!fingerprint) return kExitBadInput;
+  uint64_t count = 0;
+  try {
+    store.write([&](EditStore::Transaction& tx) {
+      const std::optional<std::string> bound = tx.meta(server::kWorldFingerprintKey);
+      if (bound && !bound->empty() && *bound != *fingerprint && store.last_seq() > 0) {
+        throw ImportRefused("the store holds edits of the world " + *bound + ", the file is of " + *fingerprint);
+      }
+      std::string line;
+      for (uint64_t number = 2; std::getline(in, line); ++number) {
+        if (line.empty()) continue;
+        if (const std::string error = append_line(tx, line); !error.empty()) {
+          throw ImportRefused("line " + std::to_string(number) + ": " + error);
+        }
+        ++count;
+      }
+      if (!fingerprint->empty()) tx.set_meta(server::kWorldFingerprintKey, *fingerprint);
+    });
+  } catch (const ImportRefused& refused) {
+    std::cerr << "edits import: " << refused.what() << "; nothing imported\n";
+    return kExitBadInput;
+  }
+  std::cerr << "edits import: " << count << " changes\n";
+  return kExitOk;
+}
+
+// Every edited chunk in the range goes back to the generated base: its log is deleted and a
+// reset marker is its next version, so servers replace the chunk in sessions that hold it.
+int reset_edits(EditStore& store, const int64_t (&corners)[4]) {
+  const ChunkRange range{{std::min(corners[0], corners[2]), std::min(corners[1], corners[3])},
+                         {std::max(corners[0], corners[2]), std::max(corners[1], corners[3])}};
+  uint64_t count = 0;
+  store.write([&](EditStore::Transaction& tx) {
+    for (const ChunkCoord chunk : tx.edited_chunks(range)) {
+      const uint64_t version = tx.version(chunk);
+      tx.erase_log(chunk);
+      v1::ChunkChange marker;
+      marker.set_reset(true);
+      tx.append(chunk, version + 1, marker.SerializeAsString());
+      ++count;
+    }
+  });
+  std::cout << "{\"chunks_reset\":" << count << "}\n";
+  return kExitOk;
+}
+
+int print_stats(EditStore& store) {
+  const server::StoreStats s = store.stats();
+  std::cout << "{\"store\":" << quoted(store.describe()) << ",\"chunks\":" << s.chunks << ",\"changes\":" << s.changes
+            << ",\"change_bytes\":" << s.change_bytes << ",\"disk_bytes\":" << s.disk_bytes
+            << ",\"requests\":" << s.requests << ",\"last_seq\":" << store.last_seq() << ",\"world_fingerprint\":"
+            << quoted(store.meta(server::kWorldFingerprintKey).value_or("")) << "}\n";
+  return kExitOk;
+}
+
+class EditsCommand final : public Command {
+ public:
+  CLI::App& declare(CLI::App& parent) override;
+  int run() override;
+
+ private:
+  CLI::App* export_ = nullptr;
+  CLI::App* import_ = nullptr;
+  CLI::App* reset_ = nullptr;
+  StoreLocation where_;
+  std::optional<std::string> out_;
+  std::string in_;
+  int64_t corners_[4] = {};
+};
+
+CLI::App& EditsCommand::declare(CLI::App& parent) {
+  CLI::App& app = *parent.add_subcommand("edits", "export, import, reset or count a server's stored edits");
+  set_help(app,
+           "usage: chunkforge edits export (--data DIR | --store URI) [--out FILE]\n"
+           "       chunkforge edits import FILE (--data DIR | --store URI)\n"
+           "       chunkforge edits reset CX0 CZ0 CX1 CZ1 (--data DIR | --store URI)\n"
+           "       chunkforge edits stats (--data DIR | --store URI)\n",
+           "Works on the edit store itself, while servers run on it or not. export writes one\n"
+           "consistent snapshot as JSON lines (a header, then every stored change in commit order):\n"
+           "a backup. import restores one into a store without those chunks' edits, all or\n"
+           "nothing. reset returns every edited chunk of the rectangle to the generated world.\n"
+           "stats prints counts and the store's size as one JSON line.\n");
+  app.require_subcommand(1);
+  export_ = app.add_subcommand("export", "write every stored change as JSON lines");
+  export_->add_option("--out", out_, "the file to write (default: standard output)");
+  import_ = app.add_subcommand("import", "restore an export into the store");
+  import_->add_option("FILE", in_, "an export")->required();
+  reset_ = app.add_subcommand("reset", "return the edited chunks of a rectangle to the generated world");
+  add_corner_arguments(*reset_, corners_);
+  CLI::App* stats = app.add_subcommand("stats", "count the stored edits");
+  for (CLI::App* sub : {export_, import_, reset_, stats}) add_store_options(*sub, where_);
+  return app;
+}
+
+int EditsCommand::run() {
+  std::unique_ptr<EditStore> store;
+  try {
+    store = server::open_store(where_.location());
+    if (export_->parsed()) return export_edits(*store, out_);
+    if (import_->parsed()) return import_edits(*store, in_);
+    if (reset_->parsed()) return reset_edits(*store, corners_);
+    return print_stats(*store);
+  } catch (const server::StoreError& e) {
+    std::cerr << "edits: " << e.what() << '\n';
+    return kExitFailure;
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Command> make_edits_command() { return std::make_unique<EditsCommand>(); }
+
+}  // namespace chunkforge::tool
