@@ -1,9 +1,11 @@
-// Edits measured (docs/edits.md, "Measured"): an in-process server on a SQLite store in a
-// temporary directory, the generated stub as the client.
-//   BM_EditCommit/threads:N   edits/s with N clients at once (group commit gathers them)
-//   BM_EditToEvent            edit sent -> change event at a session on the same server
-//   BM_WarmGetChunk/edited:E  a cached chunk, pristine (0) or edited (1)
-//   BM_RemovalChangeBytes     stored bytes of a one-object removal
+// Edits measured (docs/edits.md, "Measured"): in-process servers on a store of each kind — a
+// SQLite file in a temporary directory (store:0), or a fresh database of a throwaway PostgreSQL
+// cluster the benchmark starts (store:1) — with the generated stub as the client.
+//   BM_EditCommit/store:S/threads:N   edits/s with N clients at once (group commit gathers them)
+//   BM_EditToEvent/store:S            edit sent -> change event at a session on the same server
+//   BM_EditToEventAcrossReplicas/store:S   ... at a session on a second server on the same store
+//   BM_WarmGetChunk/edited:E          a cached chunk, pristine (0) or edited (1)
+//   BM_RemovalChangeBytes/store:S     stored bytes of a one-object removal, and on disk
 #include <benchmark/benchmark.h>
 #include <grpcpp/grpcpp.h>
 #include <stdlib.h>
@@ -15,24 +17,33 @@
 
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "edit_service.h"
+#include "support/postgres_cluster.h"
 #include "world_server.h"
 
 namespace chunkforge::server {
 namespace {
 
-struct Rig {
-  std::string dir;
+// A new empty store: kind 0 SQLite, 1 PostgreSQL (one cluster for the whole run, a database
+// per store).
+std::string new_store(int kind, const std::string& dir) {
+  if (kind == 0) return "sqlite:" + dir + "/edits.db";
+  static test::PostgresCluster cluster("edit_bench");
+  static int databases = 0;
+  if (!cluster.started()) throw std::runtime_error(cluster.failure());
+  return cluster.create_database("bench_" + std::to_string(++databases));
+}
+
+// A server on `location`, with edits open to all.
+struct Replica {
   std::shared_ptr<EditStore> store;
   std::unique_ptr<WorldServer> server;
   std::unique_ptr<v1::WorldService::Stub> stub;
 
-  Rig() {
-    char pattern[] = "/tmp/chunkforge_edit_bench_XXXXXX";
-    dir = mkdtemp(pattern);
+  explicit Replica(const std::string& location) {
     ServerOptions options;
     options.listen = "127.0.0.1:0";
     options.http = "";
-    options.store = open_store("sqlite:" + dir + "/edits.db");
+    options.store = open_store(location);
     bind_store(*options.store, default_world(), false);
     options.open_edits = true;
     store = options.store;
@@ -41,8 +52,25 @@ struct Rig {
     stub = v1::WorldService::NewStub(
         grpc::CreateChannel("127.0.0.1:" + std::to_string(server->port()), grpc::InsecureChannelCredentials()));
   }
+  ~Replica() { server->shutdown(std::chrono::seconds(1)); }
+};
+
+struct Rig {
+  std::string dir, location;
+  std::unique_ptr<Replica> replica;
+  EditStore* store;
+  v1::WorldService::Stub* stub;
+
+  explicit Rig(int kind) {
+    char pattern[] = "/tmp/chunkforge_edit_bench_XXXXXX";
+    dir = mkdtemp(pattern);
+    location = new_store(kind, dir);
+    replica = std::make_unique<Replica>(location);
+    store = replica->store.get();
+    stub = replica->stub.get();
+  }
   ~Rig() {
-    server->shutdown(std::chrono::seconds(1));
+    replica.reset();
     std::filesystem::remove_all(dir);
   }
   bool edit(const v1::EditRequest& request, v1::EditResponse* response = nullptr) {
@@ -75,7 +103,7 @@ Rig* shared_rig = nullptr;
 
 void BM_EditCommit(benchmark::State& state) {
   if (state.thread_index() == 0) {
-    shared_rig = new Rig();
+    shared_rig = new Rig(static_cast<int>(state.range(0)));
     // Chunks players edit are the ones they look at: cached. 16 per client, warmed here.
     for (int row = 0; row < state.threads(); ++row) {
       for (int x = 0; x < 16; ++x) shared_rig->chunk(x, 100 + row);
@@ -93,12 +121,12 @@ void BM_EditCommit(benchmark::State& state) {
     shared_rig = nullptr;
   }
 }
-BENCHMARK(BM_EditCommit)->Threads(1)->Threads(8)->Threads(32)->UseRealTime();
+BENCHMARK(BM_EditCommit)->ArgName("store")->Arg(0)->Arg(1)->Threads(1)->Threads(8)->Threads(32)->UseRealTime();
 
-void BM_EditToEvent(benchmark::State& state) {
-  Rig rig;
+// Edit through `writer`, change event at a session on `watcher` (the same server or another).
+void edit_to_event(benchmark::State& state, Rig& rig, v1::WorldService::Stub& watcher) {
   grpc::ClientContext context;
-  auto session = rig.stub->Session(&context);
+  auto session = watcher.Session(&context);
   v1::SessionUpdate update;
   update.set_x(32);
   update.set_z(32);
@@ -119,10 +147,22 @@ void BM_EditToEvent(benchmark::State& state) {
   state.counters["p99_ms"] = ms[ms.size() * 99 / 100];
   context.TryCancel();
 }
-BENCHMARK(BM_EditToEvent)->UseRealTime();
+
+void BM_EditToEvent(benchmark::State& state) {
+  Rig rig(static_cast<int>(state.range(0)));
+  edit_to_event(state, rig, *rig.stub);
+}
+BENCHMARK(BM_EditToEvent)->ArgName("store")->Arg(0)->Arg(1)->UseRealTime();
+
+void BM_EditToEventAcrossReplicas(benchmark::State& state) {
+  Rig rig(static_cast<int>(state.range(0)));
+  Replica other(rig.location);
+  edit_to_event(state, rig, *other.stub);
+}
+BENCHMARK(BM_EditToEventAcrossReplicas)->ArgName("store")->Arg(0)->Arg(1)->UseRealTime();
 
 void BM_WarmGetChunk(benchmark::State& state) {
-  Rig rig;
+  Rig rig(0);
   const bool edited = state.range(0) == 1;
   if (edited) rig.edit(add_at(0, 0, 1));
   rig.chunk(0, 0);  // warm
@@ -130,10 +170,11 @@ void BM_WarmGetChunk(benchmark::State& state) {
 }
 BENCHMARK(BM_WarmGetChunk)->ArgName("edited")->Arg(0)->Arg(1)->UseRealTime();
 
-// Bytes of the stored change per one-object removal (the row and index overhead on disk comes
-// on top: docs/edits.md, "Measured").
+// Bytes of the stored change per one-object removal, and what the store grew on disk per
+// removal (rows, indexes, page slack) from its empty schema.
 void BM_RemovalChangeBytes(benchmark::State& state) {
-  Rig rig;
+  Rig rig(static_cast<int>(state.range(0)));
+  const StoreStats empty = rig.store->stats();  // the schema's own pages are not the edits'
   uint64_t removals = 0;
   for (auto _ : state) {
     const int64_t x = static_cast<int64_t>(removals++);
@@ -147,10 +188,11 @@ void BM_RemovalChangeBytes(benchmark::State& state) {
     rig.edit(request);
   }
   const StoreStats stats = rig.store->stats();
-  state.counters["change_bytes_per_removal"] =
-      static_cast<double>(stats.change_bytes) / static_cast<double>(std::max<uint64_t>(stats.changes, 1));
+  const double changes = static_cast<double>(std::max<uint64_t>(stats.changes, 1));
+  state.counters["change_bytes_per_removal"] = static_cast<double>(stats.change_bytes) / changes;
+  state.counters["disk_bytes_per_removal"] = static_cast<double>(stats.disk_bytes - empty.disk_bytes) / changes;
 }
-BENCHMARK(BM_RemovalChangeBytes)->Iterations(200)->UseRealTime();
+BENCHMARK(BM_RemovalChangeBytes)->ArgName("store")->Arg(0)->Arg(1)->Iterations(500)->UseRealTime();
 
 }  // namespace
 }  // namespace chunkforge::server

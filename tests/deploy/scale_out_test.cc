@@ -1,8 +1,11 @@
 // Scale-out without containers: Debian's nginx, with the shipped docker/nginx.conf moved to
-// loopback, in front of three chunkforge-server processes; it hashes GetChunk on the chunk-key
-// metadata the SDK sends. Shows that a chunk key always lands on one replica, that every replica
-// sends the same bytes, and that losing a replica mid-run loses no request the client retries.
+// loopback, in front of three chunkforge-server processes sharing one PostgreSQL edit store (a
+// throwaway cluster the test starts); nginx hashes GetChunk on the chunk-key metadata the SDK
+// sends. Shows that a chunk key always lands on one replica, that every replica sends the same
+// bytes, that losing a replica mid-run loses no request the client retries, and that an edit
+// through nginx reaches the sessions of every replica.
 #include <arpa/inet.h>
+#include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -24,7 +27,9 @@
 
 #include "chunkforge/client.h"
 #include "chunkforge/v1/chunk.pb.h"
+#include "chunkforge/v1/service.grpc.pb.h"
 #include "support/free_port.h"
+#include "support/postgres_cluster.h"
 
 namespace chunkforge::client {
 namespace {
@@ -100,6 +105,7 @@ class ScaleOutTest : public testing::Test {
 
   void SetUp() override {
     ASSERT_TRUE(std::filesystem::exists(CHUNKFORGE_NGINX)) << "nginx is a test package (scripts/lib/common.sh)";
+    ASSERT_TRUE(postgres_.started()) << postgres_.failure();
     dir_ = std::filesystem::path(testing::TempDir()) / ("scale_out_" + std::to_string(getpid()));
     std::filesystem::create_directories(dir_ / "tmp");
     for (int k = 0; k < kReplicas; ++k) {
@@ -107,7 +113,8 @@ class ScaleOutTest : public testing::Test {
       http_ports_.push_back(free_port());
       replicas_.push_back(std::make_unique<Process>(std::vector<std::string>{
           CHUNKFORGE_SERVER, "--listen", "127.0.0.1:" + std::to_string(grpc_ports_[k]), "--http",
-          "127.0.0.1:" + std::to_string(http_ports_[k]), "--threads", "1", "--cache-mb", "32", "--log-level", "warn"}));
+          "127.0.0.1:" + std::to_string(http_ports_[k]), "--threads", "1", "--cache-mb", "32", "--log-level", "warn",
+          "--store", postgres_.uri(), "--open-edits"}));
     }
     nginx_port_ = free_port();
     const std::string d = dir_.string();
@@ -178,6 +185,7 @@ class ScaleOutTest : public testing::Test {
     return out;
   }
 
+  test::PostgresCluster postgres_{"scale_out"};
   std::filesystem::path dir_;
   std::vector<int> grpc_ports_, http_ports_;
   int nginx_port_ = 0;
@@ -242,6 +250,56 @@ TEST_F(ScaleOutTest, LosingAReplicaMidRunLosesNoRetriedRequest) {
   for (std::thread& t : clients) t.join();
   EXPECT_EQ(ok, kClients * kEach) << (failures.empty() ? "" : failures.front());
   EXPECT_EQ(calls()[1], -1);  // it is gone; the survivors answered for its keys
+}
+
+std::unique_ptr<v1::WorldService::Stub> stub_at(int port) {
+  return v1::WorldService::NewStub(
+      grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+}
+
+TEST_F(ScaleOutTest, AnEditThroughNginxReachesTheSessionsOfEveryReplica) {
+  // One player on each replica, directly, holding chunk (0, 0).
+  struct Watcher {
+    std::unique_ptr<v1::WorldService::Stub> stub;
+    grpc::ClientContext context;
+    std::unique_ptr<grpc::ClientReaderWriter<v1::SessionUpdate, v1::SessionEvent>> session;
+  };
+  std::vector<std::unique_ptr<Watcher>> watchers;
+  v1::SessionEvent event;
+  for (int port : grpc_ports_) {
+    auto w = std::make_unique<Watcher>();
+    w->stub = stub_at(port);
+    w->context.set_deadline(std::chrono::system_clock::now() + 30s);
+    w->session = w->stub->Session(&w->context);
+    v1::SessionUpdate update;
+    update.set_x(32);
+    update.set_z(32);
+    update.set_view_radius(0);
+    ASSERT_TRUE(w->session->Write(update));
+    ASSERT_TRUE(w->session->Read(&event) && event.has_load());
+    watchers.push_back(std::move(w));
+  }
+  const uint64_t felled = event.load().objects().id(0);
+
+  grpc::ClientContext context;
+  v1::EditRequest request;
+  v1::EditOp* op = request.add_ops();
+  op->mutable_chunk();  // chunk (0, 0)
+  op->set_remove_object(felled);
+  v1::EditResponse response;
+  const grpc::Status status = stub_at(nginx_port_)->Edit(&context, request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+
+  for (size_t r = 0; r < watchers.size(); ++r) {
+    ASSERT_TRUE(watchers[r]->session->Read(&event)) << "replica " << r;
+    ASSERT_TRUE(event.has_change()) << "replica " << r;
+    EXPECT_EQ(event.change().version(), 1u) << "replica " << r;
+    EXPECT_EQ(event.change().edits(0).remove_object(), felled) << "replica " << r;
+    const Result<Chunk> served = direct_[r].chunk({0, 0});
+    ASSERT_TRUE(served);
+    EXPECT_EQ(served->message().edit_version(), 1u) << "replica " << r;
+    watchers[r]->context.TryCancel();
+  }
 }
 
 }  // namespace
