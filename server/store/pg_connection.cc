@@ -8,6 +8,24 @@
 #include <vector>
 
 namespace chunkforge::server {
+namespace {
+
+// PostgreSQL's messages span lines ("...failed\n\tIs the server running..."); the store's
+// errors are one line each.
+std::string one_line(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c != '\n' && c != '\t' && c != ' ') {
+      out += c;
+    } else if (!out.empty() && out.back() != ' ') {
+      out += ' ';
+    }
+  }
+  if (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+}  // namespace
 
 std::string redact_password(const std::string& uri) {
   // postgres://user:secret@host/db -> postgres://user@host/db; ?password=secret&x -> ?x
@@ -29,27 +47,25 @@ PgConnection::PgConnection(const std::string& uri, std::string setup)
   conn_ = PQconnectdb(uri.c_str());
   if (conn_ == nullptr) throw error("cannot connect: out of memory");
   if (broken()) {
-    // PostgreSQL's message ends with a newline; the store's errors are one line each.
-    std::string reason = PQerrorMessage(conn_);
-    while (!reason.empty() && (reason.back() == '\n' || reason.back() == ' ')) reason.pop_back();
-    throw error("cannot connect: " + reason);
+    throw error("cannot connect: " + one_line(PQerrorMessage(conn_)));
   }
+  // NOTICEs ("relation already exists, skipping") would go to stderr; they are not errors.
+  PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
   if (!setup_.empty()) exec(setup_);
 }
 
 void PgConnection::ensure_connected() {
   if (!broken()) return;
   PQreset(conn_);
-  if (broken()) throw error(std::string("connection lost and not re-established: ") + PQerrorMessage(conn_));
+  if (broken()) throw error("connection lost and not re-established: " + one_line(PQerrorMessage(conn_)));
   if (!setup_.empty()) exec(setup_);
 }
 
 void PgConnection::check(PGresult* result, const std::string& sql) {
   const ExecStatusType status = PQresultStatus(result);
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return;
-  std::string reason = result ? PQresultErrorMessage(result) : PQerrorMessage(conn_);
+  const std::string reason = one_line(result ? PQresultErrorMessage(result) : PQerrorMessage(conn_));
   PQclear(result);
-  while (!reason.empty() && reason.back() == '\n') reason.pop_back();
   throw error(reason + " (in: " + sql.substr(0, 60) + (sql.size() > 60 ? "..." : "") + ")");
 }
 

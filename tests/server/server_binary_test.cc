@@ -87,6 +87,19 @@ TEST(ServerBinaryTest, UnpinnedGeneratorVersionIsWarnedAbout) {
   EXPECT_EQ(wait_for(p, std::chrono::seconds(5)), 0);
 }
 
+// A database that cannot be reached stops start-up (exit 1) with PostgreSQL's reason, and the
+// password in the URI is not printed.
+TEST(ServerBinaryTest, AnUnreachablePostgresStoreStopsStartUpWithoutShowingThePassword) {
+  const Process p = spawn(CHUNKFORGE_SERVER,
+                          {"--store", "postgres://game:s3cret@127.0.0.1:1/world", "--listen", "127.0.0.1:0", "--http", ""},
+                          temp("unreachable_store.log"));
+  EXPECT_EQ(wait_for(p, std::chrono::seconds(10)), 1);
+  const std::string log = read_text(p.log);
+  EXPECT_NE(log.find("edit store: postgres://game@127.0.0.1:1/world: cannot connect:"), std::string::npos) << log;
+  EXPECT_NE(log.find("Connection refused"), std::string::npos) << log;
+  EXPECT_EQ(log.find("s3cret"), std::string::npos) << log;
+}
+
 TEST(ServerBinaryTest, BadFlagsExitWith2) {
   const Process p = spawn(CHUNKFORGE_SERVER, {"--cache-mb", "lots"}, temp("bad_flag.log"));
   EXPECT_EQ(wait_for(p, std::chrono::seconds(10)), 2);
