@@ -136,7 +136,8 @@ Working& Batch::chunk(ChunkKey k) {
   const v1::Chunk& base = bases_.at(k);
   const std::vector<StoredChange> log = tx_.log({k.x, k.z}, 0);
   w.current = current_chunk(base, log, {});
-  w.version = log.empty() ? tx_.version({k.x, k.z}) : log.back().version;
+  // A reset leaves its marker in the log, so an empty log means a chunk never edited.
+  w.version = log.empty() ? 0 : log.back().version;
   w.taken_ids.insert(base.objects().id().begin(), base.objects().id().end());
   w.taken_ids.insert(w.current.objects().id().begin(), w.current.objects().id().end());
   return w;

@@ -8,7 +8,8 @@
 //   3. commit_batch, inside a store write transaction: the chunks as they are now (base plus
 //      stored changes), each operation checked against them and resolved (ids assigned, heights
 //      taken from the terrain), compare-and-set versions checked, and one change per chunk
-//      appended. Any failure leaves the transaction as it found it (the caller's savepoint).
+//      appended. Every check comes before the first write: a refused batch leaves the
+//      transaction as it found it, so a group commit needs no savepoints.
 #pragma once
 
 #include <grpcpp/support/status.h>

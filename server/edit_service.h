@@ -4,8 +4,9 @@
 // - a version index: every edited chunk's current version, in memory (about 60 bytes per edited
 //   chunk), so that a read of a chunk nobody edited never touches the store;
 // - one writer thread that commits batches in groups: every batch waiting when a commit starts
-//   goes into the same store transaction, each under its own savepoint so that one bad batch
-//   fails alone; a batch's answer is sent only once its group is durable;
+//   goes into the same store transaction; a refused batch has written nothing (every check
+//   comes before its first write), so it fails alone; a batch's answer is sent only once its
+//   group is durable;
 // - one tail thread that reads committed changes in store order (this process's and, through
 //   the store's notification, other replicas' and the `chunkforge edits` command's), raises the
 //   index and hands them to the listeners (the sessions).

@@ -81,10 +81,6 @@ class EditStore {
     // Key-value metadata (the world binding).
     virtual std::optional<std::string> meta(const std::string& key) = 0;
     virtual void set_meta(const std::string& key, const std::string& value) = 0;
-    // A nested point to undo to: one batch of a group commit fails alone.
-    virtual void savepoint() = 0;
-    virtual void rollback_to_savepoint() = 0;
-    virtual void release_savepoint() = 0;
   };
 
   // Runs `body` in one write transaction and commits it durably: when write() returns, the

@@ -108,9 +108,6 @@ class PgTransaction final : public EditStore::Transaction {
     c_.query("INSERT INTO meta(key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
              {PgParam::text(key), PgParam::text(value)});
   }
-  void savepoint() override { c_.exec("SAVEPOINT batch"); }
-  void rollback_to_savepoint() override { c_.exec("ROLLBACK TO SAVEPOINT batch; RELEASE SAVEPOINT batch"); }
-  void release_savepoint() override { c_.exec("RELEASE SAVEPOINT batch"); }
 
  private:
   PgConnection& c_;

@@ -178,9 +178,6 @@ class SqliteTransaction final : public EditStore::Transaction {
     s.bind(1, key).bind(2, value);
     s.step();
   }
-  void savepoint() override { c_.exec("SAVEPOINT batch"); }
-  void rollback_to_savepoint() override { c_.exec("ROLLBACK TO batch; RELEASE batch"); }
-  void release_savepoint() override { c_.exec("RELEASE batch"); }
 
  private:
   Connection& c_;
