@@ -1,10 +1,14 @@
 // Edits through the SDK against a real server: an in-process WorldServer on a loopback port with
-// a SQLite store in a temporary directory. Client::edit: the write token, compare-and-set,
-// request ids.
+// a SQLite store in a temporary directory. Client::edit (the write token, compare-and-set,
+// request ids) and a ViewSession's on_change: its copies stay the bytes GetChunk serves while
+// the player walks, and after a server restart that the session resumes across.
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "chunkforge/client.h"
@@ -22,6 +26,18 @@ using namespace std::chrono_literals;
 
 constexpr char kWriteToken[] = "write-secret";
 constexpr char kReadToken[] = "read-secret";
+
+// Polls `done` for up to `limit`.
+bool eventually(const std::function<bool()>& done, std::chrono::milliseconds limit = 20s) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(5ms);
+  }
+  return true;
+}
+
+Position centre_of(ChunkCoord c) { return {static_cast<double>(c.x) * 64 + 32, static_cast<double>(c.z) * 64 + 32}; }
 
 class ClientEditTest : public testing::Test {
  protected:
@@ -188,6 +204,153 @@ TEST_F(ClientEditTest, RetriesOverAStartingServerApplyTheBatchOnce) {
   ASSERT_TRUE(started);
   ASSERT_TRUE(done) << done.status().to_string();
   EXPECT_EQ(client_->chunk({4, 4})->edit_version(), 1u);
+}
+
+// --- on_change ---
+
+// The session's copies as the game sees them through the callbacks.
+struct Copies {
+  std::mutex mutex;
+  std::map<ChunkCoord, Chunk> held;
+  int changes = 0, replaced = 0;
+  std::vector<ChunkChangeInfo> infos;
+
+  ViewCallbacks callbacks() {
+    ViewCallbacks c;
+    c.on_load = [this](const Chunk& chunk) {
+      std::lock_guard lock(mutex);
+      held.insert_or_assign(chunk.coord(), chunk);
+    };
+    c.on_unload = [this](ChunkCoord coord) {
+      std::lock_guard lock(mutex);
+      held.erase(coord);
+    };
+    c.on_change = [this](const Chunk& chunk, const ChunkChangeInfo& info) {
+      std::lock_guard lock(mutex);
+      held.insert_or_assign(chunk.coord(), chunk);
+      ++changes;
+      replaced += info.replaced ? 1 : 0;
+      infos.push_back(info);
+    };
+    return c;
+  }
+  // The copy of `c` once it is at `version`.
+  std::optional<Chunk> at_version(ChunkCoord c, uint64_t version) {
+    std::optional<Chunk> out;
+    eventually([&] {
+      std::lock_guard lock(mutex);
+      const auto it = held.find(c);
+      if (it != held.end() && it->second.edit_version() == version) out = it->second;
+      return out.has_value();
+    });
+    return out;
+  }
+  bool holds_view(ChunkCoord centre, int64_t r) {
+    std::lock_guard lock(mutex);
+    for (int64_t z = centre.z - r; z <= centre.z + r; ++z) {
+      for (int64_t x = centre.x - r; x <= centre.x + r; ++x) {
+        if (!held.count({x, z})) return false;
+      }
+    }
+    return held.size() == static_cast<size_t>((2 * r + 1) * (2 * r + 1));
+  }
+};
+
+// The first object of `chunk` in `layer`, or 0.
+uint64_t object_in_layer(const Chunk& chunk, uint32_t layer) {
+  for (const Object& o : chunk.objects()) {
+    if (o.layer == layer) return o.id;
+  }
+  return 0;
+}
+
+// A walking player's copies follow every edit of a chunk in view, through the view's layer
+// filter, and are the bytes GetChunk serves; a chunk edited while it sat in the local cache
+// comes back into view replaced by the current one.
+TEST_F(ClientEditTest, SessionCopiesFollowEditsWhileWalking) {
+  Copies copies;
+  ViewOptions view;
+  view.view_radius = 1;
+  view.chunk.layers = {0};  // changes to other layers' objects leave the copy's objects alone
+  auto session = ViewSession::start(*client_, centre_of({0, 0}), view, copies.callbacks());
+  ASSERT_TRUE(session) << session.status().to_string();
+  for (int64_t step = 0; step < 6; ++step) {
+    const ChunkCoord centre{step, 0}, edge{step + 1, 1};
+    (*session)->set_position(centre_of(centre));
+    ASSERT_TRUE(eventually([&] { return copies.holds_view(centre, 1); })) << "step " << step;
+    Result<Chunk> now = client_->chunk(edge, view.chunk);
+    ASSERT_TRUE(now);
+    EditBatch batch;
+    if (const uint64_t tree = object_in_layer(*now, 0)) batch.remove_object(edge, tree);
+    batch.add_object(edge, {.layer = 0, .x = 7, .z = 9}).add_object(edge, {.layer = 1, .x = 8.5f, .z = 9});
+    Result<EditResult> added = client_->edit(batch);
+    ASSERT_TRUE(added) << added.status().to_string();
+    ASSERT_TRUE(client_->edit(EditBatch().set_state(edge, added->added_ids[0], "step " + std::to_string(step))));
+    std::optional<Chunk> copy = copies.at_version(edge, 2);
+    ASSERT_TRUE(copy) << "step " << step;
+    EXPECT_EQ(canonical_bytes(copy->message()), served(edge, view.chunk)) << "step " << step;
+    EXPECT_EQ(copy->object_state(added->added_ids[0]), "step " + std::to_string(step));
+  }
+  {
+    std::lock_guard lock(copies.mutex);
+    EXPECT_EQ(copies.changes, 12);
+    EXPECT_EQ(copies.replaced, 0);
+    EXPECT_EQ(copies.infos.front().placed_objects.size(), 2u);  // both adds; one is filtered out
+    EXPECT_EQ(copies.infos.front().previous_version, 0u);
+  }
+
+  // (1, 1) is in the cache now; edited there, it comes back at its old version and is replaced.
+  ASSERT_TRUE(client_->edit(EditBatch().add_object({1, 1}, {.layer = 0, .x = 30, .z = 30})));
+  (*session)->set_position(centre_of({0, 0}));
+  std::optional<Chunk> back = copies.at_version({1, 1}, 3);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(canonical_bytes(back->message()), served({1, 1}, view.chunk));
+  const ViewStats stats = (*session)->stats();
+  EXPECT_GE(stats.chunks_from_cache, 1u);
+  EXPECT_EQ(stats.chunks_replaced, 1u);
+  EXPECT_EQ(stats.changes_applied, 12u);
+  EXPECT_EQ(stats.duplicates_ignored, 0u);
+  std::lock_guard lock(copies.mutex);
+  EXPECT_EQ(copies.replaced, 1);
+  EXPECT_EQ(copies.infos.back().previous_version, 2u);
+}
+
+// Edits made while the session's server is away (through another server on the same store)
+// reach it when it resumes: the chunks it holds at older versions are replaced.
+TEST_F(ClientEditTest, SessionResumingAfterARestartGetsTheChangesItMissed) {
+  Copies copies;
+  ViewOptions view;
+  view.view_radius = 1;
+  view.initial_backoff = 50ms;
+  view.max_backoff = 200ms;
+  auto session = ViewSession::start(*client_, centre_of({0, 0}), view, copies.callbacks());
+  ASSERT_TRUE(session) << session.status().to_string();
+  ASSERT_TRUE(eventually([&] { return copies.holds_view({0, 0}, 1); }));
+  ASSERT_TRUE(client_->edit(EditBatch().add_object({0, 0}, {.layer = 0, .x = 1, .z = 1})));
+  ASSERT_TRUE(copies.at_version({0, 0}, 1));  // live, as a change event
+
+  stop();
+  int elsewhere_port = test::free_port();
+  while (elsewhere_port == port_) elsewhere_port = test::free_port();  // the session must not find it
+  ASSERT_TRUE(start(elsewhere_port));
+  std::optional<Client> elsewhere = connect(kWriteToken, elsewhere_port);
+  ASSERT_TRUE(elsewhere);
+  ASSERT_TRUE(elsewhere->edit(EditBatch().add_object({0, 0}, {.layer = 2, .x = 2, .z = 2})));
+  for (float x : {3.0f, 4.0f}) ASSERT_TRUE(elsewhere->edit(EditBatch().add_object({1, -1}, {.layer = 0, .x = x, .z = 3})));
+  stop();
+
+  ASSERT_TRUE(start(port_));  // the same port and store: the session comes back by itself
+  std::optional<Chunk> centre = copies.at_version({0, 0}, 2), corner = copies.at_version({1, -1}, 2);
+  ASSERT_TRUE(centre);
+  ASSERT_TRUE(corner);
+  EXPECT_EQ(canonical_bytes(centre->message()), served({0, 0}));
+  EXPECT_EQ(canonical_bytes(corner->message()), served({1, -1}));
+  const ViewStats stats = (*session)->stats();
+  EXPECT_GE(stats.reconnects, 1u);
+  EXPECT_EQ(stats.chunks_replaced, 2u);
+  EXPECT_EQ(stats.chunks_downloaded, 9u + 2u);  // the view once, then only the two replaced
+  std::lock_guard lock(copies.mutex);
+  EXPECT_EQ(copies.replaced, 2);
 }
 
 }  // namespace
