@@ -27,5 +27,6 @@ std::unique_ptr<Command> make_render_command();
 std::unique_ptr<Command> make_quality_command();
 std::unique_ptr<Command> make_locate_command();
 std::unique_ptr<Command> make_health_command();
+std::unique_ptr<Command> make_edit_command();
 
 }  // namespace chunkforge::tool
