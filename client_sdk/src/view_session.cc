@@ -1,3 +1,5 @@
+// ViewSession (view_session.h): the session thread that keeps a player's view loaded over the
+// Session stream, its local cache, reconnection with resume, and edits applied to its copies.
 #include "chunkforge/client/view_session.h"
 
 #include <algorithm>
