@@ -69,6 +69,16 @@ const std::string& Chunk::world_fingerprint() const { return message_->world_fin
 double Chunk::origin_x() const { return static_cast<double>(message_->coord().x()) * message_->chunk_size(); }
 double Chunk::origin_z() const { return static_cast<double>(message_->coord().z()) * message_->chunk_size(); }
 
+uint64_t Chunk::edit_version() const { return message_->edit_version(); }
+
+std::string_view Chunk::object_state(uint64_t object_id) const {
+  // Kept sorted by id, one per object (chunkforge::apply_change).
+  const auto& states = message_->object_states();
+  const auto it = std::lower_bound(states.begin(), states.end(), object_id,
+                                   [](const v1::ObjectState& s, uint64_t id) { return s.id() < id; });
+  return it != states.end() && it->id() == object_id ? std::string_view(it->state()) : std::string_view();
+}
+
 ObjectRange Chunk::objects() const { return ObjectRange(message_, world_); }
 
 Structure structure_of(const v1::StructureInstance& s, const WorldInfo& world) {

@@ -37,6 +37,20 @@ class LocalCache {
     return out;
   }
 
+  // The cached chunk at `c`, or null; does not count as a use.
+  const Chunk* find(ChunkCoord c) const {
+    const auto it = entries_.find(c);
+    return it == entries_.end() ? nullptr : &it->second.chunk;
+  }
+
+  void erase(ChunkCoord c) {
+    const auto it = entries_.find(c);
+    if (it == entries_.end()) return;
+    bytes_ -= it->second.chunk.encoded_bytes();
+    order_.erase(it->second.position);
+    entries_.erase(it);
+  }
+
   void clear() {
     entries_.clear();
     order_.clear();
@@ -50,14 +64,6 @@ class LocalCache {
     Chunk chunk;
     std::list<ChunkCoord>::iterator position;  // in order_, most recent first
   };
-
-  void erase(ChunkCoord c) {
-    const auto it = entries_.find(c);
-    if (it == entries_.end()) return;
-    bytes_ -= it->second.chunk.encoded_bytes();
-    order_.erase(it->second.position);
-    entries_.erase(it);
-  }
 
   size_t budget_;
   size_t bytes_ = 0;

@@ -1,3 +1,5 @@
+// ViewSession (view_session.h): the session thread that keeps a player's view loaded over the
+// Session stream, its local cache, reconnection with resume, and edits applied to its copies.
 #include "chunkforge/client/view_session.h"
 
 #include <algorithm>
@@ -7,6 +9,7 @@
 #include <thread>
 #include <variant>
 
+#include "chunk_change.h"
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "client_impl.h"
 #include "local_cache.h"
@@ -47,6 +50,7 @@ struct ViewSession::Impl {
         world(std::move(w)),
         options(std::move(o)),
         callbacks(std::move(cb)),
+        layers(layer_filter(options.chunk)),
         cache(options.cache_bytes),
         position(p),
         radius(options.view_radius),
@@ -56,6 +60,7 @@ struct ViewSession::Impl {
   WorldInfo world;
   const ViewOptions options;
   const ViewCallbacks callbacks;
+  const google::protobuf::RepeatedField<uint32_t> layers;  // the view's layer filter, for changes
 
   mutable std::mutex mutex;
   std::condition_variable wake;
@@ -188,19 +193,31 @@ struct ViewSession::Impl {
     return status;
   }
 
-  // A server event. Loads of chunks out of view go to the cache (the server has not yet seen the
-  // latest position); unloads need nothing: the view is computed here, from the same rule.
+  // A server event. Unloads need nothing: the view is computed here, from the same rule.
   void receive(v1::SessionEvent event, std::unique_lock<std::mutex>& lock) {
-    if (!event.has_load()) return;
+    if (event.has_load()) receive_load(std::make_shared<v1::Chunk>(std::move(*event.mutable_load())), lock);
+    if (event.has_change()) receive_change(event.change(), lock);
+  }
+
+  // Loads of chunks out of view go to the cache (the server has not yet seen the latest
+  // position). A load of a chunk held at another version replaces it (docs/edits.md).
+  void receive_load(std::shared_ptr<v1::Chunk> message, std::unique_lock<std::mutex>& lock) {
     backoff.reset();  // the connection works
-    auto message = std::make_shared<v1::Chunk>(std::move(*event.mutable_load()));
     const ChunkCoord c{message->coord().x(), message->coord().z()};
     ++stats.chunks_downloaded;
-    if (loaded.count(c)) {
-      ++stats.duplicates_ignored;
-      return;
-    }
     Chunk chunk(std::move(message), world);
+    if (const auto held = loaded.find(c); held != loaded.end()) {
+      if (held->second.edit_version() == chunk.edit_version()) {
+        ++stats.duplicates_ignored;
+        return;
+      }
+      ChunkChangeInfo info;
+      info.previous_version = held->second.edit_version();
+      info.replaced = true;
+      held->second = chunk;
+      ++stats.chunks_replaced;
+      return report_change(std::move(chunk), std::move(info), lock);
+    }
     if (!in_view(c)) {
       cache.put(c, std::move(chunk));
       return;
@@ -212,9 +229,42 @@ struct ViewSession::Impl {
                  lock);
   }
 
+  // A committed change: applied to the loaded copy and reported. A cached copy is kept current
+  // too, or dropped if it cannot follow (it would come back into view stale). A change to a
+  // loaded copy that cannot follow is left to the server, which sends such a chunk whole.
+  void receive_change(const v1::ChunkChange& change, std::unique_lock<std::mutex>& lock) {
+    const ChunkCoord c{change.chunk().x(), change.chunk().z()};
+    const auto held = loaded.find(c);
+    if (held == loaded.end()) {
+      if (const Chunk* cached = cache.find(c)) {
+        if (std::optional<Chunk> next = applied(*cached, change, layers)) {
+          ++stats.changes_applied;
+          cache.put(c, std::move(*next));
+        } else {
+          cache.erase(c);
+        }
+      }
+      return;
+    }
+    std::optional<Chunk> next = applied(held->second, change, layers);
+    if (!next) return;
+    ++stats.changes_applied;
+    ChunkChangeInfo info = describe(change, held->second.edit_version());
+    held->second = *next;
+    report_change(std::move(*next), std::move(info), lock);
+  }
+
+  void report_change(Chunk chunk, ChunkChangeInfo info, std::unique_lock<std::mutex>& lock) {
+    run_unlocked({[this, chunk = std::move(chunk), info = std::move(info)] {
+                   if (callbacks.on_change) callbacks.on_change(chunk, info);
+                 }},
+                 lock);
+  }
+
   // Brings the view to the latest position and radius: unloads what left it (into the cache),
   // loads what the cache has of what entered it (nearest first), and tells the server, listing
-  // every chunk of the view already held.
+  // every chunk of the view already held with its edit version: the server sends a chunk held
+  // at an old version again (one back from the cache, or held across a reconnection).
   void apply_view(std::unique_lock<std::mutex>& lock) {
     if (!view_dirty) return;
     view_dirty = false;
@@ -258,6 +308,7 @@ struct ViewSession::Impl {
         v1::ChunkCoord* held = update.add_held();
         held->set_x(c.x);
         held->set_z(c.z);
+        update.add_held_versions(chunk.edit_version());
       }
       // A failed write means the stream broke; the reader sees the end and reports it.
       actions.push_back([s = stream.get(), update = std::move(update)] { s->Write(update); });

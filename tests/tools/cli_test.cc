@@ -1,4 +1,5 @@
-// The `chunkforge` command, run as a real process: exit codes, stdout and stderr.
+// The `chunkforge` command, run as a real process: exit codes, stdout and stderr. `edit` runs
+// against the server binary (when it is built) with a store of its own.
 //
 // Each run goes through the shell with stdout and stderr redirected to files of its own under
 // testing::TempDir(), named after the test and the process, so tests may run in parallel.
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <cstdint>
 #include <cstdlib>
@@ -23,6 +25,9 @@
 #include "chunkforge/chunk.h"
 #include "chunkforge/encode.h"
 #include "chunkforge/world.h"
+#ifdef CHUNKFORGE_SERVER
+#include "support/server_process.h"
+#endif
 
 namespace chunkforge {
 namespace {
@@ -462,6 +467,23 @@ const BadInputCase kBadInputCases[] = {
     {"SeedWithServer", {"info", "--seed", "1", "--server", "127.0.0.1:1"}, "--seed excludes --server"},
     {"HealthWithoutServer", {"health"}, "--server is required"},
     {"HealthWithWorld", {"health", "--server", "127.0.0.1:1", "--world", "w.json"}, "unknown option --world"},
+    {"EditWithoutServer", {"edit", "0", "0", "remove", "1"}, "--server is required"},
+    {"EditUnknownOperation", {"edit", "0", "0", "fell", "1", "--server", "127.0.0.1:1"},
+     "OP: must be remove, add, move, remove-structure or set-state (got \"fell\")"},
+    {"EditIdNotHex", {"edit", "0", "0", "remove", "tree", "--server", "127.0.0.1:1"},
+     "OBJECT_ID: must be 1 to 16 hex digits (got \"tree\")"},
+    {"EditMoveWithoutZ", {"edit", "0", "0", "move", "1f", "2", "--server", "127.0.0.1:1"},
+     "move takes OBJECT_ID X Z (got 2 values)"},
+    {"EditPositionNotANumber", {"edit", "0", "0", "move", "1f", "2", "east", "--server", "127.0.0.1:1"},
+     "Z: must be a number (got \"east\")"},
+    {"EditVariantOnRemove", {"edit", "0", "0", "remove", "1f", "--variant", "2", "--server", "127.0.0.1:1"},
+     "--variant is for add"},
+    {"EditStateOddHex", {"edit", "0", "0", "set-state", "1f", "abc", "--server", "127.0.0.1:1"},
+     "HEX: must be bytes in hex, two digits each (got \"abc\")"},
+    {"EditStateAndClear", {"edit", "0", "0", "set-state", "1f", "ab", "--clear", "--server", "127.0.0.1:1"},
+     "set-state takes OBJECT_ID with --clear (got 2 values)"},
+    {"EditNegativeExpect", {"edit", "0", "0", "remove", "1f", "--expect", "-1", "--server", "127.0.0.1:1"},
+     "--expect: must be an integer in [0, 18446744073709551615] (got \"-1\")"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Cli, CliBadInputTest, testing::ValuesIn(kBadInputCases),
@@ -532,10 +554,125 @@ TEST_P(CliSubcommandTest, HelpWinsOverABadValue) {
 
 INSTANTIATE_TEST_SUITE_P(Cli, CliSubcommandTest,
                          testing::Values("validate", "info", "sample", "chunk", "region", "render", "quality", "locate",
-                                         "health"),
+                                         "health", "edit"),
                          [](const testing::TestParamInfo<const char*>& test) {
                            return std::string(test.param);
                          });
+
+// --- edit, against the server binary -------------------------------------------------------
+
+#ifdef CHUNKFORGE_SERVER
+// A chunkforge-server with a SQLite store and a write token in a directory of the test's own.
+class CliEditTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = temp_path("edit/");
+    std::filesystem::create_directories(dir_);
+    std::ofstream(dir_ + "token") << "write-secret\n";
+    std::ofstream(dir_ + "wrong") << "guess\n";
+    server_ = test::spawn(CHUNKFORGE_SERVER,
+                          {"--listen", "127.0.0.1:0", "--http", "", "--threads", "1", "--data", dir_ + "data",
+                           "--write-token-file", dir_ + "token"},
+                          dir_ + "server.log");
+    const int port = test::wait_until_serving(server_);
+    ASSERT_GT(port, 0) << test::read_text(dir_ + "server.log");
+    address_ = "127.0.0.1:" + std::to_string(port);
+  }
+  void TearDown() override {
+    kill(server_.pid, SIGTERM);
+    test::wait_for(server_, std::chrono::seconds(10));
+    std::filesystem::remove_all(dir_);
+  }
+  // `chunkforge edit CX CZ args...` with the write token (or `token`: a file name in the dir).
+  CliResult edit(std::vector<std::string> args, const std::string& token = "token") {
+    args.insert(args.begin(), "edit");
+    args.insert(args.end(), {"--server", address_});
+    if (!token.empty()) args.insert(args.end(), {"--token-file", dir_ + token});
+    return run_cli(args);
+  }
+  std::string chunk_json(int64_t x, int64_t z) {
+    return run_cli({"chunk", std::to_string(x), std::to_string(z), "--server", address_}).out;
+  }
+
+  std::string dir_, address_;
+  test::Process server_;
+};
+
+// The first id in the "added_ids" list of an edit's answer.
+std::string first_added_id(const std::string& json) {
+  const std::string needle = "\"added_ids\":[\"";
+  const size_t at = json.find(needle);
+  return at == std::string::npos ? "" : json.substr(at + needle.size(), 16);
+}
+
+TEST_F(CliEditTest, EachOperationAppliesAndPrintsTheNewVersion) {
+  const std::string tree = json_string(chunk_json(0, 0), "id");
+  ASSERT_EQ(tree.size(), 16u);
+  CliResult r = edit({"0", "0", "remove", tree});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_TRUE(contains(r.out, "{\"versions\":[{\"x\":0,\"z\":0,\"version\":1}],\"added_ids\":[]")) << r;
+  EXPECT_FALSE(contains(chunk_json(0, 0), tree));
+
+  r = edit({"0", "0", "add", "forest", "10", "20.5", "--yaw", "45", "--variant", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  const std::string added = first_added_id(r.out);
+  EXPECT_EQ(json_number(r.out, "version"), 2) << r;
+  EXPECT_TRUE(contains(chunk_json(0, 0), "\"yaw\":45,\"variant\":1,\"id\":\"" + added + "\"")) << r;
+  for (const std::vector<std::string>& next : {std::vector<std::string>{"move", added, "5", "6"},
+                                                {"set-state", added, "776f6f643d33"},
+                                                {"set-state", added, "--clear"}}) {
+    std::vector<std::string> args = {"0", "0"};
+    args.insert(args.end(), next.begin(), next.end());
+    r = edit(args);
+    EXPECT_EQ(r.exit_code, 0) << r;
+  }
+  EXPECT_EQ(json_number(r.out, "version"), 5) << r;
+
+  // A structure, found with locate, removed from its chunk.
+  const std::string found = run_cli({"locate", "castle", "0", "0", "--json", "--radius", "4000"}).out;
+  const std::string castle = found.substr(std::min(found.size(), found.find("\"instances\"")));
+  const std::string id = json_string(castle, "id");
+  ASSERT_FALSE(id.empty()) << found;
+  const auto chunk_of = [&](const char* axis) {
+    return std::to_string(static_cast<int64_t>(std::floor(json_number(castle, axis) / 64)));
+  };
+  r = edit({chunk_of("x"), chunk_of("z"), "remove-structure", id});
+  EXPECT_EQ(r.exit_code, 0) << r;
+  EXPECT_TRUE(contains(r.out, "\"version\":1")) << r;
+}
+
+TEST_F(CliEditTest, ExpectAndRequestIdAreSentAsGiven) {
+  const std::vector<std::string> add = {"3", "-2", "add", "0", "1", "1", "--request-id", "cli/1"};
+  const CliResult first = edit(add), again = edit(add);
+  ASSERT_EQ(first.exit_code, 0) << first;
+  EXPECT_EQ(again.out, first.out);  // applied once, the same answer
+  EXPECT_TRUE(contains(first.out, "\"request_id\":\"cli/1\"")) << first;
+  EXPECT_EQ(json_number(first.out, "version"), 1) << first;
+
+  const CliResult stale = edit({"3", "-2", "add", "0", "2", "2", "--expect", "0"});
+  EXPECT_EQ(stale.exit_code, 1) << stale;
+  EXPECT_TRUE(contains(stale.err, "FAILED_PRECONDITION")) << stale;
+  EXPECT_TRUE(contains(stale.err, "at version 1")) << stale;
+  EXPECT_TRUE(stale.out.empty()) << stale;
+  EXPECT_EQ(edit({"3", "-2", "add", "0", "2", "2", "--expect", "1"}).exit_code, 0);
+}
+
+TEST_F(CliEditTest, RefusalsExitOneWithTheServersStatus) {
+  CliResult r = edit({"0", "0", "remove", "1f"}, "wrong");
+  EXPECT_EQ(r.exit_code, 1) << r;
+  EXPECT_TRUE(contains(r.err, "edit: " + address_ + ": PERMISSION_DENIED")) << r;
+  r = edit({"0", "0", "remove", "1f"});
+  EXPECT_EQ(r.exit_code, 1) << r;
+  EXPECT_TRUE(contains(r.err, "NOT_FOUND: ops[0].remove_object")) << r;
+  r = edit({"0", "0", "add", "forest", "64", "0"});
+  EXPECT_EQ(r.exit_code, 1) << r;
+  EXPECT_TRUE(contains(r.err, "INVALID_ARGUMENT: ops[0].add_object.x")) << r;
+  // Bad input the server's catalogue shows: exit 2.
+  r = edit({"0", "0", "add", "granite", "1", "1"});
+  EXPECT_EQ(r.exit_code, 2) << r;
+  EXPECT_TRUE(contains(r.err, "LAYER: the world has no layer \"granite\" (forest, iron, coal, boulders)")) << r;
+}
+#endif  // CHUNKFORGE_SERVER
 
 TEST(CliTest, TopLevelHelpExitsZero) {
   const CliResult r = run_cli({"--help"});

@@ -156,6 +156,11 @@ class Chunk {
   // do not hold size() * size() samples, which no server sends, shows as absent).
   std::optional<TerrainView> terrain() const;
 
+  // Edits (docs/edits.md): the chunk's edit version (0: never edited; one more per committed
+  // change), and an object's opaque state as an edit set it (empty: none).
+  uint64_t edit_version() const;
+  std::string_view object_state(uint64_t object_id) const;
+
   // Size of the chunk's encoding on the wire: what a local cache accounts for.
   size_t encoded_bytes() const { return encoded_bytes_; }
   const WorldInfo& world() const { return world_; }

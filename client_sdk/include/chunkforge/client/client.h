@@ -1,7 +1,8 @@
 // File: chunkforge/client/client.h
 //
 // A connection to a chunkforge world server: world info, one chunk, a region streamed nearest
-// first, and health. For a moving player use ViewSession (view_session.h) on top of a Client.
+// first, structure search, health, and edits (edit.h). For a moving player use ViewSession
+// (view_session.h) on top of a Client.
 //
 //   chunkforge::client::ConnectOptions options;
 //   options.bearer_token = "s3cret";  // when the server runs with --auth-token-file
@@ -13,8 +14,9 @@
 //
 // Every call has a deadline (ConnectOptions::deadline). Unary calls (world_info, chunk, health)
 // retry UNAVAILABLE with exponential backoff up to ConnectOptions::max_attempts; a region
-// stream retries only until its first chunk arrives. Errors come back as a Status carrying the
-// server's gRPC code and message.
+// stream retries only until its first chunk arrives; an edit retries with a request id, so that
+// it applies once (Client::edit). Errors come back as a Status carrying the server's gRPC code
+// and message.
 //
 // Thread safety: a Client may be used from many threads at once; calls are independent.
 // Callbacks of stream_region run on the calling thread.
@@ -28,6 +30,7 @@
 #include <vector>
 
 #include "chunkforge/client/chunk.h"
+#include "chunkforge/client/edit.h"
 #include "chunkforge/client/status.h"
 #include "chunkforge/client/world_info.h"
 
@@ -49,7 +52,8 @@ struct ConnectOptions {
   bool tls = false;
   std::string tls_root_certificates;
   std::string tls_server_name;
-  // Sent as "authorization: Bearer <token>" on every call when not empty.
+  // Sent as "authorization: Bearer <token>" on every call when not empty. A client that edits
+  // sets the server's write token here: it reads too, so one token serves every call.
   std::string bearer_token;
 };
 
@@ -82,6 +86,13 @@ class Client {
   // report. The server plans structures only; no chunk is generated.
   Result<std::vector<Structure>> locate(const std::string& type, int64_t x, int64_t z, double radius = 2048,
                                         uint32_t limit = 10);
+
+  // Applies `batch` atomically (docs/edits.md). Needs the server's write token as bearer_token
+  // (PERMISSION_DENIED otherwise, or when the server takes no edits). A batch without a request
+  // id gets a random one (128 bits, "sdk-" and 32 hex digits): the retries of UNAVAILABLE then
+  // apply it once. DEADLINE_EXCEEDED is not retried and leaves the outcome unknown: a caller
+  // that wants to retry then gives the batch its own request id and sends it again.
+  Result<EditResult> edit(const EditBatch& batch);
 
   // The standard gRPC health check of the server (grpc.health.v1, service "").
   Result<Health> health();

@@ -7,6 +7,7 @@
 //   callbacks.on_load = [&](const Chunk& c) { game.queue_spawn(c); };         // session thread
 //   callbacks.on_unload = [&](ChunkCoord c) { game.queue_despawn(c); };      // session thread
 //   callbacks.on_error = [&](const Status& s) { log(s.to_string()); };       // session thread
+//   callbacks.on_change = [&](const Chunk& c, const ChunkChangeInfo&) { game.queue_update(c); };
 //   auto session = chunkforge::client::ViewSession::start(client, {x, z}, options, callbacks);
 //   ...every frame: session->set_position(player.x, player.z);
 //
@@ -21,6 +22,12 @@
 //   on_error, reconnects with exponential backoff, and resumes: it tells the new server which
 //   chunks of the view it already holds, so only the missing ones are sent. If the world
 //   changed (another fingerprint), everything loaded is unloaded and the new world is loaded.
+// - Edits (docs/edits.md): a committed change to a loaded chunk is applied to the session's
+//   copy (with chunkforge::apply_change, as the server does, so the copy stays the bytes the
+//   server serves) and reported through on_change; so is a load that replaces a copy at an
+//   older version. Changes to cached chunks keep the cache current; a cached chunk that missed
+//   one is dropped. While the server is away, chunks from the cache may be behind: on resume
+//   the session lists the version of every chunk it holds, and the server replaces stale ones.
 // - Errors a retry cannot fix (INVALID_ARGUMENT, UNAUTHENTICATED, PERMISSION_DENIED, ...) end
 //   the session: on_error, then running() is false.
 //
@@ -56,10 +63,28 @@ struct ViewOptions {
   std::chrono::milliseconds max_backoff{5'000};
 };
 
+// What on_change says beside the updated chunk.
+struct ChunkChangeInfo {
+  uint64_t previous_version = 0;  // the copy's edit version before
+  // True when the server sent the chunk whole and it replaced the copy: it missed changes
+  // (while the session was away, or while the chunk sat in the local cache), or its edits were
+  // reset. Compare everything then; the lists below are empty.
+  bool replaced = false;
+  // Otherwise one committed change was applied; the ids it names. Objects of layers the view
+  // leaves out (ViewOptions::chunk.layers) may be named: the chunk does not hold them.
+  std::vector<uint64_t> removed_objects;
+  std::vector<uint64_t> placed_objects;  // added or moved: read them from the chunk
+  std::vector<uint64_t> states_changed;  // set or cleared: Chunk::object_state
+  std::vector<uint64_t> removed_structures;
+};
+
 struct ViewCallbacks {
   std::function<void(const Chunk&)> on_load;
   std::function<void(ChunkCoord)> on_unload;
   std::function<void(const Status&)> on_error;
+  // A loaded chunk changed (docs/edits.md): the new copy, which replaces the one on_load (or
+  // the last on_change) gave. Not called for chunks outside the view.
+  std::function<void(const Chunk&, const ChunkChangeInfo&)> on_change;
 };
 
 struct Position {
@@ -70,7 +95,9 @@ struct Position {
 struct ViewStats {
   uint64_t chunks_downloaded = 0;  // load events received from a server
   uint64_t chunks_from_cache = 0;  // loads served by the local cache
-  uint64_t duplicates_ignored = 0; // server loads of chunks already held
+  uint64_t duplicates_ignored = 0; // server loads of chunks already held at the same version
+  uint64_t changes_applied = 0;    // change events applied to a loaded or cached chunk
+  uint64_t chunks_replaced = 0;    // server loads that replaced a loaded chunk's older version
   uint64_t reconnects = 0;         // sessions opened after the first
   size_t cached_bytes = 0;         // the local cache beyond the view
   size_t loaded_chunks = 0;
