@@ -6,6 +6,8 @@
 #include <tuple>
 #include <vector>
 
+#include "chunkforge/world_extent.h"
+
 namespace chunkforge::server {
 
 std::string update_error(const v1::SessionUpdate& update, uint32_t max_radius, double world_units) {
@@ -46,11 +48,8 @@ bool SessionView::nearer(ChunkKey a, ChunkKey b) const {
 
 void SessionView::move(double x, double z, uint32_t radius, std::span<const ChunkKey> held,
                        std::span<const uint64_t> held_versions) {
-  const auto chunk_of = [&](double v) {
-    const auto c = static_cast<int64_t>(std::floor(v / static_cast<double>(chunk_size_)));
-    return std::clamp(c, -chunk_limit_, chunk_limit_);
-  };
-  centre_ = {chunk_of(x), chunk_of(z)};
+  const auto chunk_size = static_cast<uint32_t>(chunk_size_);
+  centre_ = {chunk_coordinate(x, chunk_size), chunk_coordinate(z, chunk_size)};
   // Clipped, not refused: a player standing at the edge of the world sees what exists.
   const int64_t r = radius;
   low_ = {std::max(centre_.x - r, -chunk_limit_), std::max(centre_.z - r, -chunk_limit_)};

@@ -19,6 +19,7 @@
 #include "chunk_cache.h"
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "chunkforge/world.h"
+#include "chunkforge/world_extent.h"
 #include "edit_service.h"
 #include "generation_queue.h"
 #include "metrics.h"
@@ -87,9 +88,6 @@ using WorldServiceBase = v1::WorldService::WithRawCallbackMethod_GetWorldInfo<
             v1::WorldService::WithRawCallbackMethod_Locate<
                 v1::WorldService::WithRawCallbackMethod_Edit<v1::WorldService::Service>>>>>>;
 
-// The supported world: |x|, |z| <= 2^40 world units.
-inline constexpr int64_t kWorldUnits = int64_t{1} << 40;
-
 class WorldService final : public WorldServiceBase {
  public:
   // `edits` may be null: a server without a store serves the generated world only.
@@ -137,7 +135,7 @@ class WorldService final : public WorldServiceBase {
   EditService* edits() { return edits_; }
   const World& world() const { return world_; }
   // The largest |chunk coordinate| of the supported world.
-  int64_t chunk_limit() const { return kWorldUnits / world_.chunk_size(); }
+  int64_t chunk_limit() const { return chunkforge::chunk_limit(world_.chunk_size()); }
   Metrics& metrics() { return metrics_; }
 
  private:

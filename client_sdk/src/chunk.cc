@@ -5,21 +5,14 @@
 #include <cmath>
 
 #include "chunkforge/v1/chunk.pb.h"
+#include "chunkforge/world_extent.h"
 #include "client_impl.h"
 
 namespace chunkforge::client {
 
 ChunkCoord chunk_at(double x, double z, uint32_t chunk_size) {
-  // Exactly the server's rule (server/session_view.cc), so both agree on every view: the chunk
-  // under the point, clamped to the supported world (|x|, |z| <= 2^40 units). Clamping also
-  // keeps a NaN or huge position, or a world info without a chunk size, from undefined casts.
-  const double size = chunk_size == 0 ? 1.0 : static_cast<double>(chunk_size);
-  const double limit = std::floor(1099511627776.0 / size);
-  const auto axis = [&](double v) {
-    const double c = std::floor(v / size);
-    return static_cast<int64_t>(std::isnan(c) ? 0.0 : std::clamp(c, -limit, limit));
-  };
-  return {axis(x), axis(z)};
+  // The server's own rule (chunkforge/world_extent.h), so both agree on every view.
+  return {chunkforge::chunk_coordinate(x, chunk_size), chunkforge::chunk_coordinate(z, chunk_size)};
 }
 
 uint32_t TerrainView::step() const { return chunk_->terrain().step(); }

@@ -4,6 +4,7 @@
 #include "args.h"
 #include "chunk_json.h"
 #include "chunkforge/encode.h"
+#include "chunkforge/world_extent.h"
 #include "commands.h"
 #include "region.h"
 #include "source.h"
@@ -14,7 +15,7 @@ namespace {
 
 // Chunk coordinates the supported world (|x|, |z| <= 2^40 units) allows.
 bool in_world(int64_t c, const v1::WorldInfo& info) {
-  const int64_t limit = (int64_t{1} << 40) / info.chunk_size();
+  const int64_t limit = chunk_limit(info.chunk_size());
   return c >= -limit && c <= limit;
 }
 

@@ -6,14 +6,13 @@
 
 #include "args.h"
 #include "chunk_json.h"
+#include "chunkforge/world_extent.h"
 #include "commands.h"
 #include "source.h"
 #include "world_options.h"
 
 namespace chunkforge::tool {
 namespace {
-
-constexpr int64_t kWorldLimit = int64_t{1} << 40;
 
 class LocateCommand final : public Command {
  public:
@@ -43,10 +42,10 @@ CLI::App& LocateCommand::declare(CLI::App& parent) {
   app.add_option("TYPE", type_, "the structure type's name (chunkforge info lists them)")->required();
   app.add_option("X", x_, "world x, an integer with |X| <= 2^40")
       ->required()
-      ->transform(integer_in<int64_t>(-kWorldLimit, kWorldLimit));
+      ->transform(integer_in<int64_t>(-kWorldUnits, kWorldUnits));
   app.add_option("Z", z_, "world z, an integer with |Z| <= 2^40")
       ->required()
-      ->transform(integer_in<int64_t>(-kWorldLimit, kWorldLimit));
+      ->transform(integer_in<int64_t>(-kWorldUnits, kWorldUnits));
   add_source_options(app, source_);
   add_number_option(app, "--radius", radius_,
                     number_where([](double r) { return r > 0 && r <= 65536; }, "in (0, 65536] world units"),

@@ -6,6 +6,7 @@
 
 #include "args.h"
 #include "chunkforge/v1/info.pb.h"
+#include "chunkforge/world_extent.h"
 #include "commands.h"
 #include "world_options.h"
 
@@ -33,8 +34,7 @@ std::optional<Coord> parse_coord(const std::string& text) {
   } else if (whole.empty()) {
     return std::nullopt;
   }
-  constexpr int64_t kLimit = int64_t{1} << 40;  // the supported world (README, docs/determinism.md)
-  if (cell > kLimit) return std::nullopt;
+  if (cell > kWorldUnits) return std::nullopt;
   return negative ? Coord::from_parts(-cell, -frac) : Coord::from_parts(cell, frac);
 }
 
