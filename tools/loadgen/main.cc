@@ -6,8 +6,10 @@
 // Modes: session (each player walks and keeps a Session; latency = from the position update
 // that brought a chunk into view to its arrival), chunk (GetChunk of the chunks around a
 // walking player; latency per call), region (StreamRegion around the player; latency per
-// chunk from the call's start). Reports chunks/s, p50/p99/max latency, errors and, with
-// --server-pid, the server's resident memory (now and peak).
+// chunk from the call's start). Reports chunks/s, p50/p99/max latency (of the whole run, and
+// apart for the start burst, when every player's first view arrives at once, and the steady
+// walk after --steady-after seconds), errors and, with --server-pid, the server's resident
+// memory (now and peak).
 #include <CLI/CLI.hpp>
 #include <grpcpp/grpcpp.h>
 
@@ -37,17 +39,25 @@ struct Options {
   std::string server = "127.0.0.1:50051", mode = "session";
   int players = 10, radius = 4, duration = 10, server_pid = 0;
   double speed = 2;  // chunks per second
+  double steady_after = 10;  // seconds: latencies before are the start burst, after the steady walk
   bool json = false;
 };
 
+// One chunk's latency and when it arrived (seconds from the start of the run).
+struct Sample {
+  double arrived_s, ms;
+};
+
 struct Results {
+  const std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   std::mutex mutex;
-  std::vector<double> latency_ms;
+  std::vector<Sample> samples;
   std::atomic<uint64_t> chunks{0}, errors{0};
   std::string first_error;
   void latency(double ms) {
+    const double arrived = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::lock_guard lock(mutex);
-    latency_ms.push_back(ms);
+    samples.push_back({arrived, ms});
   }
   void error(const grpc::Status& s) {
     ++errors;
@@ -55,6 +65,22 @@ struct Results {
     if (first_error.empty()) first_error = std::to_string(s.error_code()) + ": " + s.error_message();
   }
 };
+
+struct Percentiles {
+  double p50 = 0, p99 = 0, max = 0;
+};
+
+// The latencies of the chunks that arrived in [from_s, to_s) of the run.
+Percentiles percentiles(const std::vector<Sample>& samples, double from_s, double to_s) {
+  std::vector<double> ms;
+  for (const Sample& s : samples) {
+    if (s.arrived_s >= from_s && s.arrived_s < to_s) ms.push_back(s.ms);
+  }
+  if (ms.empty()) return {};
+  std::sort(ms.begin(), ms.end());
+  const auto at = [&](double q) { return ms[static_cast<size_t>(q * static_cast<double>(ms.size() - 1))]; };
+  return {at(0.5), at(0.99), ms.back()};
+}
 
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
@@ -176,8 +202,10 @@ constexpr const char* kDescription =
     "player walks and keeps a Session; latency = from the position update that brought a chunk\n"
     "into view to its arrival), chunk (GetChunk of the chunks around a walking player; latency\n"
     "per call), region (StreamRegion around the player; latency per chunk from the call's\n"
-    "start). Reports chunks/s, p50/p99/max latency, errors and, with --server-pid, the server's\n"
-    "resident memory (now and peak). Exit 0 without errors, 1 with some, 2 for bad options.\n";
+    "start). Reports chunks/s, p50/p99/max latency (also apart for the first --steady-after\n"
+    "seconds, the start burst, and the steady walk after), errors and, with --server-pid, the\n"
+    "server's resident memory (now and peak). Exit 0 without errors, 1 with some, 2 for bad\n"
+    "options.\n";
 
 // --speed: CLI11's PositiveNumber would print DBL_MAX in its message.
 std::string positive_number(const std::string& text) {
@@ -209,6 +237,10 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
   app.add_option("--duration", o.duration, "seconds, 1 to 3600 (default 10)")
       ->type_name("S")
       ->check(CLI::Range(1, 3600).description(""));
+  app.add_option("--steady-after", o.steady_after,
+                 "seconds after which latencies count as the steady walk, not the start burst\n(default 10)")
+      ->type_name("S")
+      ->check(positive_number);
   app.add_option("--server-pid", o.server_pid, "a local server's process id: report its resident memory")
       ->type_name("PID")
       ->check(CLI::Range(0, std::numeric_limits<int>::max()).description(""));
@@ -251,22 +283,26 @@ int main(int argc, char** argv) {
   }
   for (std::thread& t : players) t.join();
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  std::sort(r.latency_ms.begin(), r.latency_ms.end());
-  auto pct = [&](double q) {
-    return r.latency_ms.empty() ? 0.0 : r.latency_ms[static_cast<size_t>(q * static_cast<double>(r.latency_ms.size() - 1))];
-  };
+  // The whole run, the start burst (every player's first view at once) and the steady walk.
+  const Percentiles all = percentiles(r.samples, 0, seconds + 1);
+  const Percentiles burst = percentiles(r.samples, 0, o.steady_after);
+  const Percentiles steady = percentiles(r.samples, o.steady_after, seconds + 1);
   const auto [rss, peak] = o.server_pid > 0 ? rss_mib(o.server_pid) : std::pair{0.0, 0.0};
   if (o.json) {
     std::cout << "{\"mode\":\"" << o.mode << "\",\"players\":" << o.players << ",\"radius\":" << o.radius
               << ",\"seconds\":" << seconds << ",\"chunks\":" << r.chunks << ",\"chunks_per_second\":"
-              << static_cast<double>(r.chunks) / seconds << ",\"latency_p50_ms\":" << pct(0.5)
-              << ",\"latency_p99_ms\":" << pct(0.99) << ",\"latency_max_ms\":" << pct(1.0)
+              << static_cast<double>(r.chunks) / seconds << ",\"latency_p50_ms\":" << all.p50
+              << ",\"latency_p99_ms\":" << all.p99 << ",\"latency_max_ms\":" << all.max
+              << ",\"start_latency_p50_ms\":" << burst.p50 << ",\"start_latency_p99_ms\":" << burst.p99
+              << ",\"steady_latency_p50_ms\":" << steady.p50 << ",\"steady_latency_p99_ms\":" << steady.p99
               << ",\"errors\":" << r.errors << ",\"server_rss_mib\":" << rss
               << ",\"server_peak_rss_mib\":" << peak << "}\n";
   } else {
     std::cout << o.players << " players, " << o.mode << ", " << seconds << " s: " << r.chunks << " chunks ("
-              << static_cast<double>(r.chunks) / seconds << "/s), latency p50 " << pct(0.5) << " ms, p99 "
-              << pct(0.99) << " ms, max " << pct(1.0) << " ms, " << r.errors << " errors";
+              << static_cast<double>(r.chunks) / seconds << "/s), latency p50 " << all.p50 << " ms, p99 "
+              << all.p99 << " ms, max " << all.max << " ms (first " << o.steady_after << " s: p50 " << burst.p50
+              << ", p99 " << burst.p99 << "; after: p50 " << steady.p50 << ", p99 " << steady.p99 << "), "
+              << r.errors << " errors";
     if (o.server_pid > 0) std::cout << ", server RSS " << rss << " MiB (peak " << peak << ")";
     std::cout << '\n';
   }
