@@ -39,7 +39,7 @@ grpc::ServerUnaryReactor* WorldService::Edit(grpc::CallbackServerContext* contex
     try {
       add_bases(*this, chunks_named(*request), bases);
       std::vector<ChunkKey> more;
-      if (grpc::Status status = structure_chunks(world_, *request, bases, more); !status.ok()) return done(status, {});
+      if (grpc::Status found = structure_chunks(world_, *request, bases, more); !found.ok()) return done(found, {});
       add_bases(*this, more, bases);
     } catch (const std::exception& e) {  // the server is stopping, or out of memory
       return done({grpc::StatusCode::UNAVAILABLE, std::string("edit not applied: ") + e.what()}, {});

@@ -135,7 +135,7 @@ class WorldService final : public WorldServiceBase {
   EditService* edits() { return edits_; }
   const World& world() const { return world_; }
   // The largest |chunk coordinate| of the supported world.
-  int64_t chunk_limit() const { return chunkforge::chunk_limit(world_.chunk_size()); }
+  int64_t chunk_limit() const { return chunkforge::chunk_limit(static_cast<uint32_t>(world_.chunk_size())); }
   Metrics& metrics() { return metrics_; }
 
  private:

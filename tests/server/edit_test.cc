@@ -513,7 +513,7 @@ TEST_P(EditTest, RandomEditSequencesMatchASimpleReferenceModel) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, EditTest, testing::Values("sqlite", "postgres"),
-                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+                         [](const testing::TestParamInfo<std::string>& store) { return store.param; });
 
 }  // namespace
 }  // namespace chunkforge::server
