@@ -200,7 +200,9 @@ class PendingReply {
   void complete(HttpReply reply) {
     std::shared_ptr<Connection> connection = std::exchange(connection_, nullptr);
     if (!connection) return;
-    asio::post(work_.get_executor(), [connection, reply = std::move(reply)]() mutable {
+    // Moved, not copied: the connection must never be released on the caller's thread (its
+    // destructor touches the io thread's connection set).
+    asio::post(work_.get_executor(), [connection = std::move(connection), reply = std::move(reply)]() mutable {
       connection->answer(std::move(reply));
     });
     work_.reset();
