@@ -68,9 +68,11 @@ bool WorldServer::start() {
 
 HttpHandler WorldServer::start_map() {
   // Renders share the cores with generation: a few at once is enough for one viewer's screen.
-  map_ = std::make_unique<map::MapService>(map::MapOptions{.threads = std::clamp(options_.threads, 1, 4),
-                                                           .cache_bytes = options_.map_cache_mb << 20,
-                                                           .auth_token = options_.auth_token});
+  map::MapOptions options;
+  options.threads = std::clamp(options_.threads, 1, 4);
+  options.cache_bytes = options_.map_cache_mb << 20;
+  options.auth_token = options_.auth_token;
+  map_ = std::make_unique<map::MapService>(options);
   map_->set_world(world_, "chunkforge-server");
   return map_handler(*map_);
 }

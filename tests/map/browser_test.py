@@ -6,7 +6,10 @@ Starts chunkforge-server on loopback ports and Debian's chromium with a fresh pr
 are not blank; switching the base layer changes what is drawn; structure search puts markers.
 Screenshots are written to the artefact directory.
 
-usage: browser_test.py CHUNKFORGE_SERVER ARTEFACT_DIR
+Then `chunkforge map` on a world file: breaking the file shows its field-path errors on the
+page while the last good world stays; fixing it clears them and changes the world.
+
+usage: browser_test.py CHUNKFORGE_SERVER CHUNKFORGE_CLI SOURCE_DIR ARTEFACT_DIR
 """
 import base64
 import json
@@ -140,7 +143,48 @@ def problems(events):
     return found
 
 
-def run(server_binary, artefacts):
+def check_watcher(page, cli, source_dir, artefacts, workdir):
+    """`chunkforge map` re-reads its file: errors on the page for a broken one, then recovery."""
+    world_file = os.path.join(workdir, "world.json")
+    good = open(os.path.join(source_dir, "docs", "worlds", "default.json")).read()
+    with open(world_file, "w") as f:
+        f.write(good)
+    port = free_port()
+    tool = subprocess.Popen([cli, "map", "--world", world_file, "--listen", "127.0.0.1:%d" % port],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        base = "http://127.0.0.1:%d" % port
+        status = wait_for(lambda: json.load(urllib.request.urlopen(base + "/api/status")), 30, "chunkforge map")
+        page.events.clear()
+        page.call("Page.navigate", url=base + "/map/")
+        wait_for(lambda: len(loaded_tiles(page, "materials")) >= 12, 60, "chunkforge map tiles")
+        definition = json.loads(good)
+        definition["chunk_size"] = 3  # out of range: a field-path error
+        with open(world_file, "w") as f:
+            json.dump(definition, f)
+        shown = wait_for(lambda: page.evaluate(
+            "!document.getElementById('errors').hidden && document.getElementById('errors').textContent"),
+            30, "the errors on the page")
+        assert "chunk_size" in shown, shown
+        screenshot(page, os.path.join(artefacts, "map_world_errors.png"))
+        definition["chunk_size"] = 64
+        definition["seed"] = 12345
+        with open(world_file, "w") as f:
+            json.dump(definition, f)
+        wait_for(lambda: page.evaluate("document.getElementById('errors').hidden"), 30, "the errors to clear")
+        now = json.load(urllib.request.urlopen(base + "/api/status"))
+        assert now["fingerprint"] != status["fingerprint"], "the new seed did not change the world"
+        wait_for(lambda: any(("v=" + now["fingerprint"]) in t for t in page.evaluate(
+            "[...document.querySelectorAll('.leaflet-tile-loaded')].map(t => t.src)")), 30, "redrawn tiles")
+        page.pump(0.5)
+        found = problems(page.events)
+        assert not found, "\n".join(found)
+    finally:
+        tool.terminate()
+        tool.wait(10)
+
+
+def run(server_binary, cli, source_dir, artefacts):
     os.makedirs(artefacts, exist_ok=True)
     http_port = free_port()
     server = subprocess.Popen([server_binary, "--listen", "127.0.0.1:0", "--http", "127.0.0.1:%d" % http_port,
@@ -178,8 +222,10 @@ def run(server_binary, artefacts):
         page.pump(0.5)
         found = problems(page.events)
         assert not found, "\n".join(found)
-        print("ok: %d materials tiles, %d biomes tiles, %d markers; screenshots in %s"
-              % (len(tiles), len(loaded_tiles(page, "biomes")), markers, artefacts))
+        biomes = len(loaded_tiles(page, "biomes"))
+        check_watcher(page, cli, source_dir, artefacts, profile)
+        print("ok: %d materials tiles, %d biomes tiles, %d markers, the watcher showed errors and recovered; "
+              "screenshots in %s" % (len(tiles), biomes, markers, artefacts))
     finally:
         if browser:
             browser.terminate()
@@ -190,4 +236,4 @@ def run(server_binary, artefacts):
 
 
 if __name__ == "__main__":
-    run(sys.argv[1], sys.argv[2])
+    run(*sys.argv[1:5])

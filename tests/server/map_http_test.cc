@@ -54,7 +54,9 @@ Response get(int port, const std::string& target, const std::string& headers = "
 class MapHttpTest : public ::testing::Test {
  protected:
   void start(const std::string& token = "") {
-    service_ = std::make_unique<map::MapService>(map::MapOptions{.threads = 2, .auth_token = token});
+    map::MapOptions options;
+    options.auth_token = token;
+    service_ = std::make_unique<map::MapService>(options);
     service_->set_world(default_world(), "test");
     endpoint_ = std::make_unique<HttpEndpoint>("127.0.0.1:0", [] { return "up 1\n"; }, HttpOptions{},
                                                map_handler(*service_));

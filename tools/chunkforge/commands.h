@@ -29,5 +29,7 @@ std::unique_ptr<Command> make_locate_command();
 std::unique_ptr<Command> make_health_command();
 // Only in builds with the server (CHUNKFORGE_HAS_STORE): it opens the server's edit store.
 std::unique_ptr<Command> make_edits_command();
+// Only in builds with the server: it serves the map on the server's HTTP endpoint.
+std::unique_ptr<Command> make_map_command();
 
 }  // namespace chunkforge::tool
