@@ -1,8 +1,9 @@
-// HttpEndpoint: an asynchronous Beast server for /healthz and /metrics whose every wait is
-// bounded by a deadline, whose connections are capped, and which stops without waiting for
-// its clients.
+// HttpEndpoint: an asynchronous Beast server for /healthz, /metrics and a handler's routes
+// (the live map) whose every wait is bounded by a deadline, whose connections are capped, and
+// which stops without waiting for its clients.
 #include "http_endpoint.h"
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -56,6 +57,7 @@ class Connection;
 struct Server {
   HttpOptions options;
   std::function<std::string()> metrics;
+  HttpHandler handler;  // may be empty
   // Open connections, for stop(). Declared before io: connections still referenced by
   // handlers are destroyed with the io_context, and unregister themselves here.
   std::set<Connection*> connections;
@@ -85,7 +87,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
     http::async_read_header(stream_, buffer_, parser_,
                             [self = shared_from_this()](beast::error_code ec, size_t) { self->on_header(ec); });
   }
-  void close() { stream_.close(); }
+  void close() {
+    cancelled_->store(true);
+    stream_.close();
+  }
+  // The handler's reply, on the io thread.
+  void answer(HttpReply reply);
 
  private:
   void on_header(beast::error_code ec) {
@@ -108,6 +115,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
     if (request.target() == "/healthz") return respond(http::status::ok, "ok\n");
     if (request.target() != "/metrics") {
+      if (server_.handler && hand_over(request)) return;
       return respond(http::status::not_found, "not found: try /healthz or /metrics\n");
     }
     std::string page;
@@ -118,6 +126,27 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
     response_.set(http::field::content_type, "text/plain; version=0.0.4");
     respond(http::status::ok, std::move(page));
+  }
+
+  // Gives the request to the handler; false if it does not serve the target.
+  bool hand_over(const http::request<http::empty_body>& request);
+
+  // Reads and discards while the handler works: an error means the client went (or the
+  // deadline passed), and raises `cancelled`. answer() cancels it before writing.
+  void watch_client() {
+    watching_ = true;
+    stream_.async_read_some(asio::buffer(discard_), [self = shared_from_this()](beast::error_code ec, size_t) {
+      self->watching_ = false;
+      if (ec == asio::error::operation_aborted && self->answering_) {
+        if (self->written_) {  // the write finished first; linger as usual
+          self->stream_.expires_at(std::min(self->deadline_, Clock::now() + kLinger));
+          self->linger();
+        }
+        return;
+      }
+      if (ec) return self->cancelled_->store(true);
+      self->watch_client();
+    });
   }
 
   void respond(http::status status, std::string body) {
@@ -132,9 +161,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void on_written(beast::error_code ec) {
+    written_ = true;
     if (ec) return;
     beast::error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    if (watching_) return;  // its cancelled read lingers once it completes
     stream_.expires_at(std::min(deadline_, Clock::now() + kLinger));
     linger();
   }
@@ -153,7 +184,70 @@ class Connection : public std::enable_shared_from_this<Connection> {
   http::response<http::string_body> response_;
   const Clock::time_point deadline_;  // the accept plus request_timeout
   std::array<char, 1024> discard_;
+  std::shared_ptr<std::atomic<bool>> cancelled_ = std::make_shared<std::atomic<bool>>(false);
+  bool watching_ = false, answering_ = false, written_ = false;
 };
+
+// A reply the handler owes. It keeps the io_context running (stop() waits for it) and the
+// connection alive; the reply is carried to the io thread. Destroyed unanswered: 503.
+class PendingReply {
+ public:
+  PendingReply(std::shared_ptr<Connection> connection, asio::io_context& io)
+      : connection_(std::move(connection)), work_(io.get_executor()) {}
+  ~PendingReply() {
+    if (connection_) complete({503, "text/plain", "not answered\n", {}});
+  }
+  void complete(HttpReply reply) {
+    std::shared_ptr<Connection> connection = std::exchange(connection_, nullptr);
+    if (!connection) return;
+    // Moved, not copied: the connection must never be released on the caller's thread (its
+    // destructor touches the io thread's connection set).
+    asio::post(work_.get_executor(), [connection = std::move(connection), reply = std::move(reply)]() mutable {
+      connection->answer(std::move(reply));
+    });
+    work_.reset();
+  }
+  // The handler declined the request: nothing is owed.
+  void dismiss() {
+    connection_.reset();
+    work_.reset();
+  }
+
+ private:
+  std::shared_ptr<Connection> connection_;
+  asio::executor_work_guard<asio::io_context::executor_type> work_;
+};
+
+bool Connection::hand_over(const http::request<http::empty_body>& request) {
+  HttpRequestView view{std::string(request.target()), std::string(request[http::field::if_none_match]),
+                       std::string(request[http::field::cookie]), std::string(request[http::field::authorization])};
+  auto pending = std::make_shared<PendingReply>(shared_from_this(), server_.io);
+  bool handled = false;
+  try {
+    handled = server_.handler(view, [pending](HttpReply reply) { pending->complete(std::move(reply)); }, cancelled_);
+  } catch (const std::exception& e) {  // never let it end the endpoint's thread
+    pending->complete({500, "text/plain", std::string("failed: ") + e.what() + "\n", {}});
+    handled = true;
+  }
+  if (!handled) {
+    pending->dismiss();
+    return false;
+  }
+  stream_.expires_at(deadline_);
+  watch_client();
+  return true;
+}
+
+void Connection::answer(HttpReply reply) {
+  answering_ = true;
+  if (watching_) {
+    beast::error_code ignored;
+    stream_.socket().cancel(ignored);
+  }
+  if (!reply.content_type.empty()) response_.set(http::field::content_type, reply.content_type);
+  for (const auto& [name, value] : reply.headers) response_.set(name, value);
+  respond(static_cast<http::status>(reply.status), std::move(reply.body));
+}
 
 void Server::accept() {
   acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
@@ -200,10 +294,12 @@ std::optional<std::string> http_address_error(const std::string& address) {
 
 struct HttpEndpoint::Impl : Server {};
 
-HttpEndpoint::HttpEndpoint(std::string address, std::function<std::string()> metrics, HttpOptions options)
+HttpEndpoint::HttpEndpoint(std::string address, std::function<std::string()> metrics, HttpOptions options,
+                           HttpHandler handler)
     : address_(std::move(address)), impl_(std::make_unique<Impl>()) {
   impl_->options = options;
   impl_->metrics = std::move(metrics);
+  impl_->handler = std::move(handler);
 }
 
 HttpEndpoint::~HttpEndpoint() { stop(); }

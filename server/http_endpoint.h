@@ -1,7 +1,8 @@
 // File: server/http_endpoint.h
 //
 // The HTTP side port (Boost.Beast on Asio): GET /healthz answers "ok" while the server serves,
-// GET /metrics the Prometheus text page. For load balancers and monitoring, not for clients.
+// GET /metrics the Prometheus text page; any other GET goes to an optional handler (the live
+// map, map/map_service.h) that answers asynchronously.
 //
 //   HttpEndpoint http("0.0.0.0:8080", [&] { return metrics_page(); });
 //   if (!http.start()) ...;   // http.port() is the bound port
@@ -14,10 +15,18 @@
 // Headers beyond header_limit get 431; bodies are never read (GET only, else 405). stop() (or
 // the destructor) closes every connection at once and never waits for a client.
 //
+// The handler runs on the endpoint's thread and must not block: it hands slow work elsewhere
+// and calls its reply function once, from any thread. Meanwhile the connection watches the
+// socket: when the client closes (a browser dropping a tile it no longer shows) or stop() runs,
+// the request's `cancelled` flag rises so that the work can give up. stop() waits for replies
+// still owed (the handler's work sees `cancelled` and ends promptly); an owed reply never
+// given (its function destroyed) is answered 503.
+//
 // Thread safety: start() from the owner's thread; stop() from any thread but the endpoint's
 // own, any number of times. The metrics callback runs on the endpoint's thread.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -26,6 +35,8 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 namespace chunkforge::server {
 
@@ -36,6 +47,22 @@ struct HttpOptions {
   uint32_t header_limit = 8 * 1024;                   // bytes of request line and headers
 };
 
+// What the handler sees of a request, and what it answers.
+struct HttpRequestView {
+  std::string target;  // path and query
+  std::string if_none_match, cookie, authorization;
+};
+struct HttpReply {
+  unsigned status = 200;
+  std::string content_type;
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // beyond Content-Type
+};
+using HttpReplyFn = std::function<void(HttpReply)>;
+// Returns false when it does not serve `request.target` (then 404).
+using HttpHandler = std::function<bool(const HttpRequestView& request, HttpReplyFn reply,
+                                       std::shared_ptr<const std::atomic<bool>> cancelled)>;
+
 // Why `address` (host:port, host an IP address, IPv6 optionally in brackets, port 0 to 65535)
 // cannot be an HTTP side port address, as a message starting with "--http: "; nullopt if it
 // can. start() parses addresses the same way; main() checks the flag with it before starting.
@@ -43,7 +70,8 @@ std::optional<std::string> http_address_error(const std::string& address);
 
 class HttpEndpoint {
  public:
-  HttpEndpoint(std::string address, std::function<std::string()> metrics, HttpOptions options = {});
+  HttpEndpoint(std::string address, std::function<std::string()> metrics, HttpOptions options = {},
+               HttpHandler handler = {});
   ~HttpEndpoint();
 
   // Binds host:port (port 0: any free one); false with the reason logged if it cannot.

@@ -86,7 +86,15 @@ CLI::Option* add_optional(CLI::App& app, const std::string& name, std::optional<
 void declare_flags(CLI::App& app, Flags& f) {
   add_value(app, "--listen", f.server.listen, "ADDR", "host:port to listen on (default 0.0.0.0:50051)");
   add_value(app, "--http", f.server.http, "ADDR",
-           "host:port for GET /healthz and /metrics (default 0.0.0.0:8080;\n\"\": none)");
+           "host:port for GET /healthz, /metrics and /map/ (default\n0.0.0.0:8080; \"\": none)");
+  app.add_option_function<std::string>("--map", [&f](const std::string& v) { f.server.map = v == "on"; },
+                                       "the live map at /map/ on the --http port: on or off\n(default on; "
+                                       "behind --auth-token-file when set)")
+      ->type_name("on|off")
+      ->envname(variable_for("--map"))
+      ->check(CLI::IsMember({"on", "off"}));
+  add_value(app, "--map-cache-mb", f.server.map_cache_mb, "N", "the map's tile cache in MiB, 1 to 65536 (default 64)")
+      ->transform(integer_in(1, 65536));
   add_optional(app, "--world", f.world, "FILE", "world definition JSON (default: the built-in world)");
   app.add_option_function<uint64_t>("--seed", [&f](const uint64_t& seed) { f.seed = seed; }, "override the world's seed")
       ->type_name("N")

@@ -7,6 +7,8 @@
 #include <grpcpp/resource_quota.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 namespace chunkforge::server {
 
 WorldServer::WorldServer(const World& world, ServerOptions options)
@@ -15,7 +17,8 @@ WorldServer::WorldServer(const World& world, ServerOptions options)
       queue_(options_.threads),
       edits_(options_.store ? std::make_unique<EditService>(world, *options_.store) : nullptr),
       service_(world, cache_, queue_, metrics_, options_.limits,
-               Auth{options_.auth_token, options_.write_token, options_.open_edits}, edits_.get()) {}
+               Auth{options_.auth_token, options_.write_token, options_.open_edits}, edits_.get()),
+      world_(world) {}
 
 WorldServer::~WorldServer() { shutdown(std::chrono::milliseconds(0)); }
 
@@ -53,13 +56,37 @@ bool WorldServer::start() {
     return false;
   }
   if (!options_.http.empty()) {
-    http_ = std::make_unique<HttpEndpoint>(options_.http, [this] { return metrics_page(); });
+    http_ = std::make_unique<HttpEndpoint>(options_.http, [this] { return metrics_page(); }, HttpOptions{},
+                                           options_.map ? start_map() : HttpHandler{});
     if (!http_->start()) {
       shutdown(std::chrono::milliseconds(0));
       return false;
     }
   }
   return true;
+}
+
+HttpHandler WorldServer::start_map() {
+  // Renders share the cores with generation: a few at once is enough for one viewer's screen.
+  map::MapOptions options;
+  options.threads = std::clamp(options_.threads, 1, 4);
+  options.cache_bytes = options_.map_cache_mb << 20;
+  options.auth_token = options_.auth_token;
+  map_ = std::make_unique<map::MapService>(options);
+  map_->set_world(world_, "chunkforge-server");
+  return map_handler(*map_);
+}
+
+HttpHandler map_handler(map::MapService& service) {
+  return [&service](const HttpRequestView& request, HttpReplyFn reply, std::shared_ptr<const std::atomic<bool>> cancelled) {
+    map::MapRequest map_request{request.target, request.if_none_match, request.cookie, request.authorization};
+    return service.handle(
+        map_request,
+        [reply = std::move(reply)](map::MapReply r) {
+          reply(HttpReply{static_cast<unsigned>(r.status), std::move(r.content_type), std::move(r.body), std::move(r.headers)});
+        },
+        std::move(cancelled));
+  };
 }
 
 void WorldServer::shutdown(std::chrono::milliseconds grace) {

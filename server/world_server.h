@@ -1,8 +1,8 @@
 // File: server/world_server.h
 //
 // The world server assembled: cache, generation queue, WorldService, standard health checking
-// and server reflection, on a gRPC server listening on one address; /healthz and /metrics on
-// an HTTP side port. Used by
+// and server reflection, on a gRPC server listening on one address; /healthz, /metrics and the
+// live map (/map/, /tiles/, /api/: map/map_service.h) on an HTTP side port. Used by
 // chunkforge-server's main and, in process, by the integration tests.
 //
 //   WorldServer server(world, {.listen = "127.0.0.1:0"});
@@ -22,6 +22,7 @@
 #include "chunk_cache.h"
 #include "generation_queue.h"
 #include "http_endpoint.h"
+#include "map_service.h"
 #include "metrics.h"
 #include "world_service.h"
 
@@ -29,7 +30,9 @@ namespace chunkforge::server {
 
 struct ServerOptions {
   std::string listen = "0.0.0.0:50051";
-  std::string http = "0.0.0.0:8080";  // /healthz and /metrics; empty: none
+  std::string http = "0.0.0.0:8080";  // /healthz, /metrics and the map; empty: none
+  bool map = true;                    // the live map on the --http port (behind auth_token)
+  size_t map_cache_mb = 64;           // encoded tiles kept
   size_t cache_mb = 256;
   int threads = 2;
   Limits limits;
@@ -44,6 +47,9 @@ struct ServerOptions {
   std::string write_token;
   bool open_edits = false;
 };
+
+// The live map's routes as the side port's handler (`chunkforge map` mounts it too).
+HttpHandler map_handler(map::MapService& service);
 
 class WorldServer {
  public:
@@ -62,10 +68,13 @@ class WorldServer {
   const ChunkCache& cache() const { return cache_; }
   const GenerationQueue& queue() const { return queue_; }
   EditService* edits() { return edits_.get(); }
+  const map::MapService* map() const { return map_.get(); }
   // The /metrics page.
   std::string metrics_page() const { return metrics_.render(cache_.stats(), queue_.depth()); }
 
  private:
+  HttpHandler start_map();
+
   // Declaration order is destruction order reversed: the gRPC server goes first, while the
   // service, the queue (whose threads complete pending calls) and the cache still exist.
   ServerOptions options_;
@@ -75,6 +84,8 @@ class WorldServer {
   std::unique_ptr<EditService> edits_;
   WorldService service_;
   std::unique_ptr<grpc::Server> server_;
+  const World& world_;
+  std::unique_ptr<map::MapService> map_;  // before http_: the endpoint calls it until stopped
   std::unique_ptr<HttpEndpoint> http_;
   int port_ = 0;
 };

@@ -30,5 +30,7 @@ std::unique_ptr<Command> make_health_command();
 std::unique_ptr<Command> make_edit_command();
 // Only in builds with the server (CHUNKFORGE_HAS_STORE): it opens the server's edit store.
 std::unique_ptr<Command> make_edits_command();
+// Only in builds with the server: it serves the map on the server's HTTP endpoint.
+std::unique_ptr<Command> make_map_command();
 
 }  // namespace chunkforge::tool

@@ -1,0 +1,96 @@
+// The base layers: terrain in material colours (relief as in `chunkforge render`), biomes in
+// their colours, and elevation as a height tint under hill shading.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "tile_renderer.h"
+#include "tile_terrain.h"
+
+namespace chunkforge::map {
+namespace {
+
+template <typename Entries>
+std::vector<Rgba> colors_of(const Entries& entries) {
+  std::vector<Rgba> out;
+  for (const auto& e : entries) out.push_back(color_of(e.color()));
+  return out;
+}
+
+Rgba scaled(Rgba c, double f) {
+  auto channel = [f](uint8_t v) { return static_cast<uint8_t>(std::clamp(v * f, 0.0, 255.0)); };
+  return {channel(c.r), channel(c.g), channel(c.b), 255};
+}
+
+// `render`'s relief: lighter where higher, darker water where deeper.
+Rgba relief(Rgba c, double elevation, double sea_level) {
+  return scaled(c, elevation < sea_level ? std::clamp(1.0 + (elevation - sea_level) / 60.0, 0.55, 1.0)
+                                         : std::clamp(0.85 + (elevation - sea_level) / 200.0, 0.85, 1.1));
+}
+
+Rgba mix(Rgba a, Rgba b, double t) {
+  auto channel = [t](uint8_t u, uint8_t v) { return static_cast<uint8_t>(std::lround(u + (v - u) * t)); };
+  return {channel(a.r, b.r), channel(a.g, b.g), channel(a.b, b.b), 255};
+}
+
+// A hypsometric tint: deep blue to shallow below sea level; green, ochre, brown, white above.
+Rgba height_tint(double elevation, double sea_level) {
+  const double h = elevation - sea_level;
+  if (h < 0) return mix({70, 130, 200, 255}, {10, 30, 90, 255}, std::clamp(-h / 80.0, 0.0, 1.0));
+  static const Rgba kStops[] = {{80, 150, 70, 255}, {200, 190, 100, 255}, {140, 100, 60, 255}, {245, 245, 245, 255}};
+  const double t = std::clamp(h / 60.0, 0.0, 2.999);
+  const int k = static_cast<int>(t);
+  return mix(kStops[k], kStops[k + 1], t - k);
+}
+
+// Light from the north-west: the slope toward it, from the next pixel east and south (the
+// previous one on the tile's last row and column), in world units.
+double hill_light(const TileTerrain& t, int x, int y, double units_per_pixel) {
+  const int xn = x + 1 < kTilePixels ? x + 1 : x - 1, yn = y + 1 < kTilePixels ? y + 1 : y - 1;
+  const double here = t.elevation[TileTerrain::index(x, y)];
+  const double dx = (t.elevation[TileTerrain::index(xn, y)] - here) / ((xn - x) * units_per_pixel);
+  const double dz = (t.elevation[TileTerrain::index(x, yn)] - here) / ((yn - y) * units_per_pixel);
+  return std::clamp(1.0 - 0.7 * (dx + dz), 0.55, 1.35);
+}
+
+}  // namespace
+
+TileImage draw_materials(const World& world, const TileKey& key, const std::atomic<bool>* abandon) {
+  const TileTerrain t = sample_tile_terrain(world, key, abandon);
+  const std::vector<Rgba> colors = colors_of(world.definition().materials());
+  const double sea_level = world.definition().terrain().sea_level();
+  TileImage image(true);
+  for (int y = 0; y < kTilePixels; ++y) {
+    for (int x = 0; x < kTilePixels; ++x) {
+      const size_t k = TileTerrain::index(x, y);
+      image.set(x, y, relief(colors[t.material[k]], t.elevation[k], sea_level));
+    }
+  }
+  return image;
+}
+
+TileImage draw_biomes(const World& world, const TileKey& key, const std::atomic<bool>* abandon) {
+  const TileTerrain t = sample_tile_terrain(world, key, abandon);
+  const std::vector<Rgba> colors = colors_of(world.definition().biomes());
+  TileImage image(true);
+  for (int y = 0; y < kTilePixels; ++y) {
+    for (int x = 0; x < kTilePixels; ++x) image.set(x, y, colors[t.biome[TileTerrain::index(x, y)]]);
+  }
+  return image;
+}
+
+TileImage draw_elevation(const World& world, const TileKey& key, const std::atomic<bool>* abandon) {
+  const TileTerrain t = sample_tile_terrain(world, key, abandon);
+  const double sea_level = world.definition().terrain().sea_level();
+  TileImage image(true);
+  for (int y = 0; y < kTilePixels; ++y) {
+    for (int x = 0; x < kTilePixels; ++x) {
+      const double elevation = t.elevation[TileTerrain::index(x, y)];
+      const double light = elevation < sea_level ? 1.0 : hill_light(t, x, y, key.units_per_pixel());
+      image.set(x, y, scaled(height_tint(elevation, sea_level), light));
+    }
+  }
+  return image;
+}
+
+}  // namespace chunkforge::map

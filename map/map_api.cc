@@ -1,0 +1,167 @@
+// The map's JSON endpoints: the world and its layers (/api/status), the terrain under the
+// cursor (/api/point), and structure search with the planner `chunkforge locate` uses
+// (/api/locate).
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+
+#include "chunkforge/coord.h"
+#include "chunkforge/structures.h"
+#include "map_service.h"
+#include "tile_key.h"
+
+namespace chunkforge::map {
+namespace {
+
+constexpr double kDefaultRadius = 2048, kMaxRadius = 65536;  // as `chunkforge locate`
+constexpr size_t kLocateLimit = 20;
+
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c == 0x7f) {
+      char escape[8];
+      std::snprintf(escape, sizeof escape, "\\u%04x", c);
+      out += escape;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+std::string number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", v);
+  return text;
+}
+
+std::optional<double> decimal(const std::string& text) {
+  double value = 0;
+  const char* last = text.data() + text.size();
+  const auto [end, error] = std::from_chars(text.data(), last, value);
+  if (text.empty() || error != std::errc() || end != last || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+// x and z from the query, each a number within the world limit; or the 400 body saying why not.
+std::optional<std::string> read_position(const std::string& query, double& x, double& z) {
+  const std::optional<double> qx = decimal(query_value(query, "x")), qz = decimal(query_value(query, "z"));
+  if (!qx || !qz) return "{\"error\":\"x and z must be numbers\"}";
+  const double limit = static_cast<double>(kWorldLimit);
+  if (std::abs(*qx) > limit || std::abs(*qz) > limit) return "{\"error\":\"x and z must be within +-2^40\"}";
+  x = *qx;
+  z = *qz;
+  return std::nullopt;
+}
+
+template <typename Entries>
+std::string names_of(const Entries& entries) {
+  std::string out = "[";
+  for (const auto& e : entries) out += (out.size() > 1 ? "," : "") + quoted(e.name());
+  return out + "]";
+}
+
+std::string layers_json() {
+  std::string out = "[";
+  for (const LayerInfo& l : kLayers) {
+    out += std::string(out.size() > 1 ? "," : "") + "{\"name\":" + quoted(l.name) + ",\"title\":" + quoted(l.title) +
+           ",\"overlay\":" + (l.overlay ? "true" : "false") + ",\"min_zoom\":" + std::to_string(l.min_zoom) + "}";
+  }
+  return out + "]";
+}
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::string percent_decoded(std::string_view text) {
+  std::string out;
+  for (size_t k = 0; k < text.size(); ++k) {
+    if (text[k] == '+') {
+      out += ' ';
+    } else if (text[k] == '%' && k + 2 < text.size() && hex_digit(text[k + 1]) >= 0 && hex_digit(text[k + 2]) >= 0) {
+      out += static_cast<char>(hex_digit(text[k + 1]) * 16 + hex_digit(text[k + 2]));
+      k += 2;
+    } else {
+      out += text[k];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string query_value(const std::string& query, const std::string& name) {
+  size_t start = 0;
+  while (start <= query.size()) {
+    size_t end = query.find('&', start);
+    if (end == std::string::npos) end = query.size();
+    const std::string_view pair(query.data() + start, end - start);
+    const size_t equals = pair.find('=');
+    if (pair.substr(0, equals) == name) return equals == std::string_view::npos ? "" : percent_decoded(pair.substr(equals + 1));
+    start = end + 1;
+  }
+  return "";
+}
+
+std::string status_json(const World& world, const std::string& source, const std::vector<std::string>& errors,
+                        bool watching) {
+  const v1::WorldDefinition& d = world.definition();
+  std::string error_list = "[";
+  for (const std::string& e : errors) error_list += (error_list.size() > 1 ? "," : "") + quoted(e);
+  error_list += "]";
+  return "{\"name\":" + quoted(d.name()) + ",\"source\":" + quoted(source) + ",\"fingerprint\":" +
+         quoted(world.fingerprint()) + ",\"seed\":\"" + std::to_string(world.seed()) + "\",\"chunk_size\":" +
+         std::to_string(world.chunk_size()) + ",\"min_zoom\":" + std::to_string(kMinZoom) + ",\"max_zoom\":" +
+         std::to_string(kMaxZoom) + ",\"watching\":" + (watching ? "true" : "false") + ",\"errors\":" + error_list +
+         ",\"layers\":" + layers_json() + ",\"structures\":" + names_of(d.structures()) + "}";
+}
+
+std::pair<int, std::string> point_json(const World& world, const std::string& query) {
+  double x = 0, z = 0;
+  if (auto error = read_position(query, x, z)) return {400, *error};
+  const Coord cx = Coord::from_double(x), cz = Coord::from_double(z);
+  const TerrainPoint p = world.terrain().sample(cx, cz);
+  const v1::WorldDefinition& d = world.definition();
+  return {200, "{\"x\":" + number(x) + ",\"z\":" + number(z) + ",\"chunk\":[" +
+                   std::to_string(floor_div(cx.cell, world.chunk_size())) + "," +
+                   std::to_string(floor_div(cz.cell, world.chunk_size())) + "],\"biome\":" +
+                   quoted(d.biomes(static_cast<int>(p.biome)).name()) + ",\"material\":" +
+                   quoted(d.materials(static_cast<int>(p.material)).name()) + ",\"elevation\":" + number(p.elevation) +
+                   ",\"temperature\":" + number(p.temperature) + ",\"moisture\":" + number(p.moisture) +
+                   ",\"slope\":" + number(p.slope) + "}"};
+}
+
+std::pair<int, std::string> locate_json(const World& world, const std::string& query) {
+  double x = 0, z = 0;
+  if (auto error = read_position(query, x, z)) return {400, *error};
+  const std::string type = query_value(query, "type");
+  const std::vector<StructureType>& types = world.structures().all();
+  auto found = std::find_if(types.begin(), types.end(), [&](const StructureType& t) { return t.name == type; });
+  if (found == types.end()) return {400, "{\"error\":" + quoted("unknown structure type \"" + type.substr(0, 64) + "\"") + "}"};
+  const std::string radius_text = query_value(query, "radius");
+  const std::optional<double> radius = radius_text.empty() ? kDefaultRadius : decimal(radius_text);
+  if (!radius || *radius <= 0 || *radius > kMaxRadius) return {400, "{\"error\":\"radius must be in (0, 65536]\"}"};
+  StructurePlanner planner(world);
+  std::vector<StructureInstance> near =
+      planner.locate(found->id, Coord::from_double(std::floor(x)), Coord::from_double(std::floor(z)), *radius);
+  if (near.size() > kLocateLimit) near.resize(kLocateLimit);
+  std::string out = "{\"type\":" + quoted(type) + ",\"instances\":[";
+  for (size_t k = 0; k < near.size(); ++k) {
+    const StructureInstance& s = near[k];
+    out += std::string(k ? "," : "") + "{\"x\":" + std::to_string(s.x) + ",\"z\":" + std::to_string(s.z) +
+           ",\"size_x\":" + number(s.size_x) + ",\"size_z\":" + number(s.size_z) + "}";
+  }
+  return {200, out + "]}"};
+}
+
+}  // namespace chunkforge::map

@@ -1,0 +1,104 @@
+// File: map/map_service.h
+//
+// The live map's routes, independent of the HTTP server that carries them: the page and its
+// scripts (/map/, Leaflet embedded at build time), tiles (/tiles/{layer}/{z}/{x}/{y}.png),
+// and small JSON endpoints (/api/status, /api/point, /api/locate). chunkforge-server mounts it
+// on its --http port; `chunkforge map` on a port of its own, swapping worlds as the file changes.
+//
+//   MapService map({.threads = 2});
+//   map.set_world(world, "built-in world");
+//   endpoint handler: if (!map.handle(request, reply, cancelled)) answer_404();
+//
+// handle() never blocks: tiles and structure searches run on the service's TilePool (at most
+// `threads` at once, `max_queued` waiting; more get 503), and `reply` is called from there.
+// A render whose `cancelled` flag rises (the browser moved on, the server stops) gives up.
+// Tiles carry an ETag (world fingerprint, layer, tile, renderer version) and answer a
+// matching If-None-Match with 304; encoded tiles are kept in a TileCache of `cache_bytes`.
+// With an auth token every route needs it: "Authorization: Bearer <token>", or the cookie
+// that /map/?token=<token> sets.
+//
+// Thread safety: every method from any thread. Destroy it after the endpoint that calls it.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "chunkforge/world.h"
+#include "tile_cache.h"
+#include "tile_pool.h"
+
+namespace chunkforge::map {
+
+struct MapRequest {
+  std::string target;  // path and query, as sent
+  std::string if_none_match, cookie, authorization;
+};
+
+struct MapReply {
+  int status = 200;
+  std::string content_type = "text/plain; charset=utf-8";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // beyond Content-Type
+};
+
+using MapReplyFn = std::function<void(MapReply)>;
+
+struct MapOptions {
+  int threads = 2;                  // renders at once
+  size_t max_queued = 256;          // renders waiting
+  size_t cache_bytes = 64u << 20;   // encoded tiles kept
+  std::string auth_token;           // "": open
+  bool watching = false;            // the page polls /api/status for a changed world
+};
+
+class MapService {
+ public:
+  explicit MapService(MapOptions options);
+  ~MapService();
+
+  // Shows `world` from now on (clearing any errors); `source` names it on the page.
+  void set_world(const World& world, std::string source);
+  // The world file is broken: the page lists `errors`; the last good world stays shown.
+  void set_errors(std::vector<std::string> errors);
+
+  // False when `request.target` is none of the map's routes.
+  bool handle(const MapRequest& request, MapReplyFn reply, std::shared_ptr<const std::atomic<bool>> cancelled);
+
+  const TileCache& cache() const { return cache_; }
+
+ private:
+  struct State {
+    std::shared_ptr<const World> world;
+    std::string source;
+    std::vector<std::string> errors;
+  };
+  State state() const;
+  bool authorised(const MapRequest& request, const std::string& query) const;
+  void serve_page(const std::string& query, const MapReplyFn& reply) const;
+  void serve_tile(const MapRequest& request, const std::string& path, MapReplyFn reply,
+                  std::shared_ptr<const std::atomic<bool>> cancelled);
+  void serve_locate(const std::string& query, MapReplyFn reply);
+
+  const MapOptions options_;
+  mutable std::mutex mutex_;
+  State state_;
+  TileCache cache_;
+  TilePool pool_;  // last: its workers stop before what their jobs use goes
+};
+
+// The JSON bodies (map_api.cc): the world and layers; the terrain at a point; the nearest
+// structures of a type. Each returns {status, body}: 400 with a reason for bad parameters.
+std::string status_json(const World& world, const std::string& source, const std::vector<std::string>& errors,
+                        bool watching);
+std::pair<int, std::string> point_json(const World& world, const std::string& query);
+std::pair<int, std::string> locate_json(const World& world, const std::string& query);
+
+// The value of `name` in a URL query ("a=1&b=2"), percent-decoded; "" when absent.
+std::string query_value(const std::string& query, const std::string& name);
+
+}  // namespace chunkforge::map

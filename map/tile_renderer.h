@@ -1,0 +1,36 @@
+// File: map/tile_renderer.h
+//
+// Draws one map tile of a world: the entry point the server's /tiles route, `chunkforge map`
+// and the benchmarks share.
+//
+//   TileImage image = render_tile(world, key, &stop);
+//   std::string png = image.png();
+//
+// Base layers (materials, biomes, elevation) sample the prescriptive terrain at the pixel
+// spacing and never generate chunks. Overlays: structure footprints from the structure planner
+// (no chunk generation either), resource objects from generated chunks (close zoom only), the
+// chunk grid. Below a layer's min_zoom (tile_key.h) a tile is empty. Same key and world, same
+// pixels: tiles are deterministic.
+// Thread-safe (reads an immutable World). Throws GenerationAbandoned once `abandon` reads true.
+#pragma once
+
+#include <atomic>
+
+#include "chunkforge/world.h"
+#include "tile_image.h"
+#include "tile_key.h"
+
+namespace chunkforge::map {
+
+TileImage render_tile(const World& world, const TileKey& key, const std::atomic<bool>* abandon = nullptr);
+
+// The three base layers, from the terrain samples (base_layers.cc).
+TileImage draw_materials(const World& world, const TileKey& key, const std::atomic<bool>* abandon);
+TileImage draw_biomes(const World& world, const TileKey& key, const std::atomic<bool>* abandon);
+TileImage draw_elevation(const World& world, const TileKey& key, const std::atomic<bool>* abandon);
+// The overlays (overlay_layers.cc).
+TileImage draw_structures(const World& world, const TileKey& key, const std::atomic<bool>* abandon);
+TileImage draw_objects(const World& world, const TileKey& key, const std::atomic<bool>* abandon);
+TileImage draw_grid(const World& world, const TileKey& key);
+
+}  // namespace chunkforge::map

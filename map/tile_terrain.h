@@ -1,0 +1,33 @@
+// File: map/tile_terrain.h
+//
+// The prescriptive terrain under a tile, one sample per pixel (or per block of pixels when a
+// pixel is smaller than a unit), computed from the terrain's pure functions: no chunk is
+// generated, so a zoomed-out tile costs the same wherever it is.
+//
+//   TileTerrain t = sample_tile_terrain(world, key, &stop);
+//   uint32_t material = t.material[t.index(x, y)];
+//
+// Sample (x, y) stands at the pixel's lowest corner, as in `chunkforge render`. Where the
+// pixel spacing divides the chunk size, samples come from Terrain::grid, chunk by chunk
+// (batched noise, the same bits as Terrain::sample); elsewhere from Terrain::sample.
+// Thread-safe (reads an immutable World). Throws GenerationAbandoned once `abandon` reads true.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "chunkforge/world.h"
+#include "tile_key.h"
+
+namespace chunkforge::map {
+
+struct TileTerrain {
+  std::vector<double> elevation;
+  std::vector<uint32_t> biome, material;
+  static size_t index(int x, int y) { return static_cast<size_t>(y) * kTilePixels + x; }
+};
+
+TileTerrain sample_tile_terrain(const World& world, const TileKey& key, const std::atomic<bool>* abandon);
+
+}  // namespace chunkforge::map

@@ -1,0 +1,121 @@
+// The live map's page logic: Leaflet does all tiling, panning and zooming; this file only
+// declares the layers the server lists (/api/status), shows the terrain under the cursor
+// (/api/point), searches structures (/api/locate), and, when the server watches a world file,
+// shows its errors and redraws when the world changes.
+// World x runs east and world z south: a point (x, z) is Leaflet's LatLng(-z, x) in CRS.Simple,
+// where zoom z means 2^z pixels per world unit.
+'use strict';
+
+function worldOf(latlng) { return { x: latlng.lng, z: -latlng.lat }; }
+function latLngOf(x, z) { return L.latLng(-z, x); }
+
+async function getJson(url) {
+  const response = await fetch(url, { credentials: 'same-origin' });
+  return response.json();
+}
+
+function tileLayers(status) {
+  const base = {}, overlays = {}, byName = {};
+  for (const layer of status.layers) {
+    const url = '../tiles/' + layer.name + '/{z}/{x}/{y}.png?v=' + status.fingerprint;
+    const tiles = L.tileLayer(url, {
+      tileSize: 256, minZoom: status.min_zoom, maxZoom: status.max_zoom, noWrap: true, keepBuffer: 1,
+    });
+    // Overlays draw nothing below their first zoom: Leaflet asks for none there.
+    if (layer.overlay) tiles.options.minZoom = layer.min_zoom;
+    (layer.overlay ? overlays : base)[layer.title] = tiles;
+    byName[layer.name] = tiles;
+  }
+  return { base, overlays, byName };
+}
+
+function cursorPanel(map, world) {
+  const panel = L.control({ position: 'bottomleft' });
+  panel.onAdd = () => L.DomUtil.create('div', 'cf-panel');
+  panel.addTo(map);
+  const div = panel.getContainer();
+  div.id = 'cursor';
+  div.textContent = world.name;
+  let pending = null;
+  map.on('mousemove', (event) => {
+    const p = worldOf(event.latlng);
+    clearTimeout(pending);
+    pending = setTimeout(async () => {
+      const info = await getJson('../api/point?x=' + p.x.toFixed(2) + '&z=' + p.z.toFixed(2));
+      if (info.error) return;
+      div.textContent = 'x ' + Math.floor(info.x) + '  z ' + Math.floor(info.z) + '  chunk ' + info.chunk.join(',') +
+        '  ' + info.biome + ' / ' + info.material + '  elevation ' + info.elevation.toFixed(1);
+    }, 80);
+  });
+}
+
+function searchPanel(map, status) {
+  const panel = L.control({ position: 'topright' });
+  panel.onAdd = () => {
+    const div = L.DomUtil.create('div', 'cf-panel');
+    div.id = 'search';
+    const select = L.DomUtil.create('select', '', div);
+    for (const name of status.structures) select.add(new Option(name, name));
+    const button = L.DomUtil.create('button', '', div);
+    button.textContent = 'find nearest';
+    const found = L.DomUtil.create('span', '', div);
+    const markers = L.layerGroup().addTo(map);
+    L.DomEvent.disableClickPropagation(div);
+    button.onclick = async () => {
+      const c = worldOf(map.getCenter());
+      const result = await getJson('../api/locate?type=' + encodeURIComponent(select.value) +
+                                   '&x=' + Math.floor(c.x) + '&z=' + Math.floor(c.z));
+      markers.clearLayers();
+      if (result.error) { found.textContent = ' ' + result.error; return; }
+      found.textContent = ' ' + result.instances.length + ' found';
+      for (const s of result.instances) {
+        const centre = latLngOf(s.x + s.size_x / 2, s.z + s.size_z / 2);
+        L.circleMarker(centre, { radius: 7, color: '#d00' })
+          .bindTooltip(select.value + ' at (' + s.x + ', ' + s.z + ')')
+          .on('click', () => map.flyTo(centre, Math.max(map.getZoom(), 0)))
+          .addTo(markers);
+      }
+    };
+    return div;
+  };
+  panel.addTo(map);
+}
+
+function showErrors(status) {
+  const box = document.getElementById('errors');
+  box.hidden = status.errors.length === 0;
+  box.textContent = status.errors.length === 0 ? '' :
+    status.source + ' has errors; showing the last good world:\n' + status.errors.join('\n');
+}
+
+// `chunkforge map` re-reads its world file: redraw when the fingerprint changes.
+function watch(status, layers) {
+  let fingerprint = status.fingerprint;
+  setInterval(async () => {
+    const now = await getJson('../api/status');
+    showErrors(now);
+    if (now.fingerprint === fingerprint) return;
+    fingerprint = now.fingerprint;
+    for (const [name, tiles] of Object.entries(layers.byName)) {
+      tiles.setUrl('../tiles/' + name + '/{z}/{x}/{y}.png?v=' + fingerprint);
+    }
+  }, 1000);
+}
+
+async function start() {
+  const status = await getJson('../api/status');
+  const map = L.map('map', { crs: L.CRS.Simple, minZoom: status.min_zoom, maxZoom: status.max_zoom, zoomSnap: 1 });
+  const layers = tileLayers(status);
+  layers.byName.materials.addTo(map);
+  layers.byName.structures.addTo(map);
+  layers.byName.objects.addTo(map);
+  L.control.layers(layers.base, layers.overlays, { collapsed: false }).addTo(map);
+  map.setView(latLngOf(0, 0), -2);
+  cursorPanel(map, status);
+  searchPanel(map, status);
+  showErrors(status);
+  if (status.watching) watch(status, layers);
+  window.chunkforgeMap = { map, layers, status };  // for tests and the console
+}
+
+start();

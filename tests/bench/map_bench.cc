@@ -1,0 +1,63 @@
+// The live map's tiles: one 256 px tile at 1 px per unit and at 64 units per pixel (cold:
+// rendered and PNG-encoded from nothing), a first screen of 24 tiles, and beside them the chunk
+// path over the same area as `chunkforge render` takes it (generate the chunks, then draw).
+#include <benchmark/benchmark.h>
+
+#include "chunkforge/chunk.h"
+#include "chunkforge/encode.h"
+#include "chunkforge/world.h"
+#include "tile_renderer.h"
+
+namespace chunkforge::map {
+namespace {
+
+TileKey key(Layer layer, int z, int64_t x, int64_t y) { return TileKey{layer, z, x, y}; }
+
+// A different tile each iteration, so nothing is warm between them.
+void BM_Tile(benchmark::State& state, Layer layer, int z) {
+  const World& world = default_world();
+  int64_t x = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(render_tile(world, key(layer, z, x++, 7)).png());
+}
+BENCHMARK_CAPTURE(BM_Tile, materials_1px_per_unit, Layer::kMaterials, 0)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Tile, materials_64_units_per_px, Layer::kMaterials, -6)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Tile, elevation_64_units_per_px, Layer::kElevation, -6)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Tile, structures_8_units_per_px, Layer::kStructures, -3)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Tile, objects_1px_per_unit, Layer::kObjects, 0)->Unit(benchmark::kMillisecond);
+
+// The page's first screen at zoom -2 (4 units per pixel, 1024 x 768 px): 6 x 4 materials tiles,
+// one after another on one thread (the server renders on several).
+void BM_FirstScreen24Tiles(benchmark::State& state) {
+  const World& world = default_world();
+  int64_t shift = 0;
+  for (auto _ : state) {
+    for (int64_t y = -2; y < 2; ++y) {
+      for (int64_t x = -3; x < 3; ++x) benchmark::DoNotOptimize(render_tile(world, key(Layer::kMaterials, -2, x + shift, y)).png());
+    }
+    shift += 6;
+  }
+}
+BENCHMARK(BM_FirstScreen24Tiles)->Unit(benchmark::kMillisecond);
+
+// The chunk path for the area of one 1 px-per-unit tile (256 x 256 units: 4 x 4 chunks),
+// generated as `chunkforge render` does (a ChunkStream, terrain grid at step 1) before any
+// drawing. At 64 units per pixel the same area would be 256 x 256 chunks.
+void BM_RenderPathChunksForOneTile(benchmark::State& state) {
+  const World& world = default_world();
+  int64_t shift = 0;
+  for (auto _ : state) {
+    ChunkStream stream(world);
+    for (int64_t cz = 28; cz < 32; ++cz) {
+      for (int64_t cx = 0; cx < 4; ++cx) {
+        v1::Chunk chunk = encode_chunk(world, stream.generate({cx + shift, cz}));
+        add_terrain(world, 1, chunk);
+        benchmark::DoNotOptimize(chunk);
+      }
+    }
+    shift += 4;
+  }
+}
+BENCHMARK(BM_RenderPathChunksForOneTile)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace chunkforge::map

@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""The live map in a real headless Chromium, driven over the DevTools protocol.
+
+Starts chunkforge-server on loopback ports and Debian's chromium with a fresh profile, opens
+/map/, and checks: no console errors and no failed requests; the tiles are 256x256 PNGs that
+are not blank; switching the base layer changes what is drawn; structure search puts markers.
+Screenshots are written to the artefact directory.
+
+Then `chunkforge map` on a world file: breaking the file shows its field-path errors on the
+page while the last good world stays; fixing it clears them and changes the world.
+
+usage: browser_test.py CHUNKFORGE_SERVER CHUNKFORGE_CLI SOURCE_DIR ARTEFACT_DIR
+"""
+import base64
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+import websocket  # python3-websocket
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(predicate, timeout, what):
+    end = time.time() + timeout
+    while time.time() < end:
+        try:
+            value = predicate()
+        except OSError:  # not listening yet
+            value = None
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError("timed out waiting for " + what)
+
+
+class DevTools:
+    """One page target: commands by id, events kept for later inspection."""
+
+    def __init__(self, url):
+        self.ws = websocket.create_connection(url, timeout=30)
+        self.next_id = 0
+        self.events = []
+
+    def call(self, method, **params):
+        self.next_id += 1
+        self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
+        while True:
+            message = json.loads(self.ws.recv())
+            if message.get("id") == self.next_id:
+                if "error" in message:
+                    raise AssertionError(method + ": " + json.dumps(message["error"]))
+                return message.get("result", {})
+            self.events.append(message)
+
+    def evaluate(self, expression):
+        result = self.call("Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True)
+        if "exceptionDetails" in result:
+            raise AssertionError("page script failed: " + json.dumps(result["exceptionDetails"]))
+        return result["result"].get("value")
+
+    def pump(self, seconds):
+        """Collects events for a while (console messages, network failures)."""
+        self.ws.settimeout(0.1)
+        end = time.time() + seconds
+        while time.time() < end:
+            try:
+                self.events.append(json.loads(self.ws.recv()))
+            except websocket.WebSocketTimeoutException:
+                pass
+        self.ws.settimeout(30)
+
+
+def start_chromium(profile):
+    command = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir=" + profile,
+               "--remote-debugging-port=0", "--window-size=1024,768", "about:blank"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    port_file = os.path.join(profile, "DevToolsActivePort")
+    wait_for(lambda: os.path.exists(port_file) and open(port_file).read().strip(), 30, "DevToolsActivePort")
+    port = int(open(port_file).read().split()[0])
+    return process, port
+
+
+def page_target(port):
+    targets = json.load(urllib.request.urlopen("http://127.0.0.1:%d/json/list" % port))
+    return next(t["webSocketDebuggerUrl"] for t in targets if t["type"] == "page")
+
+
+# The tiles Leaflet has loaded for the visible base layer: size, and whether the pixels vary.
+TILE_CHECK = """(() => {
+  const tiles = [...document.querySelectorAll('.leaflet-tile-loaded')]
+      .filter(t => t.src.includes('/tiles/' + %s + '/'));
+  const canvas = document.createElement('canvas');
+  canvas.width = canvas.height = 256;
+  const g = canvas.getContext('2d');
+  return tiles.map(t => {
+    g.clearRect(0, 0, 256, 256);
+    g.drawImage(t, 0, 0);
+    const d = g.getImageData(0, 0, 256, 256).data;
+    const colours = new Set();
+    for (let k = 0; k < d.length; k += 4 * 97) colours.add(d[k] + ',' + d[k + 1] + ',' + d[k + 2]);
+    return {w: t.naturalWidth, h: t.naturalHeight, colours: colours.size};
+  });
+})()"""
+
+
+def loaded_tiles(page, layer):
+    return page.evaluate(TILE_CHECK % json.dumps(layer))
+
+
+def screenshot(page, path):
+    data = base64.b64decode(page.call("Page.captureScreenshot", format="png")["data"])
+    with open(path, "wb") as f:
+        f.write(data)
+    return data
+
+
+def problems(events):
+    found = []
+    for e in events:
+        method, params = e.get("method"), e.get("params", {})
+        if method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
+            found.append("console error: " + json.dumps(params.get("args"))[:300])
+        elif method == "Runtime.exceptionThrown":
+            found.append("exception: " + json.dumps(params.get("exceptionDetails"))[:300])
+        elif method == "Log.entryAdded" and params["entry"].get("level") == "error":
+            found.append("log error: " + params["entry"].get("text", "") + " " + params["entry"].get("url", ""))
+        elif method == "Network.loadingFailed" and not params.get("canceled"):
+            found.append("failed request: " + json.dumps(params)[:300])
+        elif method == "Network.responseReceived" and params["response"]["status"] >= 400:
+            found.append("HTTP %d: %s" % (params["response"]["status"], params["response"]["url"]))
+    return found
+
+
+def check_watcher(page, cli, source_dir, artefacts, workdir):
+    """`chunkforge map` re-reads its file: errors on the page for a broken one, then recovery."""
+    world_file = os.path.join(workdir, "world.json")
+    good = open(os.path.join(source_dir, "docs", "worlds", "default.json")).read()
+    with open(world_file, "w") as f:
+        f.write(good)
+    port = free_port()
+    tool = subprocess.Popen([cli, "map", "--world", world_file, "--listen", "127.0.0.1:%d" % port],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        base = "http://127.0.0.1:%d" % port
+        status = wait_for(lambda: json.load(urllib.request.urlopen(base + "/api/status")), 30, "chunkforge map")
+        page.events.clear()
+        page.call("Page.navigate", url=base + "/map/")
+        wait_for(lambda: len(loaded_tiles(page, "materials")) >= 12, 60, "chunkforge map tiles")
+        definition = json.loads(good)
+        definition["chunk_size"] = 3  # out of range: a field-path error
+        with open(world_file, "w") as f:
+            json.dump(definition, f)
+        shown = wait_for(lambda: page.evaluate(
+            "!document.getElementById('errors').hidden && document.getElementById('errors').textContent"),
+            30, "the errors on the page")
+        assert "chunk_size" in shown, shown
+        screenshot(page, os.path.join(artefacts, "map_world_errors.png"))
+        definition["chunk_size"] = 64
+        definition["seed"] = 12345
+        with open(world_file, "w") as f:
+            json.dump(definition, f)
+        wait_for(lambda: page.evaluate("document.getElementById('errors').hidden"), 30, "the errors to clear")
+        now = json.load(urllib.request.urlopen(base + "/api/status"))
+        assert now["fingerprint"] != status["fingerprint"], "the new seed did not change the world"
+        wait_for(lambda: any(("v=" + now["fingerprint"]) in t for t in page.evaluate(
+            "[...document.querySelectorAll('.leaflet-tile-loaded')].map(t => t.src)")), 30, "redrawn tiles")
+        page.pump(0.5)
+        found = problems(page.events)
+        assert not found, "\n".join(found)
+    finally:
+        tool.terminate()
+        tool.wait(10)
+
+
+def run(server_binary, cli, source_dir, artefacts):
+    os.makedirs(artefacts, exist_ok=True)
+    http_port = free_port()
+    server = subprocess.Popen([server_binary, "--listen", "127.0.0.1:0", "--http", "127.0.0.1:%d" % http_port,
+                               "--threads", "2", "--log-level", "warn"])
+    profile = tempfile.mkdtemp(prefix="chunkforge-chromium-")
+    browser = None
+    try:
+        base = "http://127.0.0.1:%d" % http_port
+        wait_for(lambda: urllib.request.urlopen(base + "/healthz").status == 200, 30, "the server")
+        browser, devtools_port = start_chromium(profile)
+        page = DevTools(page_target(devtools_port))
+        for domain in ("Runtime", "Log", "Network", "Page"):
+            page.call(domain + ".enable")
+        page.call("Page.navigate", url=base + "/map/")
+        wait_for(lambda: len(loaded_tiles(page, "materials")) >= 12, 60, "materials tiles")
+        page.pump(1.0)
+        tiles = loaded_tiles(page, "materials")
+        assert all(t["w"] == 256 and t["h"] == 256 for t in tiles), tiles
+        assert all(t["colours"] > 3 for t in tiles), "blank tiles: %s" % tiles
+        before = screenshot(page, os.path.join(artefacts, "map_materials.png"))
+
+        # Switch the base layer through Leaflet's own layer control, as a user would.
+        page.evaluate("""[...document.querySelectorAll('.leaflet-control-layers-base label')]
+                         .find(l => l.textContent.includes('Biomes')).querySelector('input').click()""")
+        wait_for(lambda: len(loaded_tiles(page, "biomes")) >= 12, 60, "biomes tiles")
+        page.pump(1.5)
+        after = screenshot(page, os.path.join(artefacts, "map_biomes.png"))
+        assert before != after, "switching to biomes changed nothing on screen"
+
+        # Structure search: markers where the planner says.
+        page.evaluate("document.querySelector('#search button').click()")
+        markers = wait_for(lambda: page.evaluate("document.querySelectorAll('path.leaflet-interactive').length"),
+                           30, "structure markers")
+        screenshot(page, os.path.join(artefacts, "map_search.png"))
+        page.pump(0.5)
+        found = problems(page.events)
+        assert not found, "\n".join(found)
+        biomes = len(loaded_tiles(page, "biomes"))
+        check_watcher(page, cli, source_dir, artefacts, profile)
+        print("ok: %d materials tiles, %d biomes tiles, %d markers, the watcher showed errors and recovered; "
+              "screenshots in %s" % (len(tiles), biomes, markers, artefacts))
+    finally:
+        if browser:
+            browser.terminate()
+            browser.wait(10)
+        server.terminate()
+        server.wait(10)
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    run(*sys.argv[1:5])

@@ -1,0 +1,136 @@
+// The live map over the real HTTP side port on loopback: tiles with ETags and 304, 400s with
+// reasons, the JSON endpoints, and the token when the server has one.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <memory>
+#include <string>
+
+#include "chunkforge/world.h"
+#include "http_endpoint.h"
+#include "map_service.h"
+#include "world_server.h"
+
+namespace chunkforge::server {
+namespace {
+
+struct Response {
+  int status = 0;
+  std::string head, body;
+  std::string header(const std::string& name) const {
+    const size_t at = head.find("\r\n" + name + ": ");
+    if (at == std::string::npos) return "";
+    const size_t start = at + name.size() + 4;
+    return head.substr(start, head.find("\r\n", start) - start);
+  }
+};
+
+// One GET with extra header lines; reads until the server closes.
+Response get(int port, const std::string& target, const std::string& headers = "") {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  Response r;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) return r;
+  const std::string request = "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers + "\r\n";
+  send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+  std::string bytes;
+  char chunk[65536];
+  for (ssize_t n; (n = recv(fd, chunk, sizeof chunk, 0)) > 0;) bytes.append(chunk, static_cast<size_t>(n));
+  close(fd);
+  const size_t blank = bytes.find("\r\n\r\n");
+  if (bytes.rfind("HTTP/1.1 ", 0) != 0 || blank == std::string::npos) return r;
+  r.status = std::stoi(bytes.substr(9, 3));
+  r.head = bytes.substr(0, blank);
+  r.body = bytes.substr(blank + 4);
+  return r;
+}
+
+class MapHttpTest : public ::testing::Test {
+ protected:
+  void start(const std::string& token = "") {
+    map::MapOptions options;
+    options.auth_token = token;
+    service_ = std::make_unique<map::MapService>(options);
+    service_->set_world(default_world(), "test");
+    endpoint_ = std::make_unique<HttpEndpoint>("127.0.0.1:0", [] { return "up 1\n"; }, HttpOptions{},
+                                               map_handler(*service_));
+    ASSERT_TRUE(endpoint_->start());
+  }
+  int port() const { return endpoint_->port(); }
+
+  std::unique_ptr<map::MapService> service_;  // outlives the endpoint that calls it
+  std::unique_ptr<HttpEndpoint> endpoint_;
+};
+
+TEST_F(MapHttpTest, TileThenNotModifiedOnAMatchingETag) {
+  start();
+  const Response tile = get(port(), "/tiles/materials/0/0/0.png");
+  ASSERT_EQ(tile.status, 200);
+  EXPECT_EQ(tile.header("Content-Type"), "image/png");
+  EXPECT_EQ(tile.body.substr(1, 3), "PNG");
+  const std::string etag = tile.header("ETag");
+  EXPECT_EQ(etag, "\"" + default_world().fingerprint() + "-materials-0-0-0-r1\"");
+
+  const Response again = get(port(), "/tiles/materials/0/0/0.png", "If-None-Match: " + etag + "\r\n");
+  EXPECT_EQ(again.status, 304);
+  EXPECT_TRUE(again.body.empty());
+  EXPECT_EQ(get(port(), "/tiles/materials/0/0/0.png", "If-None-Match: \"other\"\r\n").status, 200);
+  EXPECT_EQ(service_->cache().entries(), 1u);  // the second 200 came from the cache
+}
+
+TEST_F(MapHttpTest, BadTileRequestsGet400WithAReason) {
+  start();
+  const struct {
+    const char* target;
+    const char* body;
+  } cases[] = {
+      {"/tiles/materials/99/0/0.png", "zoom must be in [-8, 4] (got 99)\n"},
+      {"/tiles/materials/0/east/0.png", "tile x and y must be integers\n"},
+      {"/tiles/materials/-8/1000000000/0.png", "the tile lies past the world limit of +-2^40 units\n"},
+      {"/tiles/nope/0/0/0.png", "unknown layer \"nope\": one of materials, biomes, elevation, structures, objects, grid\n"},
+  };
+  for (const auto& c : cases) {
+    const Response r = get(port(), c.target);
+    EXPECT_EQ(r.status, 400) << c.target;
+    EXPECT_EQ(r.body, c.body) << c.target;
+  }
+  EXPECT_EQ(get(port(), "/api/point?x=a&z=0").status, 400);
+}
+
+TEST_F(MapHttpTest, PageAssetsAndJson) {
+  start();
+  const Response page = get(port(), "/map/");
+  EXPECT_EQ(page.status, 200);
+  EXPECT_NE(page.body.find("leaflet/leaflet.js"), std::string::npos);
+  EXPECT_EQ(get(port(), "/map/leaflet/leaflet.js").status, 200);
+  EXPECT_EQ(get(port(), "/map/leaflet/images/layers.png").header("Content-Type"), "image/png");
+  EXPECT_EQ(get(port(), "/map").header("Location"), "/map/");
+  const Response point = get(port(), "/api/point?x=10&z=-5");
+  EXPECT_EQ(point.status, 200);
+  EXPECT_NE(point.body.find("\"chunk\":[0,-1]"), std::string::npos) << point.body;
+  EXPECT_EQ(get(port(), "/healthz").body, "ok\n");  // the side port's own routes are unchanged
+  EXPECT_EQ(get(port(), "/elsewhere").body, "not found: try /healthz or /metrics\n");
+}
+
+TEST_F(MapHttpTest, TheTokenGuardsEveryMapRoute) {
+  start("s3cret");
+  EXPECT_EQ(get(port(), "/map/").status, 401);
+  EXPECT_EQ(get(port(), "/tiles/grid/0/0/0.png").status, 401);
+  EXPECT_EQ(get(port(), "/api/status").status, 401);
+  EXPECT_EQ(get(port(), "/healthz").status, 200);  // health stays open
+  EXPECT_EQ(get(port(), "/api/status", "Authorization: Bearer s3cret\r\n").status, 200);
+  const Response page = get(port(), "/map/?token=s3cret");
+  EXPECT_EQ(page.status, 200);
+  EXPECT_EQ(page.header("Set-Cookie"), "chunkforge_map_token=s3cret; Path=/; HttpOnly; SameSite=Strict");
+  EXPECT_EQ(get(port(), "/tiles/grid/0/0/0.png", "Cookie: a=b; chunkforge_map_token=s3cret\r\n").status, 200);
+  EXPECT_EQ(get(port(), "/tiles/grid/0/0/0.png", "Cookie: chunkforge_map_token=wrong\r\n").status, 401);
+}
+
+}  // namespace
+}  // namespace chunkforge::server
