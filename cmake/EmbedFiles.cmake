@@ -1,4 +1,4 @@
-# Writes a C++ source holding files as byte arrays, with find_asset() over them (map/map_assets.h).
+# Writes a C++ source holding files as byte arrays, with find_asset() over them (server/map/map_assets.h).
 # Run at build time:  cmake -DOUTPUT=out.cc -DFILES="name=path|name=path" -P EmbedFiles.cmake
 # Bytes are written as hex so that any file (PNG images too) survives unchanged.
 

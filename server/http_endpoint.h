@@ -2,7 +2,7 @@
 //
 // The HTTP side port (Boost.Beast on Asio): GET /healthz answers "ok" while the server serves,
 // GET /metrics the Prometheus text page; any other GET goes to an optional handler (the live
-// map, map/map_service.h) that answers asynchronously.
+// map, server/map/map_service.h) that answers asynchronously.
 //
 //   HttpEndpoint http("0.0.0.0:8080", [&] { return metrics_page(); });
 //   if (!http.start()) ...;   // http.port() is the bound port

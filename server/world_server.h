@@ -2,7 +2,7 @@
 //
 // The world server assembled: cache, generation queue, WorldService, standard health checking
 // and server reflection, on a gRPC server listening on one address; /healthz, /metrics and the
-// live map (/map/, /tiles/, /api/: map/map_service.h) on an HTTP side port. Used by
+// live map (/map/, /tiles/, /api/: server/map/map_service.h) on an HTTP side port. Used by
 // chunkforge-server's main and, in process, by the integration tests.
 //
 //   WorldServer server(world, {.listen = "127.0.0.1:0"});

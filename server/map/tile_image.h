@@ -1,4 +1,4 @@
-// File: map/tile_image.h
+// File: server/map/tile_image.h
 //
 // A 256 x 256 RGBA tile, the drawing it needs (pixels, discs, rectangle outlines and fills)
 // and its PNG encoding in memory (libpng): RGB for opaque base layers, RGBA for overlays.

@@ -1,4 +1,4 @@
-// File: map/tile_renderer.h
+// File: server/map/tile_renderer.h
 //
 // Draws one map tile of a world: the entry point the server's /tiles route, `chunkforge map`
 // and the benchmarks share.

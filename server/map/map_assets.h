@@ -1,7 +1,7 @@
-// File: map/map_assets.h
+// File: server/map/map_assets.h
 //
 // The page's files, compiled into the binary at build time (cmake/EmbedFiles.cmake writes
-// map_assets.cc): map/web/ (index.html, map.js, map.css) and Debian's Leaflet
+// map_assets.cc): server/map/web/ (index.html, map.js, map.css) and Debian's Leaflet
 // (/usr/share/javascript/leaflet: leaflet.js, leaflet.css, images/) under "leaflet/". The page
 // then works with no internet and no files beside the binary.
 //

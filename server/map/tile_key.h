@@ -1,4 +1,4 @@
-// File: map/tile_key.h
+// File: server/map/tile_key.h
 //
 // Which tile a request names: /tiles/{layer}/{z}/{x}/{y}.png in Leaflet's XYZ scheme over its
 // simple CRS (x east, z south, as `chunkforge render` draws), and the layers there are.

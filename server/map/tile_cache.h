@@ -1,4 +1,4 @@
-// File: map/tile_cache.h
+// File: server/map/tile_cache.h
 //
 // Encoded tiles by ETag, least recently used evicted first, bounded in bytes (the PNG bytes
 // plus the key and a fixed overhead per entry).

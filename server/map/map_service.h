@@ -1,4 +1,4 @@
-// File: map/map_service.h
+// File: server/map/map_service.h
 //
 // The live map's routes, independent of the HTTP server that carries them: the page and its
 // scripts (/map/, Leaflet embedded at build time), tiles (/tiles/{layer}/{z}/{x}/{y}.png),

@@ -1,4 +1,4 @@
-// File: map/tile_terrain.h
+// File: server/map/tile_terrain.h
 //
 // The prescriptive terrain under a tile, one sample per pixel (or per block of pixels when a
 // pixel is smaller than a unit), computed from the terrain's pure functions: no chunk is

@@ -1,4 +1,4 @@
-// File: map/tile_pool.h
+// File: server/map/tile_pool.h
 //
 // The threads tiles are rendered on, off the HTTP thread: a fixed number of workers (the bound
 // on concurrent renders) and a bounded queue, served first in, first out, which keeps the
