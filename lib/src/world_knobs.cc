@@ -103,18 +103,21 @@ bool is_absent(const Message& message, const FieldDescriptor& field) {
   const google::protobuf::Reflection& reflection = *message.GetReflection();
   if (field.is_repeated()) return reflection.FieldSize(message, &field) == 0;
   if (field.has_presence()) return !reflection.HasField(message, &field);
-  if (field.cpp_type() == FieldDescriptor::CPPTYPE_STRING) return reflection.GetString(message, &field).empty();
+  if (field.cpp_type() == FieldDescriptor::CPPTYPE_STRING)
+    return reflection.GetString(message, &field).empty();
   // proto3 cannot tell a plain 0 from absence; only a knob that defaults or requires the
   // field says that 0 means absent (chunk_size 0: 64). Elsewhere 0 is checked like any value.
   const v1::Knob& knob = knob_of(field);
-  const bool zero_is_absent = knob.required() || !knob.default_value().empty() || !knob.default_rule().empty();
+  const bool zero_is_absent =
+      knob.required() || !knob.default_value().empty() || !knob.default_rule().empty();
   return zero_is_absent && number_of(message, field) == 0;
 }
 
 bool applies_to_method(const Message& message, const v1::Knob& knob) {
   if (!knob.has_only_for_method()) return true;
   const FieldDescriptor* method = message.GetDescriptor()->FindFieldByName("method");
-  return method != nullptr && message.GetReflection()->GetEnumValue(message, method) == knob.only_for_method();
+  return method != nullptr &&
+         message.GetReflection()->GetEnumValue(message, method) == knob.only_for_method();
 }
 
 double declared_default(const FieldDescriptor& field) { return number_of(default_holder(field), field); }

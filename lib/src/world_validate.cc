@@ -44,10 +44,17 @@ std::string num(double value) { return format_number(value); }
 
 // Declared knobs the rules read (world.proto): a noise's octaves when absent and at most, its
 // lacunarity when absent, the chunk size when absent.
-int default_octaves() { return static_cast<int>(declared_default(field_of<v1::NoiseField>(v1::NoiseField::kOctavesFieldNumber))); }
-uint32_t max_octaves() { return static_cast<uint32_t>(knob_of(field_of<v1::NoiseField>(v1::NoiseField::kOctavesFieldNumber)).max()); }
-double default_lacunarity() { return declared_default(field_of<v1::NoiseField>(v1::NoiseField::kLacunarityFieldNumber)); }
-double default_chunk_size() { return declared_default(field_of<v1::WorldDefinition>(v1::WorldDefinition::kChunkSizeFieldNumber)); }
+const google::protobuf::FieldDescriptor& noise_field(int number) { return field_of<v1::NoiseField>(number); }
+int default_octaves() {
+  return static_cast<int>(declared_default(noise_field(v1::NoiseField::kOctavesFieldNumber)));
+}
+uint32_t max_octaves() {
+  return static_cast<uint32_t>(knob_of(noise_field(v1::NoiseField::kOctavesFieldNumber)).max());
+}
+double default_lacunarity() { return declared_default(noise_field(v1::NoiseField::kLacunarityFieldNumber)); }
+double default_chunk_size() {
+  return declared_default(field_of<v1::WorldDefinition>(v1::WorldDefinition::kChunkSizeFieldNumber));
+}
 
 class Validator : public FieldChecker {
  public:
@@ -194,15 +201,18 @@ class Validator : public FieldChecker {
 
   void material(const std::string& p, const v1::Material& m, std::set<std::string>& seen) {
     using M = v1::Material;
-    check_fields(p, m, {{M::kNameFieldNumber, [&] { name_and_color(p, m.name(), m.color(), seen); }},
-                        {M::kBiomesFieldNumber, [&] { references(at(p, "biomes"), m.biomes(), biome_names_, "biome"); }},
-                        {M::kNoiseFieldNumber, [&] { detail_noise(p, m); }}});
+    check_fields(
+        p, m,
+        {{M::kNameFieldNumber, [&] { name_and_color(p, m.name(), m.color(), seen); }},
+         {M::kBiomesFieldNumber, [&] { references(at(p, "biomes"), m.biomes(), biome_names_, "biome"); }},
+         {M::kNoiseFieldNumber, [&] { detail_noise(p, m); }}});
   }
 
   // A material's detail noise comes with the range of it that the material takes.
   void detail_noise(const std::string& p, const v1::Material& m) {
     if (m.has_noise() != m.has_noise_range()) {
-      error(at(p, m.has_noise() ? "noise_range" : "noise"), "noise and noise_range go together: give both or neither");
+      error(at(p, m.has_noise() ? "noise_range" : "noise"),
+            "noise and noise_range go together: give both or neither");
     }
     if (m.has_noise()) check_fields(at(p, "noise"), m.noise());
   }
@@ -211,22 +221,26 @@ class Validator : public FieldChecker {
     if (!at_most("resources", def_.resources_size(), kMaxResourceLayers, "layers")) return;
     std::set<std::string> seen, layer_names;
     for (const auto& r : def_.resources()) layer_names.insert(r.name());
-    for (int i = 0; i < def_.resources_size(); ++i) resource(at("resources", i), def_.resources(i), seen, layer_names);
+    for (int i = 0; i < def_.resources_size(); ++i) {
+      resource(at("resources", i), def_.resources(i), seen, layer_names);
+    }
   }
 
   void resource(const std::string& p, const v1::ResourceLayer& r, std::set<std::string>& seen,
                 const std::set<std::string>& layer_names) {
     using R = v1::ResourceLayer;
     bool density_ok = true;
-    check_fields(p, r, {{R::kNameFieldNumber, [&] { name_and_color(p, r.name(), r.color(), seen); }},
-                        {R::kDensityRangeFieldNumber, [&] { density_ok = density(p, r); }},
-                        {R::kSpacingScaleFieldNumber, [&] { spacing(p, r, density_ok); }},
-                        {R::kBiomesFieldNumber, [&] { references(at(p, "biomes"), r.biomes(), biome_names_, "biome"); }},
-                        {R::kMaterialsFieldNumber,
-                         [&] { references(at(p, "materials"), r.materials(), material_names_, "material"); }},
-                        {R::kCorrelateWithFieldNumber, [&] {
-                           if (r.has_correlate_with()) correlation(at(p, "correlate_with"), r, layer_names);
-                         }}});
+    check_fields(
+        p, r,
+        {{R::kNameFieldNumber, [&] { name_and_color(p, r.name(), r.color(), seen); }},
+         {R::kDensityRangeFieldNumber, [&] { density_ok = density(p, r); }},
+         {R::kSpacingScaleFieldNumber, [&] { spacing(p, r, density_ok); }},
+         {R::kBiomesFieldNumber, [&] { references(at(p, "biomes"), r.biomes(), biome_names_, "biome"); }},
+         {R::kMaterialsFieldNumber,
+          [&] { references(at(p, "materials"), r.materials(), material_names_, "material"); }},
+         {R::kCorrelateWithFieldNumber, [&] {
+            if (r.has_correlate_with()) correlation(at(p, "correlate_with"), r, layer_names);
+          }}});
   }
 
   // density_range and density_threshold; whether the range's present bounds are usable.
@@ -247,8 +261,10 @@ class Validator : public FieldChecker {
       error(dr, "max must be at most " + num(kMaxDensityRatio) + " times min (got min " + num(d.min()) +
                     ", max " + num(d.max()) + ")");
     }
-    const v1::Knob& threshold = knob_of(field_of<v1::ResourceLayer>(v1::ResourceLayer::kDensityThresholdFieldNumber));
-    if (density_ok && d.has_max()) in_range(at(p, "density_threshold"), r.density_threshold(), threshold.min(), d.max());
+    const v1::Knob& threshold =
+        knob_of(field_of<v1::ResourceLayer>(v1::ResourceLayer::kDensityThresholdFieldNumber));
+    if (density_ok && d.has_max())
+      in_range(at(p, "density_threshold"), r.density_threshold(), threshold.min(), d.max());
     return density_ok;
   }
 
@@ -286,7 +302,8 @@ class Validator : public FieldChecker {
   void chained_correlation(const std::string& lp, const std::string& layer) {
     for (const auto& other : def_.resources()) {
       if (other.name() == layer && other.has_correlate_with()) {
-        error(lp, "layer " + quote_input(layer) + " correlates with another layer itself; chains are not supported");
+        error(lp, "layer " + quote_input(layer) +
+                      " correlates with another layer itself; chains are not supported");
       }
     }
   }
@@ -351,14 +368,16 @@ class Validator : public FieldChecker {
     const v1::Knob& height = knob_of(field_of<S>(S::kHeightFieldNumber));
     // Tilted onto its side, a structure's height becomes a footprint side.
     const double tallest = s.allow_tilt() ? 16 * chunk : height.max();
-    check_fields(p, s, {{S::kNameFieldNumber, [&] { name_and_color(p, s.name(), s.color(), seen); }},
-                        {S::kSizeXFieldNumber, [&] { in_range(at(p, "size_x"), s.size_x(), least, 16 * chunk); }},
-                        {S::kSizeZFieldNumber, [&] { in_range(at(p, "size_z"), s.size_z(), least, 16 * chunk); }},
-                        {S::kHeightFieldNumber, [&] { in_range(at(p, "height"), s.height(), height.min(), tallest); }},
-                        {S::kBiomesFieldNumber, [&] { references(at(p, "biomes"), s.biomes(), biome_names_, "biome"); }},
-                        {S::kChecksFieldNumber, [&] { checks(at(p, "checks"), s); }},
-                        {S::kYawDegreesFieldNumber, [&] { yaw_degrees(p, s); }},
-                        {S::kSurfaceFalloffFieldNumber, [&] { surface_falloff(p, s); }}});
+    check_fields(
+        p, s,
+        {{S::kNameFieldNumber, [&] { name_and_color(p, s.name(), s.color(), seen); }},
+         {S::kSizeXFieldNumber, [&] { in_range(at(p, "size_x"), s.size_x(), least, 16 * chunk); }},
+         {S::kSizeZFieldNumber, [&] { in_range(at(p, "size_z"), s.size_z(), least, 16 * chunk); }},
+         {S::kHeightFieldNumber, [&] { in_range(at(p, "height"), s.height(), height.min(), tallest); }},
+         {S::kBiomesFieldNumber, [&] { references(at(p, "biomes"), s.biomes(), biome_names_, "biome"); }},
+         {S::kChecksFieldNumber, [&] { checks(at(p, "checks"), s); }},
+         {S::kYawDegreesFieldNumber, [&] { yaw_degrees(p, s); }},
+         {S::kSurfaceFalloffFieldNumber, [&] { surface_falloff(p, s); }}});
   }
 
   void checks(const std::string& path, const v1::Structure& s) {

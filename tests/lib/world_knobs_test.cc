@@ -2,6 +2,8 @@
 // the schema has one, bounds where the generic check needs them, defaults inside their ranges,
 // method knobs only where there is a method; and apply_defaults sets every declared default, in
 // every message that holds one. Defaults cannot drift from ranges: both are read from the knob.
+#include "world_knobs.h"
+
 #include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
@@ -11,7 +13,6 @@
 #include <vector>
 
 #include "chunkforge/world.h"
-#include "world_knobs.h"
 
 namespace chunkforge {
 namespace {
@@ -43,10 +44,8 @@ bool is_number(const FieldDescriptor& field) {
     case FieldDescriptor::CPPTYPE_INT32:
     case FieldDescriptor::CPPTYPE_INT64:
     case FieldDescriptor::CPPTYPE_UINT32:
-    case FieldDescriptor::CPPTYPE_UINT64:
-      return true;
-    default:
-      return false;
+    case FieldDescriptor::CPPTYPE_UINT64: return true;
+    default: return false;
   }
 }
 
@@ -55,20 +54,23 @@ const std::set<std::string> kAnyValue = {"chunkforge.v1.WorldDefinition.seed"};
 
 // What is wrong with one field's knob, or "".
 std::string knob_problem(const FieldDescriptor& field) {
-  if (kAnyValue.count(field.full_name())) return has_knob(field) ? "a knob on a field that takes any value" : "";
+  if (kAnyValue.count(field.full_name()))
+    return has_knob(field) ? "a knob on a field that takes any value" : "";
   // A Range's bounds are checked against the knob of the field that holds the Range.
   if (field.containing_type() == v1::Range::descriptor()) return has_knob(field) ? "a knob inside Range" : "";
   const v1::Knob& knob = knob_of(field);
   const bool ranged = is_number(field) || field.message_type() == v1::Range::descriptor();
   if (ranged && !has_knob(field)) return "a number or Range without a knob";
-  if (ranged && knob.rule().empty() && !(knob.has_min() && knob.has_max())) return "no rule and not both bounds";
+  if (ranged && knob.rule().empty() && !(knob.has_min() && knob.has_max()))
+    return "no rule and not both bounds";
   if (knob.has_min() && knob.has_max() && knob.min() > knob.max()) return "min > max";
   if (knob.required() && !knob.default_value().empty()) return "both required and a default";
   if (!knob.default_value().empty() && !knob.default_rule().empty()) return "two defaults";
   if (knob.has_only_for_method() && field.containing_type() != v1::ResourceLayer::descriptor()) {
     return "only_for_method outside ResourceLayer";
   }
-  if (!knob.what().empty() && !(knob.required() && is_number(field))) return "`what` on a field that is not a required number";
+  if (!knob.what().empty() && !(knob.required() && is_number(field)))
+    return "`what` on a field that is not a required number";
   return "";
 }
 
@@ -100,7 +102,8 @@ TEST(WorldKnobsTest, FingerprintDefaultsAgreeWithKnobDefaults) {
   for (const FieldDescriptor* field : schema_fields()) {
     const v1::Knob& knob = knob_of(*field);
     if (knob.default_value().empty() || !field->options().HasExtension(v1::fingerprint_default)) continue;
-    EXPECT_EQ(knob.default_value(), field->options().GetExtension(v1::fingerprint_default)) << field->full_name();
+    EXPECT_EQ(knob.default_value(), field->options().GetExtension(v1::fingerprint_default))
+        << field->full_name();
   }
 }
 
@@ -125,7 +128,8 @@ std::string field_alone(const Message& message, const FieldDescriptor& field) {
   std::unique_ptr<Message> copy(message.New());
   copy->CopyFrom(message);
   for (int i = 0; i < copy->GetDescriptor()->field_count(); ++i) {
-    if (copy->GetDescriptor()->field(i) != &field) copy->GetReflection()->ClearField(copy.get(), copy->GetDescriptor()->field(i));
+    if (copy->GetDescriptor()->field(i) != &field)
+      copy->GetReflection()->ClearField(copy.get(), copy->GetDescriptor()->field(i));
   }
   return copy->SerializeAsString();
 }
@@ -139,7 +143,8 @@ void expect_declared_defaults(const Message& message, std::set<std::string>& see
     const v1::Knob& knob = knob_of(field);
     if (!knob.default_value().empty() && applies_to_method(message, knob)) {
       std::unique_ptr<Message> expected(message.New());
-      ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(field.name() + ": " + knob.default_value(), expected.get()));
+      ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(field.name() + ": " + knob.default_value(),
+                                                                expected.get()));
       EXPECT_EQ(field_alone(message, field), expected->SerializeAsString()) << field.full_name();
       seen.insert(field.full_name());
     }

@@ -19,7 +19,8 @@ using google::protobuf::Descriptor;
 using google::protobuf::FieldDescriptor;
 
 const std::string kDocPath = std::string(CHUNKFORGE_SOURCE_DIR) + "/docs/world-definition.md";
-const std::string kBegin = "<!-- knob-reference:begin (generated from world.proto; see tests/lib/world_reference_test.cc) -->\n";
+const std::string kBegin =
+    "<!-- knob-reference:begin (generated from world.proto; see tests/lib/world_reference_test.cc) -->\n";
 const std::string kEnd = "<!-- knob-reference:end -->\n";
 
 std::string code(const std::string& text) { return "`" + text + "`"; }
@@ -68,7 +69,8 @@ std::string message_table(const Descriptor& type) {
             " | " + notes_cell(knob) + " |\n";
   }
   if (rows.empty()) return "";
-  return "### " + type.name() + "\n\n| field | range | default | notes |\n| --- | --- | --- | --- |\n" + rows + "\n";
+  return "### " + type.name() + "\n\n| field | range | default | notes |\n| --- | --- | --- | --- |\n" +
+         rows + "\n";
 }
 
 std::string generated_reference() {
