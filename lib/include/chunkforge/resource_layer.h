@@ -32,12 +32,15 @@ enum class ScatterMethod { kBlueNoise, kJitteredGrid, kNoiseProbability, kNoiseP
 
 const char* to_string(ScatterMethod method);
 
+// Every member is set by ResourceLayers from the resolved definition. Defaults of the knobs are
+// declared in world.proto only (apply_defaults fills them in); the initialisers here are not
+// defaults of a world, and are not repeated from there.
 struct ResourceLayer {
   uint32_t id = 0;
   std::string name;
   ScatterMethod method = ScatterMethod::kBlueNoise;
   Salt salt{0};  // from the layer's name: reordering layers keeps each layer's points
-  double dmin = 1, dmax = 1, threshold = 0, sharpness = 1;
+  double dmin = 1, dmax = 1, threshold = 0, sharpness = 0;
   double spacing = 1;    // spacing_scale: minimum spacing at density 1, world units
   double footprint = 1;  // footprint radius, world units
   int correlate_with = -1;  // layer id, or -1
@@ -46,9 +49,9 @@ struct ResourceLayer {
   std::vector<uint32_t> biomes, materials;
   Interval elevation;
   double max_slope = std::numeric_limits<double>::infinity();
-  double jitter = 0.4;
-  double peak_window = 0;
-  uint32_t variants = 1;
+  double jitter = 0;  // jittered_grid only
+  double peak_window = 0;  // noise_peaks only
+  uint32_t variants = 0;
 
   // The scatter grid: `cells_per_chunk` cells of side chunk_size / cells_per_chunk per chunk
   // side, so chunk membership is integer arithmetic.
