@@ -15,6 +15,7 @@
 #include "chunkforge/encode.h"
 #include "chunkforge/v1/chunk.pb.h"
 #include "edit_service.h"
+#include "support/eventually.h"
 #include "support/free_port.h"
 #include "support/temp_dir.h"
 #include "world_server.h"
@@ -27,15 +28,7 @@ using namespace std::chrono_literals;
 constexpr char kWriteToken[] = "write-secret";
 constexpr char kReadToken[] = "read-secret";
 
-// Polls `done` for up to `limit`.
-bool eventually(const std::function<bool()>& done, std::chrono::milliseconds limit = 20s) {
-  const auto until = std::chrono::steady_clock::now() + limit;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::sleep_for(5ms);
-  }
-  return true;
-}
+using test::eventually;
 
 Position centre_of(ChunkCoord c) { return {static_cast<double>(c.x) * 64 + 32, static_cast<double>(c.z) * 64 + 32}; }
 

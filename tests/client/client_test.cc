@@ -19,6 +19,7 @@
 #include "chunkforge/v1/chunk.pb.h"
 #include "chunkforge/v1/info.pb.h"
 #include "world_server.h"
+#include "support/eventually.h"
 #include "support/certificate.h"
 #include "support/free_port.h"
 
@@ -44,15 +45,7 @@ std::unique_ptr<server::WorldServer> start_server(int port, const World& world =
   return server->start() ? std::move(server) : nullptr;
 }
 
-// Polls `done` for up to `limit`.
-bool eventually(const std::function<bool()>& done, std::chrono::milliseconds limit = 20s) {
-  const auto until = std::chrono::steady_clock::now() + limit;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::sleep_for(5ms);
-  }
-  return true;
-}
+using test::eventually;
 
 std::string offline_bytes(int64_t x, int64_t z) {
   return canonical_bytes(encode_chunk(default_world(), Generator(default_world()).generate({x, z})));

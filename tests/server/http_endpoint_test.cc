@@ -17,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include "support/http_response.h"
+
 namespace chunkforge::server {
 namespace {
 
@@ -66,20 +68,8 @@ class RawClient {
   std::string received_;
 };
 
-struct Response {
-  int status = 0;  // 0: closed without an answer
-  std::string head, body;
-};
-
-Response parse(const std::string& bytes) {
-  Response r;
-  const size_t blank = bytes.find("\r\n\r\n");
-  if (bytes.rfind("HTTP/1.1 ", 0) != 0 || blank == std::string::npos) return r;
-  r.status = std::stoi(bytes.substr(9, 3));
-  r.head = bytes.substr(0, blank);
-  r.body = bytes.substr(blank + 4);
-  return r;
-}
+using Response = test::HttpResponse;
+const auto parse = test::parse_http_response;
 
 Response request(int port, const std::string& method, const std::string& target) {
   RawClient client(port);

@@ -12,21 +12,13 @@
 #include "chunkforge/world.h"
 #include "http_endpoint.h"
 #include "map_service.h"
+#include "support/http_response.h"
 #include "world_server.h"
 
 namespace chunkforge::server {
 namespace {
 
-struct Response {
-  int status = 0;
-  std::string head, body;
-  std::string header(const std::string& name) const {
-    const size_t at = head.find("\r\n" + name + ": ");
-    if (at == std::string::npos) return "";
-    const size_t start = at + name.size() + 4;
-    return head.substr(start, head.find("\r\n", start) - start);
-  }
-};
+using Response = test::HttpResponse;
 
 // One GET with extra header lines; reads until the server closes.
 Response get(int port, const std::string& target, const std::string& headers = "") {
@@ -43,12 +35,7 @@ Response get(int port, const std::string& target, const std::string& headers = "
   char chunk[65536];
   for (ssize_t n; (n = recv(fd, chunk, sizeof chunk, 0)) > 0;) bytes.append(chunk, static_cast<size_t>(n));
   close(fd);
-  const size_t blank = bytes.find("\r\n\r\n");
-  if (bytes.rfind("HTTP/1.1 ", 0) != 0 || blank == std::string::npos) return r;
-  r.status = std::stoi(bytes.substr(9, 3));
-  r.head = bytes.substr(0, blank);
-  r.body = bytes.substr(blank + 4);
-  return r;
+  return test::parse_http_response(bytes);
 }
 
 class MapHttpTest : public ::testing::Test {
