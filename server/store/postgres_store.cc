@@ -52,14 +52,14 @@ std::vector<StoredChange> read_changes(const PgResult& r) {
 }
 
 uint64_t chunk_version(PgConnection& c, ChunkCoord chunk) {
-  return static_cast<uint64_t>(c.integer("SELECT coalesce(max(version), 0)::bigint FROM changes WHERE cx = $1 AND cz = $2",
-                                         {PgParam::integer(chunk.x), PgParam::integer(chunk.z)}));
+  const char* sql = "SELECT coalesce(max(version), 0)::bigint FROM changes WHERE cx = $1 AND cz = $2";
+  return static_cast<uint64_t>(c.integer(sql, {PgParam::integer(chunk.x), PgParam::integer(chunk.z)}));
 }
 
 std::vector<StoredChange> chunk_log(PgConnection& c, ChunkCoord chunk, uint64_t after) {
-  return read_changes(c.query(std::string(kChangeColumns) + "WHERE cx = $1 AND cz = $2 AND version > $3 ORDER BY version",
-                              {PgParam::integer(chunk.x), PgParam::integer(chunk.z),
-                               PgParam::integer(static_cast<int64_t>(after))}));
+  const std::string sql = std::string(kChangeColumns) + "WHERE cx = $1 AND cz = $2 AND version > $3 ORDER BY version";
+  return read_changes(c.query(sql, {PgParam::integer(chunk.x), PgParam::integer(chunk.z),
+                                    PgParam::integer(static_cast<int64_t>(after))}));
 }
 
 std::optional<std::string> read_meta(PgConnection& c, const std::string& key) {
@@ -119,22 +119,14 @@ class PostgresStore final : public EditStore {
       // OK means durable, whatever the database's default.
       : writer_(uri, "SET synchronous_commit = on"),
         reader_(uri),
-        listener_(uri, std::string("LISTEN ") + kChannel),
-        wake_fd_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
-    if (wake_fd_ < 0) throw writer_.error("eventfd failed");
+        listener_(uri, std::string("LISTEN ") + kChannel) {
     migrate();
+    wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (wake_fd_ < 0) throw writer_.error("eventfd failed");
   }
   ~PostgresStore() override { close(wake_fd_); }
 
   void write(const std::function<void(Transaction&)>& body) override;
-
-  // A read on the reader connection, reconnecting first if the database went away.
-  template <typename F>
-  std::invoke_result_t<F> read(F&& f) {
-    std::lock_guard lock(read_mutex_);
-    reader_.ensure_connected();
-    return f();
-  }
 
   uint64_t version(ChunkCoord chunk) override {
     return read([&] { return chunk_version(reader_, chunk); });
@@ -166,12 +158,20 @@ class PostgresStore final : public EditStore {
   std::string describe() const override { return writer_.describe(); }
 
  private:
+  // A read on the reader connection, reconnecting first if the database went away.
+  template <typename F>
+  std::invoke_result_t<F> read(F&& f) {
+    std::lock_guard lock(read_mutex_);
+    reader_.ensure_connected();
+    return f();
+  }
+
   void migrate();
   bool drain_notifications();
 
   std::mutex write_mutex_, read_mutex_, listen_mutex_;
   PgConnection writer_, reader_, listener_;
-  int wake_fd_;
+  int wake_fd_ = -1;  // wake() writes it, wait_for_commits polls it
 };
 
 void PostgresStore::migrate() {
