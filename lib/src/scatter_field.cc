@@ -1,3 +1,6 @@
+// ScatterField's lookups and decisions (see scatter_field.h): blocks and cells by coordinate,
+// distances between candidates, which cells can block which, viability, the lazy resolution of
+// arrival order, and a chunk's objects. How a block is filled is in scatter_cells.cc.
 #include "scatter_field.h"
 
 #include <algorithm>
@@ -7,47 +10,12 @@
 
 #include "abandon.h"
 #include "chunkforge/hash.h"
+#include "scatter_constants.h"
 #include "scatter_geometry.h"
 
 namespace chunkforge {
-namespace {
 
-constexpr int kSubBits = 24;
-constexpr int64_t kSub = int64_t{1} << kSubBits;  // sub-cell units per cell side
-constexpr double kSubD = static_cast<double>(kSub);
-// K: with stratified arrival rounds we measured rho 0.742 at K = 16, 0.737 at 12, 0.730 at 8
-// (tests/bench, constant density); 12 keeps rho above the 0.73 bar for 15 % less work.
-// At most 16: the round is 4 bits of t.
-constexpr int kDartsPerCell = 12;
-// Slack for the floating-point pruning of cells; exact decisions use distance2().
-constexpr double kPruneMargin = 1e-6;
-
-constexpr Salt kDartSalt = salt("resource.dart");
-constexpr Salt kTimeSalt = salt("resource.time");
-constexpr Salt kThinSalt = salt("resource.thinning");
-constexpr Salt kPeakSalt = salt("resource.peak");
-constexpr Salt kAttributeSalt = salt("resource.attributes");
-constexpr Salt kIdSalt = salt("resource.id");
-
-// Distance from v to the interval [lo, hi].
-double gap(double v, double lo, double hi) { return v < lo ? lo - v : (v > hi ? v - hi : 0.0); }
-// Squared distance from (x, z) to the square [x0, x0 + side] x [z0, z0 + side].
-double gap2(double x, double z, double x0, double z0, double side) {
-  const double dx = gap(x, x0, x0 + side), dz = gap(z, z0, z0 + side);
-  return dx * dx + dz * dz;
-}
-
-// Exact coordinate of sub-cell position (cell * 2^24 + sub) * size / (n * 2^24).
-Coord grid_coord(int64_t cell, uint32_t sub, int64_t n, int64_t size) {
-  const int64_t scaled = cell * size;  // |cell| < 2^47 for the supported world
-  const int64_t whole = floor_div(scaled, n);
-  const int64_t rest = scaled - whole * n;  // in [0, n)
-  const double frac = (static_cast<double>(rest) * kSubD + static_cast<double>(sub) * static_cast<double>(size)) /
-                      (static_cast<double>(n) * kSubD);
-  return Coord::from_parts(whole, frac);
-}
-
-}  // namespace
+using namespace scatter;
 
 size_t ScatterField::BlockKeyHash::operator()(const BlockKey& k) const {
   return static_cast<size_t>(hash(0, Salt{0}, k.layer, k.bi, k.bj));
@@ -109,188 +77,6 @@ ScatterField::Cell& ScatterField::cell(uint32_t layer, int64_t i, int64_t j) {
   return b.cells[((j - bj * kBlockSide) >> b.level) * per_side + ((i - bi * kBlockSide) >> b.level)];
 }
 
-ScatterField::Candidate* ScatterField::store_candidates(const std::vector<Candidate>& candidates) {
-  // Slabs of fixed size: candidates never move once stored, and there is no allocation per
-  // block.
-  constexpr size_t kSlab = 16384;
-  if (slabs_.empty() || slab_used_ + candidates.size() > kSlab) {
-    slabs_.push_back(std::make_unique<Candidate[]>(std::max(kSlab, candidates.size())));
-    slab_used_ = 0;
-  }
-  Candidate* out = slabs_.back().get() + slab_used_;
-  std::copy(candidates.begin(), candidates.end(), out);
-  slab_used_ += candidates.size();
-  return out;
-}
-
-void ScatterField::materialize(uint32_t layer, int64_t bi, int64_t bj, Block& b) {
-  const ResourceLayer& l = layers_.layer(layer);
-  const int64_t n = l.cells_per_chunk, size = layers_.chunk_size();
-  // noise_peaks compares each cell with a window of +-h cells: evaluate the block plus a
-  // border of h, all in one batch. Other methods need the block alone.
-  const int h = l.method == ScatterMethod::kNoisePeaks
-                    ? std::max(1, static_cast<int>(std::lround(l.peak_window * static_cast<double>(n) / (2.0 * static_cast<double>(size)))))
-                    : 0;
-  const int side = kBlockSide + 2 * h;
-  // Scratch buffers reused across blocks (materialize never nests).
-  std::vector<Coord>& xs = scratch_xs_;
-  std::vector<Coord>& zs = scratch_zs_;
-  std::vector<double>& density = scratch_density_;
-  xs.resize(side);
-  zs.resize(side);
-  density.resize(static_cast<size_t>(side) * side);
-  for (int k = 0; k < side; ++k) {
-    // Cell centre: (2 * cell + 1) / 2 cells, exactly.
-    xs[k] = grid_coord(bi * kBlockSide - h + k, 1u << (kSubBits - 1), n, size);
-    zs[k] = grid_coord(bj * kBlockSide - h + k, 1u << (kSubBits - 1), n, size);
-  }
-  layers_.density_grid(layer, xs.data(), side, zs.data(), side, density.data());
-
-  // Peak value: density times a per-cell random factor, ties broken by the hash itself.
-  std::vector<std::pair<double, uint64_t>> peak;
-  if (h > 0) {
-    peak.resize(density.size());
-    for (int jj = 0; jj < side; ++jj) {
-      for (int ii = 0; ii < side; ++ii) {
-        const uint64_t r = hash(seed_, kPeakSalt, l.salt.value, bi * kBlockSide - h + ii,
-                                bj * kBlockSide - h + jj);
-        const size_t k = static_cast<size_t>(jj) * side + ii;
-        peak[k] = {density[k] * (0.25 + 0.75 * unit_double(r)), r};
-      }
-    }
-  }
-  auto is_peak = [&](int ii, int jj) {
-    const auto& self = peak[static_cast<size_t>(jj + h) * side + (ii + h)];
-    for (int dj = -h; dj <= h; ++dj) {
-      for (int di = -h; di <= h; ++di) {
-        if ((di != 0 || dj != 0) && peak[static_cast<size_t>(jj + h + dj) * side + (ii + h + di)] > self) {
-          return false;
-        }
-      }
-    }
-    return true;
-  };
-
-  // Sparse blocks of blue-noise layers use coarser cells (level 1: 2 x 2 scatter cells, level
-  // 2: the whole block) when every density in the block allows it: cell diagonals stay below
-  // the smallest spacing in the cell, so a cell still holds at most one point, and thinning
-  // by the level's spacing keeps dart intensity proportional to 1 / r^2. Work then follows the
-  // number of points rather than the area.
-  double r_lo = std::numeric_limits<double>::infinity();
-  for (int jj = 0; jj < kBlockSide; ++jj) {
-    for (int ii = 0; ii < kBlockSide; ++ii) {
-      r_lo = std::min(r_lo, l.spacing / density[static_cast<size_t>(jj + h) * side + (ii + h)]);
-    }
-  }
-  b.level = 0;
-  if (l.method == ScatterMethod::kBlueNoise) {
-    while (b.level < kMaxLevel && r_lo >= l.r_min() * static_cast<double>(2 << b.level)) ++b.level;
-  }
-  const int span = 1 << b.level, per_side = kBlockSide >> b.level;
-  b.cell_count = per_side * per_side;
-  for (int cj = 0; cj < per_side; ++cj) {
-    for (int ci = 0; ci < per_side; ++ci) {
-      Cell& c = b.cells[cj * per_side + ci];
-      c.block = &b;
-      c.span = span;
-      c.i = bi * kBlockSide + ci * span;
-      c.j = bj * kBlockSide + cj * span;
-      // A coarse cell's spacing is the smallest of its scatter cells'.
-      c.r = std::numeric_limits<double>::infinity();
-      for (int jj = cj * span; jj < (cj + 1) * span; ++jj) {
-        for (int ii = ci * span; ii < (ci + 1) * span; ++ii) {
-          c.r = std::min(c.r, l.spacing / density[static_cast<size_t>(jj + h) * side + (ii + h)]);
-        }
-      }
-      c.density = l.spacing / c.r;
-      c.peak = h > 0 && is_peak(ci, cj);
-      b.r_max = std::max(b.r_max, c.r);
-    }
-  }
-}
-
-void ScatterField::add_candidates(uint32_t layer, Block& b) {
-  const size_t count = static_cast<size_t>(b.cell_count);
-  uint32_t begin[kBlockCells];
-  std::vector<Candidate>& scratch = scratch_candidates_;
-  scratch.clear();
-  for (size_t k = 0; k < count; ++k) {
-    begin[k] = static_cast<uint32_t>(scratch.size());
-    make_candidates(layer, b.cells[k], b.cells[k].peak, scratch);
-  }
-  Candidate* stored = store_candidates(scratch);
-  for (size_t k = 0; k < count; ++k) {
-    const uint32_t end = k + 1 < count ? begin[k + 1] : static_cast<uint32_t>(scratch.size());
-    b.cells[k].candidates = stored + begin[k];
-    b.cells[k].count = end - begin[k];
-  }
-  b.has_candidates = true;
-}
-
-void ScatterField::make_candidates(uint32_t layer, const Cell& c, bool is_peak,
-                                   std::vector<Candidate>& out) const {
-  const ResourceLayer& l = layers_.layer(layer);
-  // One hash per cell (two mixes over the layer's seed); each candidate k then costs one mix
-  // for its position and one for its arrival time (counter-based: never a stream across cells).
-  const uint64_t cell_hash = mix64(mix64(layer_seed_[layer] ^ (static_cast<uint64_t>(c.i) * 0x9e3779b97f4a7c15ULL)) ^
-                                   (static_cast<uint64_t>(c.j) * 0xc2b2ae3d27d4eb4fULL) ^
-                                   static_cast<uint64_t>(c.span));
-  auto bits = [cell_hash](uint64_t k) { return mix64(cell_hash + (k + 1) * 0x9e3779b97f4a7c15ULL); };
-  // Arrival times are stratified: candidate k of every cell arrives in round k (the top four
-  // bits), in random order within the round. A cell's candidates are thus already in time
-  // order, and the process is still sequential dart throwing in one global order.
-  auto add = [&](uint32_t k, uint32_t u, uint32_t v) {
-    const uint64_t t = (static_cast<uint64_t>(k) << 60) | (mix64(bits(k) ^ kTimeSalt.value) >> 4);
-    out.push_back(Candidate{t, u, v, k, -1});
-  };
-  const uint32_t kMask = static_cast<uint32_t>(kSub - 1);
-  // Uniform in the cell, which spans `span` scatter cells: 26 bits per axis cover span <= 4.
-  const uint32_t cell_mask = static_cast<uint32_t>(kSub * c.span - 1);
-  auto add_uniform = [&](uint32_t k) {
-    const uint64_t h = bits(k);
-    add(k, static_cast<uint32_t>(h) & cell_mask, static_cast<uint32_t>(h >> 26) & cell_mask);
-  };
-  // An 8-bit draw per candidate for thinning: eight from one mix (1/256 is ample resolution
-  // for a keep probability).
-  auto draw = [cell_hash](uint32_t k) {
-    return static_cast<double>((mix64(cell_hash ^ (kThinSalt.value + k / 8)) >> (8 * (k % 8))) & 0xff) / 256.0;
-  };
-  switch (l.method) {
-    case ScatterMethod::kBlueNoise: {
-      // Thinning by (r_level / r)^2 makes dart intensity follow 1 / r^2 (r_level: the spacing
-      // the cell's size is made for, r_min times its span).
-      const double ratio = l.r_min() * c.span / c.r, keep = ratio * ratio;
-      for (uint32_t k = 0; k < kDartsPerCell; ++k) {
-        if (draw(k) < keep) add_uniform(k);
-      }
-      break;
-    }
-    case ScatterMethod::kJitteredGrid: {
-      const double ratio = l.r_min() / c.r;
-      if (draw(0) < ratio * ratio) {
-        const uint64_t h = bits(0);
-        auto jittered = [&](uint64_t b) {
-          const double offset = (static_cast<double>(b & kMask) * 2.0 - kSubD) * l.jitter;
-          return static_cast<uint32_t>((kSub / 2) + static_cast<int64_t>(std::floor(offset)));
-        };
-        add(0, jittered(h), jittered(h >> 24));
-      }
-      break;
-    }
-    case ScatterMethod::kNoiseProbability:
-      if (draw(0) < c.density / l.dmax) add_uniform(0);
-      break;
-    case ScatterMethod::kUniform: {
-      // White noise at the mean density: the density field is deliberately ignored.
-      const double mean = (l.dmin + l.dmax) / (2.0 * l.dmax);
-      if (draw(0) < mean * mean) add_uniform(0);
-      break;
-    }
-    case ScatterMethod::kNoisePeaks:
-      if (is_peak) add(0, static_cast<uint32_t>(kSub / 2), static_cast<uint32_t>(kSub / 2));
-      break;
-  }
-}
 
 double ScatterField::local(uint32_t layer, int64_t cell, uint32_t sub, int64_t chunk) const {
   const int64_t n = layers_.layer(layer).cells_per_chunk;
