@@ -6,12 +6,17 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
+
+#include <hwy/targets.h>
 
 #include "chunkforge/noise.h"
 #include "noise_path.h"
+#include "perlin_rows.h"
 
 namespace chunkforge {
 namespace {
@@ -58,16 +63,50 @@ Coord random_coord(std::mt19937_64& rng) {
   return Coord::from_parts(cell, rng() % 4 == 0 ? 0.0 : unit(rng));
 }
 
+void check_regular_grids();
+void check_uneven_grids();
+
 int mismatches(const std::vector<double>& a, const std::vector<double>& b) {
   int n = 0;
   for (size_t k = 0; k < a.size(); ++k) n += bits(a[k]) != bits(b[k]) ? 1 : 0;
   return n;
 }
 
+// Runs `check` once with each instruction set this CPU supports and the library was compiled for
+// (AVX-512, AVX2, SSE4, ..., the scalar emulation): the dispatcher picks only the best one, and
+// every one of them must give the scalar path's bits.
+template <class Check>
+void on_every_target(Check check) {
+  for (const int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    SCOPED_TRACE(perlin_rows::target_name());
+    EXPECT_STREQ(perlin_rows::target_name(), hwy::TargetName(target));
+    check();
+  }
+  hwy::SetSupportedTargetsForTest(0);  // back to what the CPU has
+}
+
+TEST(NoiseSimdTest, EveryInstructionSetIsTried) {
+  std::vector<std::string> names;
+  on_every_target([&] { names.push_back(perlin_rows::target_name()); });
+  std::string list;
+  for (const std::string& name : names) list += " " + name;
+  std::printf("instruction sets checked:%s\n", list.c_str());
+  EXPECT_GE(names.size(), 2u) << "only" << list;
+}
+
 TEST(NoiseSimdTest, RegularGridsEqualTheScalarPathBitForBit) {
+  on_every_target([] { check_regular_grids(); });
+}
+
+TEST(NoiseSimdTest, UnevenGridsEqualTheScalarPathBitForBit) {
+  on_every_target([] { check_uneven_grids(); });
+}
+
+void check_regular_grids() {
   std::mt19937_64 rng(13);
   std::vector<double> scalar, batched;
-  for (int trial = 0; trial < 600; ++trial) {
+  for (int trial = 0; trial < 300; ++trial) {
     const FractalSpec spec = random_spec(rng);
     const Fractal f(spec, rng(), salt("noise_simd_test"));
     const Coord x0 = random_coord(rng), z0 = random_coord(rng);
@@ -82,7 +121,7 @@ TEST(NoiseSimdTest, RegularGridsEqualTheScalarPathBitForBit) {
   }
 }
 
-TEST(NoiseSimdTest, UnevenGridsEqualTheScalarPathBitForBit) {
+void check_uneven_grids() {
   std::mt19937_64 rng(1313);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::vector<double> scalar, batched;
