@@ -71,10 +71,10 @@ struct OctaveRun {
   double weight;
 };
 
-// Adds one octave to every row of acc (rows of `stride` doubles).
+// Adds one octave to every row of acc (rows of `stride` doubles); lo and hi are scratch rows of
+// that length, allocated once per grid rather than per octave.
 void accumulate_octave(const OctaveRun& o, const Columns& cols, int nx, const Coord* zs, int nz,
-                       double* acc, size_t stride) {
-  LatticeRow lo(stride), hi(stride);
+                       LatticeRow& lo, LatticeRow& hi, double* acc, size_t stride) {
   bool have_rows = false;
   for (int j = 0; j < nz; ++j) {
     const Coord lz = exact::scaled(zs[j], o.frequency);
@@ -103,10 +103,11 @@ void Fractal::grid_perlin_batched(const Coord* xs, int nx, const Coord* zs, int 
   // Starts at 0.0 like the scalar sum: 0.0 + (-0.0) is +0.0, so the start value shows in the bits.
   std::vector<double> acc(stride * static_cast<size_t>(nz), 0.0);
   Columns cols(stride);
+  LatticeRow lo(stride), hi(stride);
   for (const Octave& o : octaves_) {
     set_columns(xs, nx, o.frequency, cols);
-    accumulate_octave(OctaveRun{o.seed, o.frequency, o.weight}, cols, nx, zs, nz, acc.data(),
-                      stride);
+    accumulate_octave(OctaveRun{o.seed, o.frequency, o.weight}, cols, nx, zs, nz, lo, hi,
+                      acc.data(), stride);
   }
   perlin_rows::finish(acc.data(), acc.size(), spec_.offset, spec_.amplitude, norm_);
   for (int j = 0; j < nz; ++j) {
