@@ -1,36 +1,21 @@
+// Gradient noise (chunkforge/noise.h): the scalar Perlin and simplex functions, Fractal::at and
+// the scalar Fractal::grid (the reference every faster path must equal bit for bit).
 #include "chunkforge/noise.h"
 
 #include <algorithm>
 
 #include "chunkforge/float_environment.h"
 #include "exact_arith.h"
+#include "noise_path.h"
+#include "perlin_lattice.h"
 
 namespace chunkforge {
 namespace {
 
-// Odd constants that spread lattice coordinates before the mixer.
-constexpr uint64_t kPrimeX = 0x9e3779b97f4a7c15ULL;
-constexpr uint64_t kPrimeY = 0xc2b2ae3d27d4eb4fULL;
-constexpr uint64_t kPrimeZ = 0x165667b19e3779f9ULL;
-
-inline uint64_t corner(uint64_t seed, int64_t i, int64_t j) {
-  return mix64(seed + static_cast<uint64_t>(i) * kPrimeX + static_cast<uint64_t>(j) * kPrimeZ);
-}
-inline uint64_t corner(uint64_t seed, int64_t i, int64_t j, int64_t k) {
-  return mix64(seed + static_cast<uint64_t>(i) * kPrimeX + static_cast<uint64_t>(j) * kPrimeY +
-               static_cast<uint64_t>(k) * kPrimeZ);
-}
-
-inline double fade(double t) { return t * t * t * (t * (t * 6.0 - 15.0) + 10.0); }
-inline double lerp(double a, double b, double t) { return a + t * (b - a); }
-
-// 2D gradients: the four diagonals and the four axes. The top bits of the hash pick one.
-constexpr double kGrad2[8][2] = {{1, 1}, {-1, 1}, {1, -1}, {-1, -1},
-                                 {1, 0}, {-1, 0}, {0, 1},  {0, -1}};
-inline double grad2(uint64_t h, double x, double z) {
-  const double* g = kGrad2[h >> 61];
-  return g[0] * x + g[1] * z;
-}
+using lattice::corner;
+using lattice::fade;
+using lattice::grad2;
+using lattice::lerp;
 
 // 3D gradients: Perlin's twelve cube edges, padded to 16 with four repeats (his choice too).
 constexpr double kGrad3[16][3] = {{1, 1, 0},  {-1, 1, 0}, {1, -1, 0}, {-1, -1, 0},
@@ -207,6 +192,10 @@ void Fractal::grid(Coord x0, Coord z0, int64_t step, int nx, int nz, double* out
 }
 
 void Fractal::grid(const Coord* xs, int nx, const Coord* zs, int nz, double* out) const {
+  if (spec_.kind == NoiseKind::kPerlin && noise_path::batched_enabled()) {
+    grid_perlin_batched(xs, nx, zs, nz, out);
+    return;
+  }
   const size_t count = static_cast<size_t>(nx) * static_cast<size_t>(nz);
   std::fill(out, out + count, 0.0);
   std::vector<Coord> lx(static_cast<size_t>(nx));

@@ -1,14 +1,19 @@
 // Fractal noise throughput: samples per second, single-point (Fractal::at) and batched over a
 // 64 x 64 grid (Fractal::grid), 2D Perlin and simplex at 4 and 8 octaves, plus the terrain
 // grid of one default-world chunk. Items/s in the output are samples per second.
+// BM_PerlinGridPath puts the scalar loop and the vector kernel side by side in one run (4-octave
+// Perlin, 64 x 64 grid, frequency 0.05 and 0.004; the label names the instruction set chosen).
 //
 //   ./build/tests/bench/noise_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only
 #include <benchmark/benchmark.h>
 
+#include <hwy/targets.h>
 #include <vector>
 
 #include "chunkforge/noise.h"
 #include "chunkforge/world.h"
+#include "noise_path.h"
+#include "perlin_rows.h"
 
 namespace chunkforge {
 namespace {
@@ -55,6 +60,38 @@ void noise_args(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(BM_FractalPoint)->Apply(noise_args);
 BENCHMARK(BM_FractalGrid)->Apply(noise_args);
+
+// The instruction sets BM_PerlinGridPath can force (path 2, 3); 0: the dispatcher's choice.
+constexpr int64_t kForcedTargets[] = {0, 0, HWY_AVX2, HWY_SSE4};
+
+// Args: frequency in thousandths, and the path: 0 the scalar loop, 1 the vector kernel on the
+// instruction set the dispatcher picks, 2 and 3 the vector kernel forced to AVX2 and SSE4.
+void BM_PerlinGridPath(benchmark::State& state) {
+  const int64_t target = kForcedTargets[state.range(1)];
+  if (target != 0 && (hwy::SupportedTargets() & target) == 0) {
+    state.SkipWithError("this CPU lacks the instruction set");
+    return;
+  }
+  hwy::SetSupportedTargetsForTest(target);
+  FractalSpec spec;
+  spec.octaves = 4;
+  spec.frequency = static_cast<double>(state.range(0)) / 1000.0;
+  const Fractal f(spec, 1, salt("bench"));
+  const bool batched = state.range(1) != 0;
+  const bool was_batched = noise_path::batched_enabled();
+  noise_path::force_scalar(!batched);
+  std::vector<double> out(kSide * kSide);
+  int64_t chunk = 0;
+  for (auto _ : state) {
+    f.grid(Coord{0, 0.0}, Coord{kSide * chunk++, 0.0}, 1, kSide, kSide, out.data());
+    benchmark::DoNotOptimize(out.data());
+  }
+  noise_path::force_scalar(!was_batched);
+  state.SetItemsProcessed(state.iterations() * kSide * kSide);
+  state.SetLabel(batched ? perlin_rows::target_name() : "scalar");
+  hwy::SetSupportedTargetsForTest(0);
+}
+BENCHMARK(BM_PerlinGridPath)->ArgNames({"freq_milli", "path"})->ArgsProduct({{50, 4}, {0, 1, 2, 3}});
 
 // A default-world chunk's full terrain grid (elevation with slope border, climate, biome,
 // material) at step 1: items are grid points.

@@ -12,8 +12,10 @@
 //
 // Thread safety: Fractal is immutable after construction; all methods are const and may be
 // called from any number of threads.
-// Cost: one 2D Perlin octave is 4 corner hashes + ~30 flops; grid() reuses corner hashes along
-// a row, so it is several times faster than at() per sample at low frequencies.
+// Cost: one 2D Perlin octave is 4 corner hashes + ~30 flops; grid() hashes each lattice corner
+// once and runs the per-sample arithmetic as vector code chosen for the CPU at run time (Highway),
+// with the same bits as the scalar loop; CHUNKFORGE_SCALAR_NOISE=1 in the environment forces the
+// scalar loop (docs/determinism.md, "SIMD noise").
 #pragma once
 
 #include <cstdint>
@@ -74,6 +76,9 @@ class Fractal {
   // offset + amplitude * (sum / norm): out of line so that no caller's FMA contraction can
   // fuse it (coord.h, "Rounding rule").
   double finish(double sum) const;
+  // grid() for Perlin noise through the vector kernel (lib/src/noise_grid_batched.cc): the
+  // same bits as the scalar loop, which CHUNKFORGE_SCALAR_NOISE=1 forces instead.
+  void grid_perlin_batched(const Coord* xs, int nx, const Coord* zs, int nz, double* out) const;
 
   FractalSpec spec_;
   std::vector<Octave> octaves_;

@@ -1,0 +1,44 @@
+// The batched 2D Perlin grid's inner loop as vector code (perlin_rows_simd.cc, Highway with
+// runtime dispatch): one grid row of one octave, and the final offset/amplitude step. The
+// caller (noise_grid_batched.cc) prepares per-column tables so that the kernel only loads,
+// multiplies, adds and stores: the same IEEE operations, in the same order, as
+// perlin2_cell() + Fractal::finish() in noise.cc, so every lane equals the scalar path's bits.
+#pragma once
+
+#include <cstddef>
+
+namespace chunkforge::perlin_rows {
+
+// Row lengths given to the kernel are multiples of this (AVX-512 holds 8 doubles); tables are
+// padded with zeros to it, and padded lanes are computed and thrown away.
+constexpr size_t kPadLanes = 8;
+
+// One lattice row zc of one octave, per sample column i whose lattice cell is c_i and whose
+// fraction is fx_i. gx, gz: the gradient of the corner (kGrad2 via the corner hash).
+struct LatticeRowView {
+  const double* aa;  // gx(c_i, zc) * fx_i
+  const double* ab;  // gx(c_i + 1, zc) * (fx_i - 1.0)
+  const double* ga;  // gz(c_i, zc)
+  const double* gb;  // gz(c_i + 1, zc)
+};
+
+struct RowInputs {
+  LatticeRowView lo;  // lattice row zc: corners 00 and 10
+  LatticeRowView hi;  // lattice row zc + 1: corners 01 and 11
+  const double* u;    // fade(fx_i)
+  double fz;          // the row's fraction in its lattice cell
+  double fz1;         // fz - 1.0
+  double v;           // fade(fz)
+  double weight;      // the octave's weight
+  double* acc;        // the row's running sums: acc[i] += weight * perlin
+  size_t n;           // a multiple of kPadLanes
+};
+
+// acc[i] += weight * lerp(lerp(n00, n10, u), lerp(n01, n11, u), v) for i < n.
+void accumulate_row(const RowInputs& in);
+// values[i] = offset + amplitude * (values[i] / norm) for i < n (n a multiple of kPadLanes).
+void finish(double* values, size_t n, double offset, double amplitude, double norm);
+// The instruction set the dispatcher chose on this CPU ("AVX2", "AVX3", "EMU128", ...).
+const char* target_name();
+
+}  // namespace chunkforge::perlin_rows
