@@ -2,8 +2,9 @@
 //
 // The live map's routes, independent of the HTTP server that carries them: the page and its
 // scripts (/map/, Leaflet embedded at build time), tiles (/tiles/{layer}/{z}/{x}/{y}.png),
-// and small JSON endpoints (/api/status, /api/point, /api/locate). chunkforge-server mounts it
-// on its --http port; `chunkforge map` on a port of its own, swapping worlds as the file changes.
+// small JSON endpoints (/api/status, /api/point, /api/locate), and /api/view, where the page
+// reports its centre so that the tiles nearest to it render first (TilePool).
+// chunkforge-server mounts it on its --http port; `chunkforge map` on a port of its own, swapping worlds as the file changes.
 //
 //   MapService map({.threads = 2});
 //   map.set_world(world, "built-in world");
@@ -83,6 +84,7 @@ class MapService {
   void serve_tile(const MapRequest& request, const std::string& path, MapReplyFn reply,
                   std::shared_ptr<const std::atomic<bool>> cancelled);
   void serve_locate(const std::string& query, MapReplyFn reply);
+  void serve_view(const std::string& query, const MapReplyFn& reply);
 
   const MapOptions options_;
   mutable std::mutex mutex_;

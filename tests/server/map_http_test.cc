@@ -114,6 +114,8 @@ TEST_F(MapHttpTest, PageAssetsAndJson) {
   const Response point = get(port(), "/api/point?x=10&z=-5");
   EXPECT_EQ(point.status, 200);
   EXPECT_NE(point.body.find("\"chunk\":[0,-1]"), std::string::npos) << point.body;
+  EXPECT_EQ(get(port(), "/api/view?x=120.5&z=-3e3").status, 200);  // the page's centre
+  EXPECT_EQ(get(port(), "/api/view?x=120.5&z=inf").status, 400);
   EXPECT_EQ(get(port(), "/healthz").body, "ok\n");  // the side port's own routes are unchanged
   EXPECT_EQ(get(port(), "/elsewhere").body, "not found: try /healthz or /metrics\n");
 }

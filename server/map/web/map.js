@@ -1,7 +1,7 @@
 // The live map's page logic: Leaflet does all tiling, panning and zooming; this file only
 // declares the layers the server lists (/api/status), shows the terrain under the cursor
-// (/api/point), searches structures (/api/locate), and, when the server watches a world file,
-// shows its errors and redraws when the world changes.
+// (/api/point), searches structures (/api/locate), reports the view's centre (/api/view) and,
+// when the server watches a world file, shows its errors and redraws when the world changes.
 // World x runs east and world z south: a point (x, z) is Leaflet's LatLng(-z, x) in CRS.Simple,
 // where zoom z means 2^z pixels per world unit.
 'use strict';
@@ -88,6 +88,21 @@ function showErrors(status) {
     status.source + ' has errors; showing the last good world:\n' + status.errors.join('\n');
 }
 
+// Tells the server where the view is centred, so that its waiting tiles nearest the middle of
+// the screen render first. Throttled while dragging; fetch() goes ahead of the queued tile images
+// (which Leaflet asks for at low priority and cancels itself once they leave the view).
+function reportView(map) {
+  let last = 0;
+  const send = () => {
+    last = Date.now();
+    const centre = worldOf(map.getCenter());
+    fetch('../api/view?x=' + centre.x.toFixed(1) + '&z=' + centre.z.toFixed(1),
+          { credentials: 'same-origin', priority: 'high' }).catch(() => {});
+  };
+  map.on('move', () => { if (Date.now() - last > 150) send(); });
+  map.on('moveend zoomend', send);
+}
+
 // `chunkforge map` re-reads its world file: redraw when the fingerprint changes.
 function watch(status, layers) {
   let fingerprint = status.fingerprint;
@@ -110,6 +125,7 @@ async function start() {
   layers.byName.structures.addTo(map);
   layers.byName.objects.addTo(map);
   L.control.layers(layers.base, layers.overlays, { collapsed: false }).addTo(map);
+  reportView(map);
   map.setView(latLngOf(0, 0), -2);
   cursorPanel(map, status);
   searchPanel(map, status);
