@@ -140,12 +140,15 @@ bool MapService::handle(const MapRequest& request, MapReplyFn reply, std::shared
   } else if (tiles) {
     serve_tile(request, path, std::move(reply), std::move(cancelled));
   } else if (path == "/api/status") {
-    reply(json(200, status_json(*now.world, now.source, now.errors, options_.watching)));
+    reply(json(200, status_json(*now.world, now.source, now.errors, options_.watching, bool(options_.edited_chunks))));
   } else if (path == "/api/point") {
     auto [status, body] = point_json(*now.world, query);  // microseconds: answered here
     reply(json(status, std::move(body)));
   } else if (path == "/api/locate") {
     serve_locate(query, std::move(reply));
+  } else if (path == "/api/edits" && options_.edited_chunks) {
+    auto [status, body] = edits_json(*now.world, query, options_.edited_chunks);  // an index scan: here
+    reply(json(status, std::move(body)));
   } else if (path == "/api/view") {
     serve_view(query, reply);
   } else {

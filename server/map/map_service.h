@@ -2,7 +2,7 @@
 //
 // The live map's routes, independent of the HTTP server that carries them: the page and its
 // scripts (/map/, Leaflet embedded at build time), tiles (/tiles/{layer}/{z}/{x}/{y}.png),
-// small JSON endpoints (/api/status, /api/point, /api/locate), and /api/view, where the page
+// small JSON endpoints (/api/status, /api/point, /api/locate, /api/edits), and /api/view, where the page
 // reports its centre so that the tiles nearest to it render first (TilePool).
 // chunkforge-server mounts it on its --http port; `chunkforge map` on a port of its own, swapping worlds as the file changes.
 //
@@ -49,12 +49,23 @@ struct MapReply {
 
 using MapReplyFn = std::function<void(MapReply)>;
 
+// An edited chunk for the edits overlay: its coordinates and current edit version (> 0).
+struct EditedChunk {
+  int64_t x = 0, z = 0;
+  uint64_t version = 0;
+};
+// Edited chunks with x0 <= x <= x1 and z0 <= z <= z1 (chunk coordinates), at most `limit`.
+using EditedChunksFn = std::function<std::vector<EditedChunk>(int64_t x0, int64_t z0, int64_t x1, int64_t z1, size_t limit)>;
+
 struct MapOptions {
   int threads = 2;                  // renders at once
   size_t max_queued = 256;          // renders waiting
   size_t cache_bytes = 64u << 20;   // encoded tiles kept
   std::string auth_token;           // "": open
   bool watching = false;            // the page polls /api/status for a changed world
+  // The server's edit index (chunkforge-server with a store): /api/edits and the page's edits
+  // overlay. Unset (no store, or `chunkforge map`): neither.
+  EditedChunksFn edited_chunks;
 };
 
 class MapService {
@@ -96,9 +107,11 @@ class MapService {
 // The JSON bodies (map_api.cc): the world and layers; the terrain at a point; the nearest
 // structures of a type. Each returns {status, body}: 400 with a reason for bad parameters.
 std::string status_json(const World& world, const std::string& source, const std::vector<std::string>& errors,
-                        bool watching);
+                        bool watching, bool edits);
 std::pair<int, std::string> point_json(const World& world, const std::string& query);
 std::pair<int, std::string> locate_json(const World& world, const std::string& query);
+// The edited chunks under a view given in world units (x0, z0, x1, z1), as map_edits.cc says.
+std::pair<int, std::string> edits_json(const World& world, const std::string& query, const EditedChunksFn& edited);
 
 // The value of `name` in a URL query ("a=1&b=2"), percent-decoded; "" when absent.
 std::string query_value(const std::string& query, const std::string& name);

@@ -6,7 +6,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <array>
 #include <memory>
+#include <vector>
 #include <string>
 
 #include "chunkforge/world.h"
@@ -53,9 +55,10 @@ Response get(int port, const std::string& target, const std::string& headers = "
 
 class MapHttpTest : public ::testing::Test {
  protected:
-  void start(const std::string& token = "") {
+  void start(const std::string& token = "", map::EditedChunksFn edited = {}) {
     map::MapOptions options;
     options.auth_token = token;
+    options.edited_chunks = std::move(edited);
     service_ = std::make_unique<map::MapService>(options);
     service_->set_world(default_world(), "test");
     endpoint_ = std::make_unique<HttpEndpoint>("127.0.0.1:0", [] { return "up 1\n"; }, HttpOptions{},
@@ -118,6 +121,32 @@ TEST_F(MapHttpTest, PageAssetsAndJson) {
   EXPECT_EQ(get(port(), "/api/view?x=120.5&z=inf").status, 400);
   EXPECT_EQ(get(port(), "/healthz").body, "ok\n");  // the side port's own routes are unchanged
   EXPECT_EQ(get(port(), "/elsewhere").body, "not found: try /healthz or /metrics\n");
+}
+
+// The edits overlay's endpoint asks the index for the chunks under the bounds (world units
+// floored to chunks) and lists them; without an index there is no such route.
+TEST_F(MapHttpTest, EditedChunksUnderTheViewWhenTheServerHasAnIndex) {
+  std::vector<std::array<int64_t, 4>> asked;
+  start("", [&asked](int64_t x0, int64_t z0, int64_t x1, int64_t z1, size_t limit) {
+    asked.push_back({x0, z0, x1, z1});
+    EXPECT_GT(limit, 1000u);
+    return std::vector<map::EditedChunk>{{0, 0, 3}, {-2, 5, 1}};
+  });
+  EXPECT_NE(get(port(), "/api/status").body.find("\"edits\":true"), std::string::npos);
+  const int64_t cs = default_world().chunk_size();
+  const Response r = get(port(), "/api/edits?x0=-1&z0=" + std::to_string(cs) + "&x1=" + std::to_string(3 * cs) +
+                                     "&z1=" + std::to_string(cs + 1));
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "{\"chunk_size\":" + std::to_string(cs) + ",\"chunks\":[[0,0,3],[-2,5,1]],\"truncated\":false}");
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0], (std::array<int64_t, 4>{-1, 1, 3, 1}));
+  EXPECT_EQ(get(port(), "/api/edits?x0=a&z0=0&x1=1&z1=1").status, 400);
+}
+
+TEST_F(MapHttpTest, NoEditsRouteWithoutAnIndex) {
+  start();
+  EXPECT_NE(get(port(), "/api/status").body.find("\"edits\":false"), std::string::npos);
+  EXPECT_EQ(get(port(), "/api/edits?x0=0&z0=0&x1=1&z1=1").status, 404);
 }
 
 TEST_F(MapHttpTest, TheTokenGuardsEveryMapRoute) {

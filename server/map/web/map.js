@@ -103,6 +103,29 @@ function reportView(map) {
   map.on('moveend zoomend', send);
 }
 
+// chunkforge-server with an edit store: an overlay outlining the edited chunks in view, redrawn
+// after each move and every 3 s while shown (edits arrive from every player and replica).
+function editsOverlay(map, status, control) {
+  const outlines = L.layerGroup();
+  const refresh = async () => {
+    if (!map.hasLayer(outlines)) return;
+    const b = map.getBounds(), nw = worldOf(b.getNorthWest()), se = worldOf(b.getSouthEast());
+    const found = await getJson('../api/edits?x0=' + Math.floor(nw.x) + '&z0=' + Math.floor(nw.z) +
+                                '&x1=' + Math.ceil(se.x) + '&z1=' + Math.ceil(se.z));
+    outlines.clearLayers();
+    const size = found.chunk_size;
+    for (const [x, z, version] of found.chunks) {
+      L.rectangle([latLngOf(x * size, z * size), latLngOf((x + 1) * size, (z + 1) * size)],
+                  { color: '#ff3b30', weight: 2, fill: false })
+        .bindTooltip('chunk ' + x + ', ' + z + ': edit version ' + version).addTo(outlines);
+    }
+  };
+  control.addOverlay(outlines, 'Edited chunks');
+  map.on('moveend overlayadd', refresh);
+  setInterval(refresh, 3000);
+  return outlines;
+}
+
 // `chunkforge map` re-reads its world file: redraw when the fingerprint changes.
 function watch(status, layers) {
   let fingerprint = status.fingerprint;
@@ -124,14 +147,15 @@ async function start() {
   layers.byName.materials.addTo(map);
   layers.byName.structures.addTo(map);
   layers.byName.objects.addTo(map);
-  L.control.layers(layers.base, layers.overlays, { collapsed: false }).addTo(map);
+  const control = L.control.layers(layers.base, layers.overlays, { collapsed: false }).addTo(map);
+  const edits = status.edits ? editsOverlay(map, status, control) : null;
   reportView(map);
   map.setView(latLngOf(0, 0), -2);
   cursorPanel(map, status);
   searchPanel(map, status);
   showErrors(status);
   if (status.watching) watch(status, layers);
-  window.chunkforgeMap = { map, layers, status };  // for tests and the console
+  window.chunkforgeMap = { map, layers, status, edits };  // for tests and the console
 }
 
 start();
