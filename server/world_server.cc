@@ -80,6 +80,13 @@ HttpHandler WorldServer::start_map() {
       return out;
     };
   }
+  if (options_.map_players) {  // positions are shown only when the operator asks for it
+    options.players = [this] {
+      std::vector<map::PlayerMarker> out;
+      for (const PlayerPosition& p : service_.players().snapshot()) out.push_back({p.session, p.x, p.z});
+      return out;
+    };
+  }
   map_ = std::make_unique<map::MapService>(options);
   map_->set_world(world_, "chunkforge-server");
   return map_handler(*map_);

@@ -140,7 +140,8 @@ bool MapService::handle(const MapRequest& request, MapReplyFn reply, std::shared
   } else if (tiles) {
     serve_tile(request, path, std::move(reply), std::move(cancelled));
   } else if (path == "/api/status") {
-    reply(json(200, status_json(*now.world, now.source, now.errors, options_.watching, bool(options_.edited_chunks))));
+    reply(json(200, status_json(*now.world, now.source, now.errors, options_.watching, bool(options_.edited_chunks),
+                               bool(options_.players))));
   } else if (path == "/api/point") {
     auto [status, body] = point_json(*now.world, query);  // microseconds: answered here
     reply(json(status, std::move(body)));
@@ -149,6 +150,8 @@ bool MapService::handle(const MapRequest& request, MapReplyFn reply, std::shared
   } else if (path == "/api/edits" && options_.edited_chunks) {
     auto [status, body] = edits_json(*now.world, query, options_.edited_chunks);  // an index scan: here
     reply(json(status, std::move(body)));
+  } else if (path == "/api/players" && options_.players) {
+    reply(json(200, players_json(options_.players())));
   } else if (path == "/api/view") {
     serve_view(query, reply);
   } else {

@@ -2,7 +2,7 @@
 //
 // The live map's routes, independent of the HTTP server that carries them: the page and its
 // scripts (/map/, Leaflet embedded at build time), tiles (/tiles/{layer}/{z}/{x}/{y}.png),
-// small JSON endpoints (/api/status, /api/point, /api/locate, /api/edits), and /api/view, where the page
+// small JSON endpoints (/api/status, /api/point, /api/locate, /api/edits, /api/players), and /api/view, where the page
 // reports its centre so that the tiles nearest to it render first (TilePool).
 // chunkforge-server mounts it on its --http port; `chunkforge map` on a port of its own, swapping worlds as the file changes.
 //
@@ -57,6 +57,13 @@ struct EditedChunk {
 // Edited chunks with x0 <= x <= x1 and z0 <= z <= z1 (chunk coordinates), at most `limit`.
 using EditedChunksFn = std::function<std::vector<EditedChunk>(int64_t x0, int64_t z0, int64_t x1, int64_t z1, size_t limit)>;
 
+// A live player for the players overlay: a session number and its latest position (world units).
+struct PlayerMarker {
+  uint64_t id = 0;
+  double x = 0, z = 0;
+};
+using PlayersFn = std::function<std::vector<PlayerMarker>()>;
+
 struct MapOptions {
   int threads = 2;                  // renders at once
   size_t max_queued = 256;          // renders waiting
@@ -66,6 +73,9 @@ struct MapOptions {
   // The server's edit index (chunkforge-server with a store): /api/edits and the page's edits
   // overlay. Unset (no store, or `chunkforge map`): neither.
   EditedChunksFn edited_chunks;
+  // The live sessions' positions (chunkforge-server --map-players): /api/players and the page's
+  // players overlay. Unset (the default): neither, so positions are never exposed.
+  PlayersFn players;
 };
 
 class MapService {
@@ -107,11 +117,13 @@ class MapService {
 // The JSON bodies (map_api.cc): the world and layers; the terrain at a point; the nearest
 // structures of a type. Each returns {status, body}: 400 with a reason for bad parameters.
 std::string status_json(const World& world, const std::string& source, const std::vector<std::string>& errors,
-                        bool watching, bool edits);
+                        bool watching, bool edits, bool players);
 std::pair<int, std::string> point_json(const World& world, const std::string& query);
 std::pair<int, std::string> locate_json(const World& world, const std::string& query);
 // The edited chunks under a view given in world units (x0, z0, x1, z1), as map_edits.cc says.
 std::pair<int, std::string> edits_json(const World& world, const std::string& query, const EditedChunksFn& edited);
+// The players' positions: {"players":[{"id":1,"x":10.5,"z":-3}]} (map_players.cc).
+std::string players_json(const std::vector<PlayerMarker>& players);
 
 // The value of `name` in a URL query ("a=1&b=2"), percent-decoded; "" when absent.
 std::string query_value(const std::string& query, const std::string& name);

@@ -55,10 +55,11 @@ Response get(int port, const std::string& target, const std::string& headers = "
 
 class MapHttpTest : public ::testing::Test {
  protected:
-  void start(const std::string& token = "", map::EditedChunksFn edited = {}) {
+  void start(const std::string& token = "", map::EditedChunksFn edited = {}, map::PlayersFn players = {}) {
     map::MapOptions options;
     options.auth_token = token;
     options.edited_chunks = std::move(edited);
+    options.players = std::move(players);
     service_ = std::make_unique<map::MapService>(options);
     service_->set_world(default_world(), "test");
     endpoint_ = std::make_unique<HttpEndpoint>("127.0.0.1:0", [] { return "up 1\n"; }, HttpOptions{},
@@ -143,10 +144,21 @@ TEST_F(MapHttpTest, EditedChunksUnderTheViewWhenTheServerHasAnIndex) {
   EXPECT_EQ(get(port(), "/api/edits?x0=a&z0=0&x1=1&z1=1").status, 400);
 }
 
-TEST_F(MapHttpTest, NoEditsRouteWithoutAnIndex) {
+TEST_F(MapHttpTest, NoEditsOrPlayersRoutesUnlessGiven) {
   start();
-  EXPECT_NE(get(port(), "/api/status").body.find("\"edits\":false"), std::string::npos);
+  const std::string status = get(port(), "/api/status").body;
+  EXPECT_NE(status.find("\"edits\":false"), std::string::npos);
+  EXPECT_NE(status.find("\"players\":false"), std::string::npos);
   EXPECT_EQ(get(port(), "/api/edits?x0=0&z0=0&x1=1&z1=1").status, 404);
+  EXPECT_EQ(get(port(), "/api/players").status, 404);  // positions are opt-in
+}
+
+TEST_F(MapHttpTest, PlayersPositionsWhenTheServerOptsIn) {
+  start("", {}, [] { return std::vector<map::PlayerMarker>{{1, 10.5, -3}, {4, -1e6, 0.25}}; });
+  EXPECT_NE(get(port(), "/api/status").body.find("\"players\":true"), std::string::npos);
+  const Response r = get(port(), "/api/players");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "{\"players\":[{\"id\":1,\"x\":10.5,\"z\":-3},{\"id\":4,\"x\":-1000000,\"z\":0.25}]}");
 }
 
 TEST_F(MapHttpTest, TheTokenGuardsEveryMapRoute) {

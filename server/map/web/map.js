@@ -105,7 +105,7 @@ function reportView(map) {
 
 // chunkforge-server with an edit store: an overlay outlining the edited chunks in view, redrawn
 // after each move and every 3 s while shown (edits arrive from every player and replica).
-function editsOverlay(map, status, control) {
+function editsOverlay(map, control) {
   const outlines = L.layerGroup();
   const refresh = async () => {
     if (!map.hasLayer(outlines)) return;
@@ -124,6 +124,25 @@ function editsOverlay(map, status, control) {
   map.on('moveend overlayadd', refresh);
   setInterval(refresh, 3000);
   return outlines;
+}
+
+// chunkforge-server --map-players: the live sessions as markers, refreshed every 2 s while shown.
+function playersOverlay(map, control) {
+  const markers = L.layerGroup().addTo(map);
+  const refresh = async () => {
+    if (!map.hasLayer(markers)) return;
+    const found = await getJson('../api/players');
+    markers.clearLayers();
+    for (const p of found.players) {
+      L.circleMarker(latLngOf(p.x, p.z), { radius: 6, color: '#fff', weight: 2, fillColor: '#0a84ff', fillOpacity: 1 })
+        .bindTooltip('player ' + p.id + ': x ' + p.x.toFixed(1) + ', z ' + p.z.toFixed(1)).addTo(markers);
+    }
+  };
+  control.addOverlay(markers, 'Players');
+  map.on('overlayadd', refresh);
+  refresh();
+  setInterval(refresh, 2000);
+  return markers;
 }
 
 // `chunkforge map` re-reads its world file: redraw when the fingerprint changes.
@@ -148,14 +167,15 @@ async function start() {
   layers.byName.structures.addTo(map);
   layers.byName.objects.addTo(map);
   const control = L.control.layers(layers.base, layers.overlays, { collapsed: false }).addTo(map);
-  const edits = status.edits ? editsOverlay(map, status, control) : null;
+  const edits = status.edits ? editsOverlay(map, control) : null;
+  const players = status.players ? playersOverlay(map, control) : null;
   reportView(map);
   map.setView(latLngOf(0, 0), -2);
   cursorPanel(map, status);
   searchPanel(map, status);
   showErrors(status);
   if (status.watching) watch(status, layers);
-  window.chunkforgeMap = { map, layers, status, edits };  // for tests and the console
+  window.chunkforgeMap = { map, layers, status, edits, players };  // for tests and the console
 }
 
 start();

@@ -1,6 +1,7 @@
-// The live map's edits overlay on a real server: a WorldServer on a SQLite store with its side
-// port, an edit through the gRPC stub, then /api/edits over HTTP lists the edited chunk with its
-// version, and the index answers ranges both by probing and by scanning.
+// The live map's overlays on a real in-process server with its side port: edits (a WorldServer
+// on a SQLite store, an edit through the gRPC stub, then /api/edits lists the edited chunk with
+// its version; the index answers ranges both by probing and by scanning) and players (with
+// --map-players, a session's position appears on /api/players and goes when it ends).
 #include <arpa/inet.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
@@ -8,8 +9,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "edit_service.h"
@@ -70,6 +73,56 @@ TEST(MapEditsTest, TheEditsOverlayListsEditedChunksWithTheirVersion) {
   EXPECT_EQ(edits.edited_in({-1000, -1000}, {1000, 1000}, 10), (Found{{{2, -1}, 1}}));  // scanned
   EXPECT_TRUE(edits.edited_in({3, -1}, {9, 9}, 10).empty());
   EXPECT_TRUE(edits.edited_in({-1000, -1000}, {1000, 1000}, 0).empty());
+  server.shutdown(std::chrono::seconds(1));
+}
+
+// Polls /api/players until its body holds `part` (a session's update arrives asynchronously).
+bool players_show(int port, const std::string& part) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    if (http_get(port, "/api/players").find(part) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+TEST(MapPlayersTest, ASessionsPositionShowsWhileItLasts) {
+  ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  options.http = "127.0.0.1:0";
+  options.map_players = true;
+  WorldServer server(default_world(), options);
+  ASSERT_TRUE(server.start());
+  auto stub = v1::WorldService::NewStub(
+      grpc::CreateChannel("127.0.0.1:" + std::to_string(server.port()), grpc::InsecureChannelCredentials()));
+  {
+    grpc::ClientContext context;
+    auto session = stub->Session(&context);
+    v1::SessionUpdate update;
+    update.set_x(100.25);
+    update.set_z(-40);
+    update.set_view_radius(0);
+    ASSERT_TRUE(session->Write(update));
+    EXPECT_TRUE(players_show(server.http_port(), "\"x\":100.25,\"z\":-40}"));
+    update.set_x(300);
+    ASSERT_TRUE(session->Write(update));
+    EXPECT_TRUE(players_show(server.http_port(), "\"x\":300,\"z\":-40}"));
+    context.TryCancel();
+    v1::SessionEvent event;
+    while (session->Read(&event)) {
+    }
+    session->Finish();
+  }
+  EXPECT_TRUE(players_show(server.http_port(), "{\"players\":[]}"));
+  server.shutdown(std::chrono::seconds(1));
+}
+
+TEST(MapPlayersTest, PositionsStayHiddenWithoutTheFlag) {
+  ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  options.http = "127.0.0.1:0";
+  WorldServer server(default_world(), options);
+  ASSERT_TRUE(server.start());
+  EXPECT_NE(http_get(server.http_port(), "/api/players").find("404"), std::string::npos);
   server.shutdown(std::chrono::seconds(1));
 }
 
