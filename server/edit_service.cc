@@ -75,6 +75,35 @@ uint64_t EditService::version(ChunkCoord chunk) const {
   return it == index_.end() ? 0 : it->second;
 }
 
+std::vector<std::pair<ChunkCoord, uint64_t>> EditService::edited_in(ChunkCoord lo, ChunkCoord hi, size_t limit) const {
+  std::vector<std::pair<ChunkCoord, uint64_t>> found;
+  if (hi.x < lo.x || hi.z < lo.z) return found;
+  std::shared_lock lock(index_mutex_);
+  // In doubles: a zoomed-out view spans up to 2^35 chunks a side, whose area overflows int64.
+  const double width = static_cast<double>(hi.x) - static_cast<double>(lo.x) + 1;
+  const double depth = static_cast<double>(hi.z) - static_cast<double>(lo.z) + 1;
+  const double area = width * depth;
+  if (area <= static_cast<double>(index_.size())) {
+    for (int64_t z = lo.z; z <= hi.z; ++z) {
+      for (int64_t x = lo.x; x <= hi.x; ++x) {
+        const auto it = index_.find(ChunkCoord{x, z});
+        if (it != index_.end() && it->second > 0) found.push_back(*it);
+      }
+    }
+  } else {
+    for (const auto& [chunk, version] : index_) {
+      if (version > 0 && chunk.x >= lo.x && chunk.x <= hi.x && chunk.z >= lo.z && chunk.z <= hi.z)
+        found.push_back({chunk, version});
+    }
+  }
+  lock.unlock();
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+    return a.first.z != b.first.z ? a.first.z < b.first.z : a.first.x < b.first.x;
+  });
+  if (found.size() > limit) found.resize(limit);
+  return found;
+}
+
 void EditService::raise(ChunkCoord chunk, uint64_t version) {
   std::unique_lock lock(index_mutex_);
   uint64_t& known = index_[chunk];

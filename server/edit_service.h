@@ -61,6 +61,9 @@ class EditService {
 
   // The chunk's current version as this process knows it: 0 if never edited.
   uint64_t version(ChunkCoord chunk) const;
+  // Edited chunks (version > 0) with lo <= coord <= hi, ordered by (z, x), at most `limit`: for
+  // the live map's edits overlay. Costs the smaller of the range's area and the index's size.
+  std::vector<std::pair<ChunkCoord, uint64_t>> edited_in(ChunkCoord lo, ChunkCoord hi, size_t limit) const;
 
   // Commits a checked request (check_request) whose `bases` hold every chunk it needs; `done`
   // gets the status and the answer once the batch is durable or refused, on the writer thread.

@@ -93,6 +93,9 @@ void declare_flags(CLI::App& app, Flags& f) {
       ->type_name("on|off")
       ->envname(variable_for("--map"))
       ->check(CLI::IsMember({"on", "off"}));
+  app.add_flag("--map-players", f.server.map_players,
+               "show live sessions' positions on the map (a number and\na position each; default off)")
+      ->envname(variable_for("--map-players"));
   add_value(app, "--map-cache-mb", f.server.map_cache_mb, "N", "the map's tile cache in MiB, 1 to 65536 (default 64)")
       ->transform(integer_in(1, 65536));
   add_optional(app, "--world", f.world, "FILE", "world definition JSON (default: the built-in world)");

@@ -108,6 +108,7 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
                                                         " at once; retry later"};
     }
     holds_slot_ = true;
+    player_ = service_.players().join();
     return grpc::Status::OK;
   }
 
@@ -128,6 +129,7 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
       have_options_ = true;
     }
     view_.move(update);
+    service_.players().move(player_, update.x(), update.z());  // the live map's players overlay
     catch_up_held();
     return grpc::Status::OK;
   }
@@ -245,6 +247,7 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
     service_.metrics().session_ended();
     if (holds_slot_) service_.sessions().give_back();
     holds_slot_ = false;
+    if (player_ != 0) service_.players().leave(player_);
     close_call(service_.metrics(), Metrics::kSession, status);
     Finish(status);
   }
@@ -259,6 +262,7 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
   bool have_options_ = false, reading_ = false, reads_done_ = false, finished_ = false;
   bool holds_slot_ = false, cancelled_ = false;
   uint64_t loads_sent_ = 0, unloads_sent_ = 0, changes_sent_ = 0;
+  uint64_t player_ = 0;  // the session's number in service_.players(); 0 before it has one
 };
 
 }  // namespace

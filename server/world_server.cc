@@ -72,6 +72,21 @@ HttpHandler WorldServer::start_map() {
   options.threads = std::clamp(options_.threads, 1, 4);
   options.cache_bytes = options_.map_cache_mb << 20;
   options.auth_token = options_.auth_token;
+  if (edits_) {  // the edits overlay: the map is destroyed before edits_ (world_server.h)
+    options.edited_chunks = [edits = edits_.get()](int64_t x0, int64_t z0, int64_t x1, int64_t z1, size_t limit) {
+      std::vector<map::EditedChunk> out;
+      for (const auto& [chunk, version] : edits->edited_in({x0, z0}, {x1, z1}, limit))
+        out.push_back({chunk.x, chunk.z, version});
+      return out;
+    };
+  }
+  if (options_.map_players) {  // positions are shown only when the operator asks for it
+    options.players = [this] {
+      std::vector<map::PlayerMarker> out;
+      for (const PlayerPosition& p : service_.players().snapshot()) out.push_back({p.session, p.x, p.z});
+      return out;
+    };
+  }
   map_ = std::make_unique<map::MapService>(options);
   map_->set_world(world_, "chunkforge-server");
   return map_handler(*map_);

@@ -33,6 +33,7 @@ struct ServerOptions {
   std::string http = "0.0.0.0:8080";  // /healthz, /metrics and the map; empty: none
   bool map = true;                    // the live map on the --http port (behind auth_token)
   size_t map_cache_mb = 64;           // encoded tiles kept
+  bool map_players = false;           // the map shows live sessions' positions (opt-in)
   size_t cache_mb = 256;
   int threads = 2;
   Limits limits;

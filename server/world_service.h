@@ -23,6 +23,7 @@
 #include "edit_service.h"
 #include "generation_queue.h"
 #include "metrics.h"
+#include "player_positions.h"
 
 namespace chunkforge::server {
 
@@ -137,6 +138,8 @@ class WorldService final : public WorldServiceBase {
   // The largest |chunk coordinate| of the supported world.
   int64_t chunk_limit() const { return chunkforge::chunk_limit(static_cast<uint32_t>(world_.chunk_size())); }
   Metrics& metrics() { return metrics_; }
+  // The live sessions' positions (the live map shows them with --map-players).
+  PlayerPositions& players() { return players_; }
 
  private:
   Bytes produce(const ChunkJob& job);
@@ -151,6 +154,7 @@ class WorldService final : public WorldServiceBase {
   Auth auth_;
   EditService* edits_;
   CallSlots sessions_, streams_;
+  PlayerPositions players_;
   std::string info_bytes_;  // the WorldInfo every GetWorldInfo answers with
 };
 

@@ -125,13 +125,16 @@ double Terrain::density(Coord x, double y, Coord z) const {
 }
 
 TerrainGrid Terrain::grid(int64_t cx, int64_t cz, int64_t step) const {
+  return lattice(Coord{cx * chunk_size_, 0.0}, Coord{cz * chunk_size_, 0.0}, step, static_cast<int>(chunk_size_ / step));
+}
+
+TerrainGrid Terrain::lattice(Coord x0, Coord z0, int64_t step, int size) const {
   const FloatEnvironmentGuard fp_guard;
   TerrainGrid g;
-  g.size = static_cast<int>(chunk_size_ / step);
+  g.size = size;
   g.step = step;
   const int n = g.size;
   const size_t count = static_cast<size_t>(n) * n;
-  const Coord x0{cx * chunk_size_, 0.0}, z0{cz * chunk_size_, 0.0};
   g.elevation.resize(count);
   g.temperature.resize(count);
   g.moisture.resize(count);

@@ -1,6 +1,10 @@
 // MapService: routing, the token check, and tiles (ETag, cache, render on the pool).
 #include "map_service.h"
 
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+
 #include "chunkforge/chunk.h"
 #include "map_assets.h"
 #include "tile_key.h"
@@ -53,6 +57,15 @@ std::string percent_encoded(const std::string& text) {
     }
   }
   return out;
+}
+
+// A whole decimal number ("12.5", "-3e4"), or nothing.
+std::optional<double> finite_number(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !std::isfinite(value)) return std::nullopt;
+  return value;
 }
 
 // Calls the reply at most once, whoever gets there first (the job, or a 503 for a full queue).
@@ -127,14 +140,22 @@ bool MapService::handle(const MapRequest& request, MapReplyFn reply, std::shared
   } else if (tiles) {
     serve_tile(request, path, std::move(reply), std::move(cancelled));
   } else if (path == "/api/status") {
-    reply(json(200, status_json(*now.world, now.source, now.errors, options_.watching)));
+    reply(json(200, status_json(*now.world, now.source, now.errors, options_.watching, bool(options_.edited_chunks),
+                               bool(options_.players))));
   } else if (path == "/api/point") {
     auto [status, body] = point_json(*now.world, query);  // microseconds: answered here
     reply(json(status, std::move(body)));
   } else if (path == "/api/locate") {
     serve_locate(query, std::move(reply));
+  } else if (path == "/api/edits" && options_.edited_chunks) {
+    auto [status, body] = edits_json(*now.world, query, options_.edited_chunks);  // an index scan: here
+    reply(json(status, std::move(body)));
+  } else if (path == "/api/players" && options_.players) {
+    reply(json(200, players_json(options_.players())));
+  } else if (path == "/api/view") {
+    serve_view(query, reply);
   } else {
-    reply(text(404, "not found: the map serves /map/, /tiles/, /api/status, /api/point and /api/locate\n"));
+    reply(text(404, "not found: the map serves /map/, /tiles/, /api/status, /api/point, /api/locate and /api/view\n"));
   }
   return true;
 }
@@ -162,6 +183,8 @@ void MapService::serve_tile(const MapRequest& request, const std::string& path, 
   if (request.if_none_match == etag) return reply(MapReply{304, "image/png", "", headers});
   if (auto png = cache_.find(etag)) return reply(MapReply{200, "image/png", *png, headers});
   auto once = std::make_shared<ReplyOnce>(std::move(reply));
+  const double half = static_cast<double>(key.span()) / 2;
+  const TilePlace centre{static_cast<double>(key.world_x0()) + half, static_cast<double>(key.world_z0()) + half};
   const bool queued = pool_.submit([this, world, key, etag, headers, once, cancelled] {
     if (cancelled->load()) return (*once)(text(503, "cancelled\n"));
     try {
@@ -171,8 +194,17 @@ void MapService::serve_tile(const MapRequest& request, const std::string& path, 
     } catch (const GenerationAbandoned&) {
       (*once)(text(503, "cancelled\n"));
     }
-  });
+  }, centre);
   if (!queued) (*once)(MapReply{503, "text/plain", "busy: too many tiles waiting\n", {{"Retry-After", "1"}}});
+}
+
+// The page's centre in world units, sent as it moves: waiting tiles nearest to it render first.
+// One focus for the server: with several viewers, the one that moved last is served first.
+void MapService::serve_view(const std::string& query, const MapReplyFn& reply) {
+  const std::optional<double> x = finite_number(query_value(query, "x")), z = finite_number(query_value(query, "z"));
+  if (!x || !z) return reply(text(400, "x and z must be finite numbers\n"));
+  pool_.set_focus(TilePlace{*x, *z});
+  reply(json(200, "{}"));
 }
 
 void MapService::serve_locate(const std::string& query, MapReplyFn reply) {

@@ -2,8 +2,9 @@
 //
 // The live map's routes, independent of the HTTP server that carries them: the page and its
 // scripts (/map/, Leaflet embedded at build time), tiles (/tiles/{layer}/{z}/{x}/{y}.png),
-// and small JSON endpoints (/api/status, /api/point, /api/locate). chunkforge-server mounts it
-// on its --http port; `chunkforge map` on a port of its own, swapping worlds as the file changes.
+// small JSON endpoints (/api/status, /api/point, /api/locate, /api/edits, /api/players), and /api/view, where the page
+// reports its centre so that the tiles nearest to it render first (TilePool).
+// chunkforge-server mounts it on its --http port; `chunkforge map` on a port of its own, swapping worlds as the file changes.
 //
 //   MapService map({.threads = 2});
 //   map.set_world(world, "built-in world");
@@ -48,12 +49,33 @@ struct MapReply {
 
 using MapReplyFn = std::function<void(MapReply)>;
 
+// An edited chunk for the edits overlay: its coordinates and current edit version (> 0).
+struct EditedChunk {
+  int64_t x = 0, z = 0;
+  uint64_t version = 0;
+};
+// Edited chunks with x0 <= x <= x1 and z0 <= z <= z1 (chunk coordinates), at most `limit`.
+using EditedChunksFn = std::function<std::vector<EditedChunk>(int64_t x0, int64_t z0, int64_t x1, int64_t z1, size_t limit)>;
+
+// A live player for the players overlay: a session number and its latest position (world units).
+struct PlayerMarker {
+  uint64_t id = 0;
+  double x = 0, z = 0;
+};
+using PlayersFn = std::function<std::vector<PlayerMarker>()>;
+
 struct MapOptions {
   int threads = 2;                  // renders at once
   size_t max_queued = 256;          // renders waiting
   size_t cache_bytes = 64u << 20;   // encoded tiles kept
   std::string auth_token;           // "": open
   bool watching = false;            // the page polls /api/status for a changed world
+  // The server's edit index (chunkforge-server with a store): /api/edits and the page's edits
+  // overlay. Unset (no store, or `chunkforge map`): neither.
+  EditedChunksFn edited_chunks;
+  // The live sessions' positions (chunkforge-server --map-players): /api/players and the page's
+  // players overlay. Unset (the default): neither, so positions are never exposed.
+  PlayersFn players;
 };
 
 class MapService {
@@ -83,6 +105,7 @@ class MapService {
   void serve_tile(const MapRequest& request, const std::string& path, MapReplyFn reply,
                   std::shared_ptr<const std::atomic<bool>> cancelled);
   void serve_locate(const std::string& query, MapReplyFn reply);
+  void serve_view(const std::string& query, const MapReplyFn& reply);
 
   const MapOptions options_;
   mutable std::mutex mutex_;
@@ -94,9 +117,13 @@ class MapService {
 // The JSON bodies (map_api.cc): the world and layers; the terrain at a point; the nearest
 // structures of a type. Each returns {status, body}: 400 with a reason for bad parameters.
 std::string status_json(const World& world, const std::string& source, const std::vector<std::string>& errors,
-                        bool watching);
+                        bool watching, bool edits, bool players);
 std::pair<int, std::string> point_json(const World& world, const std::string& query);
 std::pair<int, std::string> locate_json(const World& world, const std::string& query);
+// The edited chunks under a view given in world units (x0, z0, x1, z1), as map_edits.cc says.
+std::pair<int, std::string> edits_json(const World& world, const std::string& query, const EditedChunksFn& edited);
+// The players' positions: {"players":[{"id":1,"x":10.5,"z":-3}]} (map_players.cc).
+std::string players_json(const std::vector<PlayerMarker>& players);
 
 // The value of `name` in a URL query ("a=1&b=2"), percent-decoded; "" when absent.
 std::string query_value(const std::string& query, const std::string& name);

@@ -1,40 +1,61 @@
 // File: server/map/tile_pool.h
 //
 // The threads tiles are rendered on, off the HTTP thread: a fixed number of workers (the bound
-// on concurrent renders) and a bounded queue, served first in, first out, which keeps the
-// order Leaflet asks in (nearest the view's centre first).
+// on concurrent renders) and a bounded queue. Jobs carry the world place they draw; once the
+// viewer's focus is known (set_focus, from the page's /api/view), the waiting job nearest to it
+// runs next, so after a pan or a zoom the tiles in the middle of the screen come first. Without
+// a focus, or between equally near jobs, first in, first out (Leaflet asks centre first too).
+// Jobs without a place (structure searches) count as at the focus.
 //
 //   TilePool pool(2, 256);
-//   if (!pool.submit([] { render(); })) answer_503();
+//   if (!pool.submit([] { render(); }, TilePlace{x, z})) answer_503();
+//   pool.set_focus(x, z);  // the viewer moved
 //
-// Thread safety: submit() from any thread. The destructor finishes the running jobs and
+// Thread safety: every method from any thread. The destructor finishes the running jobs and
 // destroys the queued ones without running them.
 #pragma once
 
 #include <condition_variable>
-#include <deque>
+#include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
 namespace chunkforge::map {
+
+// A world position (x east, z south, world units): a tile's centre, or the viewer's.
+struct TilePlace {
+  double x = 0, z = 0;
+};
 
 class TilePool {
  public:
   TilePool(int threads, size_t max_queued);
   ~TilePool();
   // False (and `job` destroyed) when the queue is full.
-  bool submit(std::function<void()> job);
+  bool submit(std::function<void()> job, std::optional<TilePlace> place = std::nullopt);
+  // The place the viewer looks at: orders the waiting jobs from now on.
+  void set_focus(TilePlace focus);
   size_t queued() const;
 
  private:
+  struct Waiting {
+    std::function<void()> job;
+    std::optional<TilePlace> place;
+    uint64_t sequence;
+  };
   void work();
+  // The waiting job to run next; the lock is held.
+  size_t next_index() const;
 
   const size_t max_queued_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<std::function<void()>> jobs_;
+  std::vector<Waiting> jobs_;
+  std::optional<TilePlace> focus_;
+  uint64_t next_sequence_ = 0;
   bool stopping_ = false;
   std::vector<std::thread> threads_;  // last: started once the rest exists
 };

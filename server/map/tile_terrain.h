@@ -7,9 +7,9 @@
 //   TileTerrain t = sample_tile_terrain(world, key, &stop);
 //   uint32_t material = t.material[t.index(x, y)];
 //
-// Sample (x, y) stands at the pixel's lowest corner, as in `chunkforge render`. Where the
-// pixel spacing divides the chunk size, samples come from Terrain::grid, chunk by chunk
-// (batched noise, the same bits as Terrain::sample); elsewhere from Terrain::sample.
+// Sample (x, y) stands at the pixel's lowest corner, as in `chunkforge render`. Samples come
+// from Terrain::lattice over the pixel lattice in squares (batched noise, the same bits as
+// Terrain::sample), at any zoom: also where pixels lie whole chunks apart.
 // Thread-safe (reads an immutable World). Throws GenerationAbandoned once `abandon` reads true.
 #pragma once
 

@@ -1,11 +1,15 @@
 // The live map's tiles: one 256 px tile at 1 px per unit and at 64 units per pixel (cold:
 // rendered and PNG-encoded from nothing), a first screen of 24 tiles, and beside them the chunk
-// path over the same area as `chunkforge render` takes it (generate the chunks, then draw).
+// path over the same area as `chunkforge render` takes it (generate the chunks, then draw), and
+// the first screen on the render pool as the server runs it.
 #include <benchmark/benchmark.h>
+
+#include <latch>
 
 #include "chunkforge/chunk.h"
 #include "chunkforge/encode.h"
 #include "chunkforge/world.h"
+#include "tile_pool.h"
 #include "tile_renderer.h"
 
 namespace chunkforge::map {
@@ -38,6 +42,29 @@ void BM_FirstScreen24Tiles(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_FirstScreen24Tiles)->Unit(benchmark::kMillisecond);
+
+// The same first screen as the server renders it: on a TilePool of 2 threads (the server uses
+// --threads up to 4), centre first. Wall time, which on a shared machine depends on its load.
+void BM_FirstScreen24TilesOnTwoThreads(benchmark::State& state) {
+  const World& world = default_world();
+  int64_t shift = 0;
+  for (auto _ : state) {
+    TilePool pool(2, 64);
+    pool.set_focus(TilePlace{static_cast<double>(shift) * 1024, 0});
+    std::latch done(24);
+    for (int64_t y = -2; y < 2; ++y) {
+      for (int64_t x = -3; x < 3; ++x) {
+        pool.submit([&world, &done, key = key(Layer::kMaterials, -2, x + shift, y)] {
+          benchmark::DoNotOptimize(render_tile(world, key).png());
+          done.count_down();
+        }, TilePlace{(static_cast<double>(x + shift) + 0.5) * 1024, (static_cast<double>(y) + 0.5) * 1024});
+      }
+    }
+    done.wait();
+    shift += 6;
+  }
+}
+BENCHMARK(BM_FirstScreen24TilesOnTwoThreads)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The chunk path for the area of one 1 px-per-unit tile (256 x 256 units: 4 x 4 chunks),
 // generated as `chunkforge render` does (a ChunkStream, terrain grid at step 1) before any

@@ -43,6 +43,33 @@ TEST(TerrainTest, GridEqualsPointSamplesAtEveryStep) {
   expect_grid_matches_samples(world.terrain(), far, -far, 4, world.chunk_size());
 }
 
+// A lattice off the chunk grid (a map tile's pixels): odd corners, steps that do not divide the
+// chunk size, and steps wider than a chunk, each sample equal to sample() bit for bit.
+TEST(TerrainTest, LatticeAnywhereEqualsPointSamples) {
+  const Terrain& terrain = default_world().terrain();
+  const int64_t far = int64_t{1} << 40;
+  struct Case {
+    int64_t x0, z0, step;
+    int size;
+  } cases[] = {{-37, 11, 1, 9}, {5, -1000, 3, 12}, {-4096, 777, 64, 10}, {far - 100000, -far, 256, 6}};
+  for (const Case& c : cases) {
+    const TerrainGrid g = terrain.lattice(Coord{c.x0, 0.0}, Coord{c.z0, 0.0}, c.step, c.size);
+    ASSERT_EQ(g.size, c.size);
+    for (int j = 0; j < g.size; ++j) {
+      for (int i = 0; i < g.size; ++i) {
+        const TerrainPoint p = terrain.sample(Coord{c.x0 + i * c.step, 0.0}, Coord{c.z0 + j * c.step, 0.0});
+        const TerrainPoint q = g.at(i, j);
+        ASSERT_TRUE(same_bits(p.elevation, q.elevation)) << "step " << c.step << " at " << i << "," << j;
+        ASSERT_TRUE(same_bits(p.temperature, q.temperature));
+        ASSERT_TRUE(same_bits(p.moisture, q.moisture));
+        ASSERT_TRUE(same_bits(p.slope, q.slope)) << "step " << c.step << " at " << i << "," << j;
+        ASSERT_EQ(p.biome, q.biome);
+        ASSERT_EQ(p.material, q.material);
+      }
+    }
+  }
+}
+
 TEST(TerrainTest, CoarseGridsAreSubsetsOfFineGrids) {
   const Terrain& t = default_world().terrain();
   const TerrainGrid fine = t.grid(5, -2, 1), coarse = t.grid(5, -2, 4);

@@ -3,8 +3,9 @@
 
 Starts chunkforge-server on loopback ports and Debian's chromium with a fresh profile, opens
 /map/, and checks: no console errors and no failed requests; the tiles are 256x256 PNGs that
-are not blank; switching the base layer changes what is drawn; structure search puts markers.
-Screenshots are written to the artefact directory.
+are not blank; switching the base layer changes what is drawn; structure search puts markers;
+the edits and players overlays (the server has an edit store and --map-players) show without
+errors. Screenshots are written to the artefact directory.
 
 Then `chunkforge map` on a world file: breaking the file shows its field-path errors on the
 page while the last good world stays; fixing it clears them and changes the world.
@@ -184,12 +185,25 @@ def check_watcher(page, cli, source_dir, artefacts, workdir):
         tool.wait(10)
 
 
+# The edits and players overlays are offered, and showing them (both empty here: the C++ tests
+# fill them) raises no error.
+def check_live_overlays(page):
+    names = page.evaluate("[...document.querySelectorAll('.leaflet-control-layers-overlays label')]"
+                          ".map(l => l.textContent.trim()).join('|')")
+    assert "Edited chunks" in names and "Players" in names, names
+    page.evaluate("""[...document.querySelectorAll('.leaflet-control-layers-overlays label')]
+                     .find(l => l.textContent.includes('Edited chunks')).querySelector('input').click()""")
+    wait_for(lambda: page.evaluate("chunkforgeMap.map.hasLayer(chunkforgeMap.edits)"), 10, "the edits overlay")
+    page.pump(2.5)  # one refresh of each overlay at least
+
+
 def run(server_binary, cli, source_dir, artefacts):
     os.makedirs(artefacts, exist_ok=True)
     http_port = free_port()
-    server = subprocess.Popen([server_binary, "--listen", "127.0.0.1:0", "--http", "127.0.0.1:%d" % http_port,
-                               "--threads", "2", "--log-level", "warn"])
     profile = tempfile.mkdtemp(prefix="chunkforge-chromium-")
+    # An edit store and --map-players: the page offers the edits and players overlays.
+    server = subprocess.Popen([server_binary, "--listen", "127.0.0.1:0", "--http", "127.0.0.1:%d" % http_port,
+                               "--threads", "2", "--log-level", "warn", "--data", profile, "--map-players"])
     browser = None
     try:
         base = "http://127.0.0.1:%d" % http_port
@@ -219,6 +233,7 @@ def run(server_binary, cli, source_dir, artefacts):
         markers = wait_for(lambda: page.evaluate("document.querySelectorAll('path.leaflet-interactive').length"),
                            30, "structure markers")
         screenshot(page, os.path.join(artefacts, "map_search.png"))
+        check_live_overlays(page)
         page.pump(0.5)
         found = problems(page.events)
         assert not found, "\n".join(found)

@@ -6,7 +6,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <array>
 #include <memory>
+#include <vector>
 #include <string>
 
 #include "chunkforge/world.h"
@@ -40,9 +42,11 @@ Response get(int port, const std::string& target, const std::string& headers = "
 
 class MapHttpTest : public ::testing::Test {
  protected:
-  void start(const std::string& token = "") {
+  void start(const std::string& token = "", map::EditedChunksFn edited = {}, map::PlayersFn players = {}) {
     map::MapOptions options;
     options.auth_token = token;
+    options.edited_chunks = std::move(edited);
+    options.players = std::move(players);
     service_ = std::make_unique<map::MapService>(options);
     service_->set_world(default_world(), "test");
     endpoint_ = std::make_unique<HttpEndpoint>("127.0.0.1:0", [] { return "up 1\n"; }, HttpOptions{},
@@ -101,8 +105,47 @@ TEST_F(MapHttpTest, PageAssetsAndJson) {
   const Response point = get(port(), "/api/point?x=10&z=-5");
   EXPECT_EQ(point.status, 200);
   EXPECT_NE(point.body.find("\"chunk\":[0,-1]"), std::string::npos) << point.body;
+  EXPECT_EQ(get(port(), "/api/view?x=120.5&z=-3e3").status, 200);  // the page's centre
+  EXPECT_EQ(get(port(), "/api/view?x=120.5&z=inf").status, 400);
   EXPECT_EQ(get(port(), "/healthz").body, "ok\n");  // the side port's own routes are unchanged
   EXPECT_EQ(get(port(), "/elsewhere").body, "not found: try /healthz or /metrics\n");
+}
+
+// The edits overlay's endpoint asks the index for the chunks under the bounds (world units
+// floored to chunks) and lists them; without an index there is no such route.
+TEST_F(MapHttpTest, EditedChunksUnderTheViewWhenTheServerHasAnIndex) {
+  std::vector<std::array<int64_t, 4>> asked;
+  start("", [&asked](int64_t x0, int64_t z0, int64_t x1, int64_t z1, size_t limit) {
+    asked.push_back({x0, z0, x1, z1});
+    EXPECT_GT(limit, 1000u);
+    return std::vector<map::EditedChunk>{{0, 0, 3}, {-2, 5, 1}};
+  });
+  EXPECT_NE(get(port(), "/api/status").body.find("\"edits\":true"), std::string::npos);
+  const int64_t cs = default_world().chunk_size();
+  const Response r = get(port(), "/api/edits?x0=-1&z0=" + std::to_string(cs) + "&x1=" + std::to_string(3 * cs) +
+                                     "&z1=" + std::to_string(cs + 1));
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "{\"chunk_size\":" + std::to_string(cs) + ",\"chunks\":[[0,0,3],[-2,5,1]],\"truncated\":false}");
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0], (std::array<int64_t, 4>{-1, 1, 3, 1}));
+  EXPECT_EQ(get(port(), "/api/edits?x0=a&z0=0&x1=1&z1=1").status, 400);
+}
+
+TEST_F(MapHttpTest, NoEditsOrPlayersRoutesUnlessGiven) {
+  start();
+  const std::string status = get(port(), "/api/status").body;
+  EXPECT_NE(status.find("\"edits\":false"), std::string::npos);
+  EXPECT_NE(status.find("\"players\":false"), std::string::npos);
+  EXPECT_EQ(get(port(), "/api/edits?x0=0&z0=0&x1=1&z1=1").status, 404);
+  EXPECT_EQ(get(port(), "/api/players").status, 404);  // positions are opt-in
+}
+
+TEST_F(MapHttpTest, PlayersPositionsWhenTheServerOptsIn) {
+  start("", {}, [] { return std::vector<map::PlayerMarker>{{1, 10.5, -3}, {4, -1e6, 0.25}}; });
+  EXPECT_NE(get(port(), "/api/status").body.find("\"players\":true"), std::string::npos);
+  const Response r = get(port(), "/api/players");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "{\"players\":[{\"id\":1,\"x\":10.5,\"z\":-3},{\"id\":4,\"x\":-1000000,\"z\":0.25}]}");
 }
 
 TEST_F(MapHttpTest, TheTokenGuardsEveryMapRoute) {

@@ -12,7 +12,8 @@
 // Thread safety: immutable after construction; all methods const and thread-safe. Each sets the
 // floating-point environment it needs on the calling thread (float_environment.h).
 // Cost: sample() evaluates elevation 5 times (centre + 4 for the slope); grid() with step 1
-// evaluates (n + 2)^2 elevations with batched noise, much cheaper per point.
+// evaluates (n + 2)^2 elevations with batched noise, much cheaper per point; coarser steps
+// evaluate 5 n^2, still batched.
 #pragma once
 
 #include <cstdint>
@@ -44,10 +45,10 @@ struct TerrainPoint {
   uint32_t material = 0;   // index into WorldDefinition.materials
 };
 
-// Samples of one chunk at a step: sample (i, j) stands at
-// (cx * chunk_size + i * step, cz * chunk_size + j * step), row-major with j (z) outer.
+// Samples of a square lattice at a step: sample (i, j) stands at (x0 + i * step, z0 + j * step),
+// row-major with j (z) outer; for a chunk's grid (x0, z0) is the chunk's corner.
 struct TerrainGrid {
-  int size = 0;  // samples per side: chunk_size / step
+  int size = 0;  // samples per side: chunk_size / step for a chunk
   int64_t step = 1;
   std::vector<double> elevation, temperature, moisture, slope;
   std::vector<uint32_t> biome, material;
@@ -70,6 +71,10 @@ class Terrain {
 
   // The chunk's samples at `step` (which divides chunk_size).
   TerrainGrid grid(int64_t cx, int64_t cz, int64_t step) const;
+  // `size` x `size` samples from any corner at any step >= 1, batched as grid() (which is this
+  // lattice at the chunk's corner): for views not aligned to chunks, such as a zoomed-out map
+  // tile whose pixels lie several chunks apart. The same values as sample(), bit for bit.
+  TerrainGrid lattice(Coord x0, Coord z0, int64_t step, int size) const;
 
  private:
   struct BiomeRule {

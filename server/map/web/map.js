@@ -1,7 +1,7 @@
 // The live map's page logic: Leaflet does all tiling, panning and zooming; this file only
 // declares the layers the server lists (/api/status), shows the terrain under the cursor
-// (/api/point), searches structures (/api/locate), and, when the server watches a world file,
-// shows its errors and redraws when the world changes.
+// (/api/point), searches structures (/api/locate), reports the view's centre (/api/view) and,
+// when the server watches a world file, shows its errors and redraws when the world changes.
 // World x runs east and world z south: a point (x, z) is Leaflet's LatLng(-z, x) in CRS.Simple,
 // where zoom z means 2^z pixels per world unit.
 'use strict';
@@ -88,6 +88,63 @@ function showErrors(status) {
     status.source + ' has errors; showing the last good world:\n' + status.errors.join('\n');
 }
 
+// Tells the server where the view is centred, so that its waiting tiles nearest the middle of
+// the screen render first. Throttled while dragging; fetch() goes ahead of the queued tile images
+// (which Leaflet asks for at low priority and cancels itself once they leave the view).
+function reportView(map) {
+  let last = 0;
+  const send = () => {
+    last = Date.now();
+    const centre = worldOf(map.getCenter());
+    fetch('../api/view?x=' + centre.x.toFixed(1) + '&z=' + centre.z.toFixed(1),
+          { credentials: 'same-origin', priority: 'high' }).catch(() => {});
+  };
+  map.on('move', () => { if (Date.now() - last > 150) send(); });
+  map.on('moveend zoomend', send);
+}
+
+// chunkforge-server with an edit store: an overlay outlining the edited chunks in view, redrawn
+// after each move and every 3 s while shown (edits arrive from every player and replica).
+function editsOverlay(map, control) {
+  const outlines = L.layerGroup();
+  const refresh = async () => {
+    if (!map.hasLayer(outlines)) return;
+    const b = map.getBounds(), nw = worldOf(b.getNorthWest()), se = worldOf(b.getSouthEast());
+    const found = await getJson('../api/edits?x0=' + Math.floor(nw.x) + '&z0=' + Math.floor(nw.z) +
+                                '&x1=' + Math.ceil(se.x) + '&z1=' + Math.ceil(se.z));
+    outlines.clearLayers();
+    const size = found.chunk_size;
+    for (const [x, z, version] of found.chunks) {
+      L.rectangle([latLngOf(x * size, z * size), latLngOf((x + 1) * size, (z + 1) * size)],
+                  { color: '#ff3b30', weight: 2, fill: false })
+        .bindTooltip('chunk ' + x + ', ' + z + ': edit version ' + version).addTo(outlines);
+    }
+  };
+  control.addOverlay(outlines, 'Edited chunks');
+  map.on('moveend overlayadd', refresh);
+  setInterval(refresh, 3000);
+  return outlines;
+}
+
+// chunkforge-server --map-players: the live sessions as markers, refreshed every 2 s while shown.
+function playersOverlay(map, control) {
+  const markers = L.layerGroup().addTo(map);
+  const refresh = async () => {
+    if (!map.hasLayer(markers)) return;
+    const found = await getJson('../api/players');
+    markers.clearLayers();
+    for (const p of found.players) {
+      L.circleMarker(latLngOf(p.x, p.z), { radius: 6, color: '#fff', weight: 2, fillColor: '#0a84ff', fillOpacity: 1 })
+        .bindTooltip('player ' + p.id + ': x ' + p.x.toFixed(1) + ', z ' + p.z.toFixed(1)).addTo(markers);
+    }
+  };
+  control.addOverlay(markers, 'Players');
+  map.on('overlayadd', refresh);
+  refresh();
+  setInterval(refresh, 2000);
+  return markers;
+}
+
 // `chunkforge map` re-reads its world file: redraw when the fingerprint changes.
 function watch(status, layers) {
   let fingerprint = status.fingerprint;
@@ -109,13 +166,16 @@ async function start() {
   layers.byName.materials.addTo(map);
   layers.byName.structures.addTo(map);
   layers.byName.objects.addTo(map);
-  L.control.layers(layers.base, layers.overlays, { collapsed: false }).addTo(map);
+  const control = L.control.layers(layers.base, layers.overlays, { collapsed: false }).addTo(map);
+  const edits = status.edits ? editsOverlay(map, control) : null;
+  const players = status.players ? playersOverlay(map, control) : null;
+  reportView(map);
   map.setView(latLngOf(0, 0), -2);
   cursorPanel(map, status);
   searchPanel(map, status);
   showErrors(status);
   if (status.watching) watch(status, layers);
-  window.chunkforgeMap = { map, layers, status };  // for tests and the console
+  window.chunkforgeMap = { map, layers, status, edits, players };  // for tests and the console
 }
 
 start();
