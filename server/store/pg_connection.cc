@@ -46,12 +46,16 @@ PgConnection::PgConnection(const std::string& uri, std::string setup)
     : describe_(redact_password(uri)), setup_(std::move(setup)) {
   conn_ = PQconnectdb(uri.c_str());
   if (conn_ == nullptr) throw error("cannot connect: out of memory");
-  if (broken()) {
-    throw error("cannot connect: " + one_line(PQerrorMessage(conn_)));
+  // A constructor that throws runs no destructor: the connection is closed here.
+  try {
+    if (broken()) throw error("cannot connect: " + one_line(PQerrorMessage(conn_)));
+    // NOTICEs ("relation already exists, skipping") would go to stderr; they are not errors.
+    PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
+    if (!setup_.empty()) exec(setup_);
+  } catch (...) {
+    PQfinish(conn_);
+    throw;
   }
-  // NOTICEs ("relation already exists, skipping") would go to stderr; they are not errors.
-  PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
-  if (!setup_.empty()) exec(setup_);
 }
 
 void PgConnection::ensure_connected() {
