@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <stdexcept>
 #include <system_error>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "chunkforge/quote.h"
 #include "chunkforge/world_fingerprint.h"
 #include "chunkforge/world_limits.h"
+#include "generator_versions.h"
 
 namespace chunkforge {
 
@@ -316,12 +318,9 @@ std::string message_form(const Message& message) {
 }  // namespace
 
 int fingerprint_form(uint32_t generator_version) {
-  // A form is frozen per generator version. Generator version 1 (the only one so far) uses
-  // form 1; a new version may bring form 2, whose bytes start with the byte 2 (no form-1 bytes
-  // can: a tag's field number is at least 1, so its first byte is at least 8).
-  static_assert(kGeneratorVersion == 1, "a new generator version: decide its fingerprint form here");
-  (void)generator_version;
-  return kFingerprintForm1;
+  // Frozen per version in the version's row. A later form's bytes would start with the byte 2
+  // (no form-1 bytes can: a tag's field number is at least 1, so its first byte is at least 8).
+  return chunkforge::generator_version(generator_version).fingerprint_form;
 }
 
 std::string fingerprint_form1_bytes(const google::protobuf::Message& message) {
@@ -336,9 +335,10 @@ std::string fingerprint_of(std::string_view form_bytes) {
 }
 
 std::string world_fingerprint(const v1::WorldDefinition& resolved) {
-  // fingerprint_form says form 1 for every generator version there is; when a second form
-  // exists, dispatch on it here.
-  return fingerprint_of(fingerprint_form1_bytes(resolved));
+  switch (fingerprint_form(resolved.generator_version())) {
+    case kFingerprintForm1: return fingerprint_of(fingerprint_form1_bytes(resolved));
+  }
+  throw std::logic_error("a generator version names a fingerprint form this code does not write");
 }
 
 }  // namespace chunkforge

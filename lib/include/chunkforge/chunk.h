@@ -85,8 +85,7 @@ class GenerationAbandoned : public std::runtime_error {
   GenerationAbandoned() : std::runtime_error("chunk generation abandoned") {}
 };
 
-class ScatterField;
-class StructurePlanner;
+class ChunkPipeline;
 
 class Generator {
  public:
@@ -117,11 +116,8 @@ class ChunkStream {
   ChunkData generate(ChunkCoord coord, const std::atomic<bool>* abandon = nullptr);
 
  private:
-  const World& world_;
-  size_t max_cells_;
-  // Order matters: the field refers to the planner, so the planner is destroyed last.
-  std::unique_ptr<StructurePlanner> planner_;
-  std::unique_ptr<ScatterField> field_;
+  // The world's generator version's pipeline (lib/src/generator_versions.h).
+  std::unique_ptr<ChunkPipeline> pipeline_;
 };
 
 }  // namespace chunkforge

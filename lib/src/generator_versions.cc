@@ -1,0 +1,83 @@
+// The table of generator versions and version 1's pipeline: structures planned first (resources
+// keep out of their footprints), then the resource layers scattered around them.
+#include "generator_versions.h"
+
+#include <array>
+#include <stdexcept>
+#include <string>
+
+#include "chunkforge/structures.h"
+#include "chunkforge/world.h"
+#include "chunkforge/world_fingerprint.h"
+#include "scatter_field.h"
+
+namespace chunkforge {
+namespace {
+
+class PipelineV1 final : public ChunkPipeline {
+ public:
+  PipelineV1(const World& world, size_t max_cells) : world_(world), max_cells_(max_cells) {}
+
+  ChunkData generate(ChunkCoord coord, const std::atomic<bool>* abandon) override {
+    if (!field_ || field_->cells_materialized() > max_cells_ || planner_->cells_planned() > max_cells_ / 16) {
+      start_afresh();
+    }
+    planner_->watch_abandon(abandon);
+    field_->watch_abandon(abandon);
+    try {
+      ChunkData chunk;
+      chunk.coord = coord;
+      chunk.structures = planner_->in_chunk(coord);
+      chunk.objects = field_->objects_in_chunk(coord);
+      return chunk;
+    } catch (const GenerationAbandoned&) {
+      // Cut off mid-decision, the memos may hold half-built entries: the next call starts
+      // afresh, so later chunks are exactly what they would have been.
+      field_.reset();
+      planner_.reset();
+      throw;
+    }
+  }
+
+ private:
+  void start_afresh() {
+    field_.reset();  // first: it refers to the planner
+    planner_ = std::make_unique<StructurePlanner>(world_);
+    field_ = std::make_unique<ScatterField>(world_.resources(), world_.terrain(), world_.seed(), planner_.get());
+  }
+
+  const World& world_;
+  size_t max_cells_;
+  // Order matters: the field refers to the planner, so the planner is destroyed last.
+  std::unique_ptr<StructurePlanner> planner_;
+  std::unique_ptr<ScatterField> field_;
+};
+
+std::unique_ptr<ChunkPipeline> open_v1(const World& world, size_t max_cells) {
+  return std::make_unique<PipelineV1>(world, max_cells);
+}
+
+constexpr std::array kVersions{
+    GeneratorVersion{1, kFingerprintForm1, &open_v1},
+};
+
+constexpr bool numbered_without_gaps() {
+  for (size_t i = 0; i < kVersions.size(); ++i) {
+    if (kVersions[i].number != kOldestGeneratorVersion + i) return false;
+  }
+  return kVersions.back().number == kGeneratorVersion;
+}
+static_assert(numbered_without_gaps(), "one row per version, kOldestGeneratorVersion to kGeneratorVersion");
+
+}  // namespace
+
+std::span<const GeneratorVersion> generator_versions() { return kVersions; }
+
+const GeneratorVersion& generator_version(uint32_t number) {
+  if (number < kOldestGeneratorVersion || number > kGeneratorVersion) {
+    throw std::out_of_range("generator version " + std::to_string(number) + " is not in this build");
+  }
+  return kVersions[number - kOldestGeneratorVersion];
+}
+
+}  // namespace chunkforge
