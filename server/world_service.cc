@@ -17,11 +17,11 @@ namespace {
 
 // Chunks produced on a worker thread reuse that thread's scatter memo: neighbouring requests
 // do not redo each other's halos. Output never depends on the memo. A memo starts afresh when
-// it holds more than its cells (about 100-600 bytes each), so it must hold the halos of every
-// busy region its worker serves: the queue routes each region to one worker, so the workers
-// split one budget between them. Measured under 200 walking players on 2 workers
-// (docs/server.md, "How generation is scheduled"): 16384 cells a worker cost 2.5 ms of CPU a
-// chunk, 131072 cells 2.0 ms for about 35 MiB more resident memory.
+// it holds more than its cells (about 190 bytes each, measured), so it must hold the halos of
+// the busy regions its worker serves. The workers split one budget (about 50 MiB when full),
+// so that memory does not grow with --threads; routing gives each worker only its share of the
+// regions. Measured under 200 walking players on 2 workers (docs/server.md, "How generation is
+// scheduled"): 16384 cells a worker cost 2.4-2.6 ms of CPU a chunk, 131072 cells 2.0 ms.
 constexpr size_t kMemoCells = 262144;
 constexpr size_t kMinWorkerMemoCells = 16384;
 
