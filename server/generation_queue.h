@@ -1,34 +1,60 @@
 // File: server/generation_queue.h
 //
-// Chunk generation on a Boost.Asio thread pool, in priority order across every request: the
-// job with the smallest priority value (nearest chunk) runs first, ties in submission order.
+// Chunk generation on a fixed set of worker threads, most urgent first across every request,
+// with each chunk routed to a worker by its region so that neighbouring chunks meet the same
+// worker's scatter memo (docs/server.md, "How generation is scheduled").
 //
 //   GenerationQueue queue(2);
-//   queue.submit(distance, [] { ... });
+//   queue.submit(ring, GenerationQueue::region_of(x, z), [] { ... });   // a chunk
+//   queue.submit(0, [] { ... });                                        // anything else
+//
+// Each worker has its own queue; jobs without a region go to a shared one that every worker
+// reads as its own. A worker runs the smallest priority value it can see, and among equal
+// priorities its own jobs before another worker's, then submission order: it takes (steals) a
+// job routed elsewhere only when that job is strictly more urgent or it has nothing of its own
+// (routed_jobs.h), so no worker idles while work waits.
 //
 // Thread safety: submit() and depth() from any thread. stop() (or the destructor) raises
 // stopping(), which running generations poll to give up within milliseconds, waits for them,
 // and drops the queued jobs.
 #pragma once
 
-#include <boost/asio/thread_pool.hpp>
-
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <mutex>
-#include <queue>
+#include <optional>
+#include <thread>
 #include <vector>
+
+#include "routed_jobs.h"
 
 namespace chunkforge::server {
 
 class GenerationQueue {
  public:
+  // Chunks per side of a routing region: large enough that a player's whole view (up to 33
+  // chunks across) mostly lies in one or two regions, small enough to spread many players.
+  static constexpr int64_t kRegionChunks = 16;
+
   explicit GenerationQueue(int threads);
   ~GenerationQueue();
+  GenerationQueue(const GenerationQueue&) = delete;
+  GenerationQueue& operator=(const GenerationQueue&) = delete;
 
+  // The routing key of the region holding chunk (x, z).
+  static uint64_t region_of(int64_t chunk_x, int64_t chunk_z);
+  // The worker that owns `region` (what submit routes to), in [0, threads()).
+  size_t worker_of(uint64_t region) const;
+
+  // A job for the worker owning `region` (smaller priority first).
+  void submit(double priority, uint64_t region, std::function<void()> job);
+  // A job any worker may run as its own (no memo to share: Locate's planning, tests).
   void submit(double priority, std::function<void()> job);
+
   size_t depth() const { return depth_.load(); }
+  size_t threads() const { return workers_.size(); }
   // Raised by stop(): a generation running on the queue passes it to ChunkStream::generate,
   // so that shutdown never waits for a long chunk.
   const std::atomic<bool>* stopping() const { return &stopping_; }
@@ -37,22 +63,15 @@ class GenerationQueue {
   void stop();
 
  private:
-  struct Job {
-    double priority;
-    uint64_t sequence;
-    std::function<void()> run;
-    bool operator<(const Job& other) const {  // std::priority_queue pops the largest
-      return priority != other.priority ? priority > other.priority : sequence > other.sequence;
-    }
-  };
-  void run_one();
+  void push(std::optional<size_t> worker, double priority, std::function<void()> job);
+  void work(size_t self);
 
   std::mutex mutex_;
-  std::priority_queue<Job> jobs_;
-  uint64_t sequence_ = 0;
+  std::condition_variable wake_;
+  RoutedJobs jobs_;  // under mutex_
   std::atomic<size_t> depth_{0};
   std::atomic<bool> stopping_{false};
-  boost::asio::thread_pool pool_;  // last: its threads stop before the queue they read
+  std::vector<std::thread> workers_;  // last: they stop before the queues they read
 };
 
 }  // namespace chunkforge::server

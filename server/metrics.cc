@@ -7,12 +7,13 @@
 
 namespace chunkforge::server {
 
-void Metrics::generated(double seconds) {
+void Metrics::generated(double seconds, double cpu_seconds) {
   size_t bucket = 0;
   while (bucket < kBuckets.size() && seconds > kBuckets[bucket]) ++bucket;
   ++generation_buckets_[bucket];
   ++generation_count_;
   generation_micros_ += static_cast<uint64_t>(seconds * 1e6);
+  generation_cpu_micros_ += static_cast<uint64_t>(cpu_seconds * 1e6);
 }
 
 std::string Metrics::render(const CacheStats& cache, size_t queue_depth) const {
@@ -45,6 +46,10 @@ std::string Metrics::render(const CacheStats& cache, size_t queue_depth) const {
   single("queue_depth", "gauge", "Generations waiting for a thread.", queue_depth);
   single("active_streams", "gauge", "StreamRegion calls in progress.", active_streams_.load());
   single("active_sessions", "gauge", "Player sessions in progress.", active_sessions_.load());
+  single("generation_cpu_seconds_total", "counter",
+         "CPU time of the generation threads generating and encoding chunks (per chunk: divide by "
+         "generation_seconds_count).",
+         static_cast<double>(generation_cpu_micros_) / 1e6);
   header("generation_seconds", "histogram", "Time to generate and encode one chunk.");
   uint64_t cumulative = 0;
   for (size_t b = 0; b <= kBuckets.size(); ++b) {

@@ -34,7 +34,9 @@ class Metrics {
   // A call refused for the server's capacity (sessions, streams) or ended for not reading.
   void refused() { ++refused_; }
   void chunk_sent() { ++chunks_sent_; }
-  void generated(double seconds);
+  // One chunk generated and encoded in `seconds` of wall time, `cpu_seconds` of its thread's
+  // CPU time (the cost of a chunk whatever else shares the cores).
+  void generated(double seconds, double cpu_seconds);
 
   // The page, with the cache's and the queue's current figures.
   std::string render(const CacheStats& cache, size_t queue_depth) const;
@@ -45,7 +47,7 @@ class Metrics {
                                                       0.02,   0.05,  0.1,   0.25,  1.0};
   std::array<std::atomic<uint64_t>, kMethodCount> requests_{}, errors_{};
   std::array<std::atomic<uint64_t>, kBuckets.size() + 1> generation_buckets_{};
-  std::atomic<uint64_t> generation_count_{0}, generation_micros_{0};
+  std::atomic<uint64_t> generation_count_{0}, generation_micros_{0}, generation_cpu_micros_{0};
   std::atomic<int64_t> active_streams_{0}, active_sessions_{0};
   std::atomic<uint64_t> chunks_sent_{0}, refused_{0};
 };

@@ -208,7 +208,7 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
     const ChunkKey key = generation.key;
     const uint64_t version = job.version;
     Bytes hit = service_.fetch(
-        job, static_cast<double>(view_.distance2(key)),
+        job, static_cast<double>(view_.ring(key)),
         [state, unwanted = generation.unwanted] {
           const std::shared_ptr<State> s = state.lock();
           return !s || s->over.load() || unwanted->load();

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <tuple>
 #include <vector>
 
@@ -39,6 +40,10 @@ bool SessionView::in_view(ChunkKey key) const {
 int64_t SessionView::distance2(ChunkKey key) const {
   const int64_t dx = key.x - centre_.x, dz = key.z - centre_.z;
   return dx * dx + dz * dz;
+}
+
+int64_t SessionView::ring(ChunkKey key) const {
+  return std::max(std::abs(key.x - centre_.x), std::abs(key.z - centre_.z));
 }
 
 // Nearest first; ties by z, then x, so that the order never depends on container order.

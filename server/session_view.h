@@ -105,8 +105,11 @@ class SessionView {
   size_t loaded() const { return loaded_.size(); }
   size_t under_way() const { return in_flight_.size(); }
   size_t ready() const { return ready_.size(); }
-  // Squared distance in chunks from the view's centre (the generation priority).
+  // Squared distance in chunks from the view's centre (the order within the view).
   int64_t distance2(ChunkKey key) const;
+  // The ring of `key` around the view's centre, max(|dx|, |dz|) in chunks: the generation
+  // priority, so that every player's inner rings go before anyone's outer ones.
+  int64_t ring(ChunkKey key) const;
 
  private:
   bool in_view(ChunkKey key) const;

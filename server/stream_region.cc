@@ -2,6 +2,7 @@
 // runs ahead of the writes by a bounded window; writes go out one at a time in nearest-first
 // order (HTTP/2 flow control paces them); a client that stops reading is ended by the stall watch.
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <tuple>
@@ -84,6 +85,13 @@ class RegionReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
     return grpc::Status::OK;
   }
 
+  // A chunk's ring around the centre (the first job): its generation priority, as in a
+  // session, so that a stream's inner rings and a player's go before either's outer ones.
+  int64_t ring(ChunkCoord c) const {
+    const ChunkCoord centre = jobs_.front().coord;
+    return std::max(std::abs(c.x - centre.x), std::abs(c.z - centre.z));
+  }
+
   // Called with the state's mutex held (as every method below).
   void request_more() {
     while (requested_ < jobs_.size() && requested_ < next_ + kAhead && !finished_) {
@@ -93,7 +101,7 @@ class RegionReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
       // waiter asks the shared state instead (an atomic, no lock: the cache calls it under its
       // own lock).
       Bytes hit = service_.fetch(
-          jobs_[index], static_cast<double>(index),
+          jobs_[index], static_cast<double>(ring(jobs_[index].coord)),
           [state] {
             const std::shared_ptr<State> s = state.lock();
             return !s || s->over.load();

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <memory>
 #include <tuple>
 
@@ -15,8 +16,14 @@ namespace chunkforge::server {
 namespace {
 
 // Chunks produced on a worker thread reuse that thread's scatter memo: neighbouring requests
-// do not redo each other's halos. Output never depends on the memo.
-constexpr size_t kWorkerMemoCells = 16384;
+// do not redo each other's halos. Output never depends on the memo. A memo starts afresh when
+// it holds more than its cells (about 190 bytes each, measured), so it must hold the halos of
+// the busy regions its worker serves. The workers split one budget (about 50 MiB when full),
+// so that memory does not grow with --threads; routing gives each worker only its share of the
+// regions. Measured under 200 walking players on 2 workers (docs/server.md, "How generation is
+// scheduled"): 16384 cells a worker cost 2.4-2.6 ms of CPU a chunk, 131072 cells 2.0 ms.
+constexpr size_t kMemoCells = 262144;
+constexpr size_t kMinWorkerMemoCells = 16384;
 
 // Nearest first: squared distance between chunk centres, ties by z then x.
 std::vector<ChunkCoord> nearest_first(ChunkCoord centre, int64_t radius) {
@@ -195,12 +202,20 @@ v1::Chunk WorldService::base_chunk(ChunkCoord coord) {
   return chunk;
 }
 
+// CPU time of the calling thread, seconds.
+static double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
 Bytes WorldService::generate(const ChunkJob& job) const {
   const auto start = std::chrono::steady_clock::now();
+  const double cpu_start = thread_cpu_seconds();
   thread_local std::unique_ptr<ChunkStream> stream;
   thread_local const World* stream_world = nullptr;
   if (!stream || stream_world != &world_) {
-    stream = std::make_unique<ChunkStream>(world_, kWorkerMemoCells);
+    stream = std::make_unique<ChunkStream>(world_, std::max(kMinWorkerMemoCells, kMemoCells / queue_.threads()));
     stream_world = &world_;
   }
   ChunkData data = stream->generate(job.coord, queue_.stopping());
@@ -213,7 +228,8 @@ Bytes WorldService::generate(const ChunkJob& job) const {
   v1::Chunk chunk = encode_chunk(world_, data);
   if (job.options.include_terrain()) add_terrain(world_, job.options.terrain_step(), chunk);
   Bytes bytes = std::make_shared<const std::string>(canonical_bytes(chunk));
-  metrics_.generated(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  metrics_.generated(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                     thread_cpu_seconds() - cpu_start);
   return bytes;
 }
 
@@ -221,7 +237,7 @@ Bytes WorldService::fetch(const ChunkJob& job, double priority, std::function<bo
                           std::function<void(Bytes)> on_ready) {
   ChunkCache::JoinResult r = cache_.join(job.key, ChunkCache::Waiter{std::move(on_ready), std::move(cancelled)});
   if (r.hit || !r.produce) return r.hit;  // a hit, or joined a generation already under way
-  queue_.submit(priority, [this, job] {
+  queue_.submit(priority, GenerationQueue::region_of(job.coord.x, job.coord.z), [this, job] {
     // Requests that were cancelled or expired while queued cost nothing.
     if (cache_.abandon_if_unwanted(job.key)) return;
     Bytes bytes;

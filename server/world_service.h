@@ -117,7 +117,8 @@ class WorldService final : public WorldServiceBase {
   grpc::Status check_locate(const v1::LocateRequest& request, uint32_t& type) const;
   // The job's bytes now on a cache hit; otherwise null, and `on_ready` gets them later (null if
   // the generation was dropped), by joining a running generation or queueing one at
-  // `priority` (smaller first).
+  // `priority` (smaller first: the chunk's ring in its requester's view, 0 for GetChunk) on the
+  // generation worker that owns the chunk's region.
   Bytes fetch(const ChunkJob& job, double priority, std::function<bool()> cancelled,
               std::function<void(Bytes)> on_ready);
   // The generated chunk of `coord` with every layer and no terrain (what edits are checked

@@ -1,13 +1,16 @@
-// GenerationQueue on its own: the most urgent job first, ties in submission order, and stop()
-// dropping what is still queued.
+// GenerationQueue on its own: the most urgent job first, ties in submission order, routing by
+// region with no worker idle while work waits, and stop() prompt, dropping what is still queued.
+// The exact order between workers is routed_jobs_test.cc's.
 #include "generation_queue.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <future>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -76,6 +79,59 @@ TEST(GenerationQueueTest, StopWaitsForTheRunningJobAndDropsTheQueuedOnes) {
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   std::lock_guard lock(journal.mutex);
   EXPECT_TRUE(journal.ran.empty()) << "a job submitted after stop() must not run";
+}
+
+TEST(GenerationQueueTest, NeighbouringChunksShareARegionAndRegionsSpreadOverWorkers) {
+  GenerationQueue queue(2);
+  const uint64_t region = GenerationQueue::region_of(32, -16);
+  for (int64_t x = 32; x < 48; ++x) {
+    for (int64_t z = -16; z < 0; ++z) EXPECT_EQ(GenerationQueue::region_of(x, z), region) << x << "," << z;
+  }
+  EXPECT_NE(GenerationQueue::region_of(-1, 0), GenerationQueue::region_of(0, 0));
+  EXPECT_NE(GenerationQueue::region_of(0, -1), GenerationQueue::region_of(0, 0));
+  std::set<size_t> workers;
+  for (int64_t r = 0; r < 64; ++r) workers.insert(queue.worker_of(GenerationQueue::region_of(r * 16, 0)));
+  EXPECT_EQ(workers, (std::set<size_t>{0, 1}));
+}
+
+TEST(GenerationQueueTest, AJobRoutedToABusyWorkerRunsOnAnIdleOne) {
+  GenerationQueue queue(2);
+  Blocker blocker(queue);  // one worker is held; which one does not matter
+  std::vector<uint64_t> regions;  // one region of each worker
+  for (int64_t r = 0; regions.size() < 2; ++r) {
+    const uint64_t region = GenerationQueue::region_of(r * 16, 0);
+    if (queue.worker_of(region) == regions.size()) regions.push_back(region);
+  }
+  std::promise<void> done[2][3];
+  for (size_t w = 0; w < 2; ++w) {
+    for (auto& d : done[w]) queue.submit(1, regions[w], [&d] { d.set_value(); });
+  }
+  for (auto& per_worker : done) {
+    for (auto& d : per_worker) {
+      EXPECT_EQ(d.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready)
+          << "a job waited for the busy worker while the other was idle";
+    }
+  }
+  blocker.release();
+}
+
+TEST(GenerationQueueTest, StopEndsARunningGenerationPromptly) {
+  GenerationQueue queue(2);
+  std::promise<void> started;
+  std::atomic<bool> saw_stopping{false};
+  queue.submit(0, [&] {  // a long generation: polls stopping() as ChunkStream does
+    started.set_value();
+    while (!queue.stopping()->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    saw_stopping = true;
+  });
+  started.get_future().wait();
+  Journal journal;
+  for (int id = 0; id < 50; ++id) queue.submit(id, GenerationQueue::region_of(id, 0), journal.job(id));
+  auto stopped = std::async(std::launch::async, [&] { queue.stop(); });
+  ASSERT_EQ(stopped.wait_for(std::chrono::seconds(5)), std::future_status::ready) << "stop() is not prompt";
+  EXPECT_TRUE(saw_stopping);
+  EXPECT_EQ(queue.depth(), 0u);
+  queue.stop();  // idempotent
 }
 
 }  // namespace

@@ -1,0 +1,91 @@
+// RoutedJobs: which job a worker takes next (most urgent first; its own before another
+// worker's at equal urgency; stealing when it has nothing of its own), without threads, so
+// every order is exact.
+#include "routed_jobs.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace chunkforge::server {
+namespace {
+
+// Pushes jobs that record their id when run, and runs what a worker takes.
+class Harness {
+ public:
+  explicit Harness(size_t workers) : jobs(workers) {}
+  void push(std::optional<size_t> worker, double priority, int id) {
+    jobs.push(worker, priority, [this, id] { ran.push_back(id); });
+  }
+  // The ids worker `self` runs, taking `n` jobs in a row.
+  std::vector<int> take(size_t self, size_t n) {
+    ran.clear();
+    for (size_t k = 0; k < n; ++k) jobs.take(self)();
+    return ran;
+  }
+  RoutedJobs jobs;
+  std::vector<int> ran;
+};
+
+TEST(RoutedJobsTest, AWorkerTakesItsOwnJobsBeforeAnothersOfEqualPriority) {
+  Harness h(2);
+  h.push(1, 3, 10);  // worker 1's, submitted first
+  h.push(0, 3, 0);
+  h.push(1, 3, 11);
+  h.push(0, 3, 1);
+  EXPECT_EQ(h.take(0, 2), (std::vector<int>{0, 1}));
+  EXPECT_EQ(h.take(1, 2), (std::vector<int>{10, 11}));
+  EXPECT_EQ(h.jobs.size(), 0u);
+}
+
+TEST(RoutedJobsTest, AMoreUrgentJobOfAnotherWorkerGoesFirst) {
+  // Coarse to fine across players: worker 1's ring-0 chunk before worker 0's own ring-2 ones.
+  Harness h(2);
+  h.push(0, 2, 20);
+  h.push(0, 2, 21);
+  h.push(1, 0, 100);
+  h.push(1, 1, 101);
+  EXPECT_EQ(h.take(0, 4), (std::vector<int>{100, 101, 20, 21}));
+}
+
+TEST(RoutedJobsTest, AnIdleWorkerStealsSoNoJobWaitsForABusyOne) {
+  Harness h(3);
+  for (int id = 0; id < 4; ++id) h.push(1, 5, id);
+  // Worker 2 has nothing of its own: it runs worker 1's jobs, oldest first.
+  EXPECT_EQ(h.take(2, 4), (std::vector<int>{0, 1, 2, 3}));
+}
+
+TEST(RoutedJobsTest, SharedJobsAreEveryWorkersOwnInSubmissionOrder) {
+  Harness h(2);
+  h.push(std::nullopt, 1, 50);
+  h.push(0, 1, 0);
+  h.push(std::nullopt, 1, 51);
+  h.push(1, 1, 10);
+  EXPECT_EQ(h.take(0, 3), (std::vector<int>{50, 0, 51}));
+  EXPECT_EQ(h.take(0, 1), (std::vector<int>{10}));  // then stolen: nothing else is left
+}
+
+TEST(RoutedJobsTest, EqualPrioritiesOfOneWorkerRunInSubmissionOrder) {
+  // No starvation within a priority: a job is never overtaken by a later one of its class.
+  Harness h(1);
+  h.push(0, 3, 1);
+  h.push(0, 1, 0);
+  h.push(0, 3, 2);
+  h.push(std::nullopt, 3, 3);
+  h.push(0, 3, 4);
+  EXPECT_EQ(h.take(0, 5), (std::vector<int>{0, 1, 2, 3, 4}));
+}
+
+TEST(RoutedJobsTest, ClearDropsEveryJobWithoutRunningIt) {
+  Harness h(2);
+  h.push(0, 1, 0);
+  h.push(std::nullopt, 1, 1);
+  h.jobs.clear();
+  EXPECT_EQ(h.jobs.size(), 0u);
+  EXPECT_TRUE(h.ran.empty());
+}
+
+}  // namespace
+}  // namespace chunkforge::server
