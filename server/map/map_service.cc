@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "chunkforge/chunk.h"
+#include "chunkforge/resource_layer.h"
 #include "map_assets.h"
 #include "tile_key.h"
 #include "tile_renderer.h"
@@ -174,10 +175,12 @@ void MapService::serve_page(const std::string& query, const MapReplyFn& reply) c
 
 void MapService::serve_tile(const MapRequest& request, const std::string& path, MapReplyFn reply,
                             std::shared_ptr<const std::atomic<bool>> cancelled) {
-  auto parsed = parse_tile_path(path);
+  const std::shared_ptr<const World> world = state().world;
+  std::vector<std::string> resources;
+  for (const ResourceLayer& r : world->resources().all()) resources.push_back(r.name);
+  auto parsed = parse_tile_path(path, resources);
   if (auto* reason = std::get_if<std::string>(&parsed)) return reply(text(400, *reason + "\n"));
   const TileKey key = std::get<TileKey>(parsed);
-  const std::shared_ptr<const World> world = state().world;
   const std::string etag = tile_etag(world->fingerprint(), key);
   const std::vector<std::pair<std::string, std::string>> headers = {{"ETag", etag}, {"Cache-Control", "no-cache"}};
   if (request.if_none_match == etag) return reply(MapReply{304, "image/png", "", headers});

@@ -64,6 +64,7 @@ TileImage draw_objects(const World& world, const TileKey& key, const std::atomic
       const ChunkData chunk = stream.generate({cx, cz}, abandon);
       const double ox = static_cast<double>(cx * cs - key.world_x0()), oz = static_cast<double>(cz * cs - key.world_z0());
       for (const ResourceObject& o : chunk.objects) {
+        if (key.resource >= 0 && o.layer != static_cast<uint32_t>(key.resource)) continue;
         const Rgba color = color_of(world.definition().resources(static_cast<int>(o.layer)).color());
         const double radius = std::max(to_pixel(world.resources().layer(o.layer).footprint, key), 0.5);
         image.disc(to_pixel(ox + o.x, key), to_pixel(oz + o.z, key), radius, color);

@@ -13,6 +13,7 @@ TileImage render_tile(const World& world, const TileKey& key, const std::atomic<
     case Layer::kStructures: return draw_structures(world, key, abandon);
     case Layer::kObjects: return draw_objects(world, key, abandon);
     case Layer::kGrid: return draw_grid(world, key);
+    case Layer::kDensity: return draw_density(world, key, abandon);
     case Layer::kCount: break;
   }
   return TileImage(!info.overlay);  // not reached: parse_tile_path only makes real layers

@@ -16,13 +16,14 @@ void check(const std::atomic<bool>* abandon) {
 }
 
 // Copies one sample into its block of `block` x `block` pixels.
-void put(TileTerrain& out, int px, int py, int block, double elevation, uint32_t biome, uint32_t material) {
+void put(TileTerrain& out, int px, int py, int block, const TerrainGrid& grid, size_t from) {
   for (int y = py; y < py + block; ++y) {
     for (int x = px; x < px + block; ++x) {
       const size_t k = TileTerrain::index(x, y);
-      out.elevation[k] = elevation;
-      out.biome[k] = biome;
-      out.material[k] = material;
+      out.elevation[k] = grid.elevation[from];
+      out.slope[k] = grid.slope[from];
+      out.biome[k] = grid.biome[from];
+      out.material[k] = grid.material[from];
     }
   }
 }
@@ -42,8 +43,7 @@ void from_lattice(const World& world, const TileKey& key, int64_t step, int bloc
                                                        Coord::from_parts(key.world_z0() + sj * step, 0.0), step, side);
       for (int j = 0; j < side; ++j) {
         for (int i = 0; i < side; ++i) {
-          const size_t k = grid.index(i, j);
-          put(out, (si + i) * block, (sj + j) * block, block, grid.elevation[k], grid.biome[k], grid.material[k]);
+          put(out, (si + i) * block, (sj + j) * block, block, grid, grid.index(i, j));
         }
       }
     }
@@ -55,6 +55,7 @@ void from_lattice(const World& world, const TileKey& key, int64_t step, int bloc
 TileTerrain sample_tile_terrain(const World& world, const TileKey& key, const std::atomic<bool>* abandon) {
   TileTerrain out;
   out.elevation.resize(kPixels);
+  out.slope.resize(kPixels);
   out.biome.resize(kPixels);
   out.material.resize(kPixels);
   // Pixels smaller than a unit: one unit's sample fills a block of 2^z x 2^z pixels.

@@ -23,7 +23,7 @@
 namespace chunkforge::map {
 
 struct TileTerrain {
-  std::vector<double> elevation;
+  std::vector<double> elevation, slope;  // slope: what the materials and resource filters read
   std::vector<uint32_t> biome, material;
   static size_t index(int x, int y) { return static_cast<size_t>(y) * kTilePixels + x; }
 };

@@ -3,7 +3,8 @@
 
 Starts chunkforge-server on loopback ports and Debian's chromium with a fresh profile, opens
 /map/, and checks: no console errors and no failed requests; the tiles are 256x256 PNGs that
-are not blank; switching the base layer changes what is drawn; structure search puts markers;
+are not blank; switching the base layer changes what is drawn, and so does showing a resource
+layer's density; structure search puts markers;
 the edits and players overlays (the server has an edit store and --map-players) show without
 errors. Screenshots are written to the artefact directory.
 
@@ -185,6 +186,27 @@ def check_watcher(page, cli, source_dir, artefacts, workdir):
         tool.wait(10)
 
 
+def toggle_overlay(page, title):
+    page.evaluate("""[...document.querySelectorAll('.leaflet-control-layers-overlays label')]
+                     .find(l => l.textContent.trim() === %s).querySelector('input').click()""" % json.dumps(title))
+
+
+# A resource layer's density overlay, toggled in Leaflet's layer control: its tiles load, are
+# not blank, and change the screen; toggled off again, they go.
+def check_density(page, artefacts, before):
+    toggle_overlay(page, "Density: forest")
+    tiles = wait_for(lambda: len(loaded_tiles(page, "density.forest")) >= 12 and loaded_tiles(page, "density.forest"),
+                     60, "density tiles")
+    assert all(t["w"] == 256 and t["colours"] > 1 for t in tiles), tiles
+    page.pump(1.0)
+    shown = screenshot(page, os.path.join(artefacts, "map_density_forest.png"))
+    assert shown != before, "showing the forest's density changed nothing on screen"
+    toggle_overlay(page, "Density: forest")
+    wait_for(lambda: not page.evaluate("chunkforgeMap.map.hasLayer(chunkforgeMap.layers.byName['density.forest'])"),
+             10, "the density overlay to go")
+    return len(tiles)
+
+
 # The edits and players overlays are offered, and showing them (both empty here: the C++ tests
 # fill them) raises no error.
 def check_live_overlays(page):
@@ -227,6 +249,7 @@ def run(server_binary, cli, source_dir, artefacts):
         page.pump(1.5)
         after = screenshot(page, os.path.join(artefacts, "map_biomes.png"))
         assert before != after, "switching to biomes changed nothing on screen"
+        density = check_density(page, artefacts, after)
 
         # Structure search: markers where the planner says.
         page.evaluate("document.querySelector('#search button').click()")
@@ -239,8 +262,8 @@ def run(server_binary, cli, source_dir, artefacts):
         assert not found, "\n".join(found)
         biomes = len(loaded_tiles(page, "biomes"))
         check_watcher(page, cli, source_dir, artefacts, profile)
-        print("ok: %d materials tiles, %d biomes tiles, %d markers, the watcher showed errors and recovered; "
-              "screenshots in %s" % (len(tiles), biomes, markers, artefacts))
+        print("ok: %d materials tiles, %d biomes tiles, %d forest density tiles, %d markers, the watcher showed "
+              "errors and recovered; screenshots in %s" % (len(tiles), biomes, density, markers, artefacts))
     finally:
         if browser:
             browser.terminate()

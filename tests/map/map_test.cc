@@ -7,6 +7,7 @@
 #include <string>
 
 #include "chunkforge/world.h"
+#include "pixel_hash.h"
 #include "tile_cache.h"
 #include "tile_key.h"
 #include "tile_renderer.h"
@@ -14,16 +15,7 @@
 namespace chunkforge::map {
 namespace {
 
-// FNV-1a over the RGBA bytes. Pixels, not PNG bytes: those depend on the zlib version too.
-std::string pixel_hash(const TileImage& image) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (const Rgba& p : image.pixels()) {
-    for (uint8_t byte : {p.r, p.g, p.b, p.a}) h = (h ^ byte) * 0x100000001b3ull;
-  }
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
-  return text;
-}
+using test::pixel_hash;
 
 TileKey tile(const char* path) { return std::get<TileKey>(parse_tile_path(path)); }
 
@@ -43,7 +35,8 @@ TEST(TileKeyTest, ParsesTheXyzScheme) {
 
 TEST(TileKeyTest, RejectsBadPathsWithAReason) {
   EXPECT_EQ(reason("/tiles/lava/0/0/0.png"),
-            "unknown layer \"lava\": one of materials, biomes, elevation, structures, objects, grid");
+            "unknown layer \"lava\": one of materials, biomes, elevation, structures, objects, objects.<resource>, grid, "
+            "density.<resource>");
   EXPECT_EQ(reason("/tiles/materials/5/0/0.png"), "zoom must be in [-8, 4] (got 5)");
   EXPECT_EQ(reason("/tiles/materials/-9/0/0.png"), "zoom must be in [-8, 4] (got -9)");
   EXPECT_EQ(reason("/tiles/materials/x/0/0.png"), "zoom must be an integer (got \"x\")");

@@ -84,7 +84,12 @@ TEST_F(MapHttpTest, BadTileRequestsGet400WithAReason) {
       {"/tiles/materials/99/0/0.png", "zoom must be in [-8, 4] (got 99)\n"},
       {"/tiles/materials/0/east/0.png", "tile x and y must be integers\n"},
       {"/tiles/materials/-8/1000000000/0.png", "the tile lies past the world limit of +-2^40 units\n"},
-      {"/tiles/nope/0/0/0.png", "unknown layer \"nope\": one of materials, biomes, elevation, structures, objects, grid\n"},
+      {"/tiles/nope/0/0/0.png", "unknown layer \"nope\": one of materials, biomes, elevation, structures, objects, "
+                                "objects.<resource>, grid, density.<resource>\n"},
+      {"/tiles/density.lava/0/0/0.png", "unknown resource layer \"lava\": one of forest, iron, coal, boulders\n"},
+      {"/tiles/density/0/0/0.png", "layer density needs a resource layer: density.<resource>, <resource> one of "
+                                   "forest, iron, coal, boulders\n"},
+      {"/tiles/grid.iron/0/0/0.png", "layer grid takes no resource layer\n"},
   };
   for (const auto& c : cases) {
     const Response r = get(port(), c.target);
@@ -92,6 +97,23 @@ TEST_F(MapHttpTest, BadTileRequestsGet400WithAReason) {
     EXPECT_EQ(r.body, c.body) << c.target;
   }
   EXPECT_EQ(get(port(), "/api/point?x=a&z=0").status, 400);
+}
+
+// Every resource layer of the world gets a density layer and an objects layer, listed for the
+// page and served as tiles with their own ETags.
+TEST_F(MapHttpTest, DensityAndObjectsLayersPerResourceLayer) {
+  start();
+  const std::string status = get(port(), "/api/status").body;
+  for (const char* listed : {"{\"name\":\"density.forest\",\"title\":\"Density: forest\",\"overlay\":true,\"min_zoom\":-8}",
+                             "{\"name\":\"objects.boulders\",\"title\":\"Objects: boulders\",\"overlay\":true,\"min_zoom\":0}"}) {
+    EXPECT_NE(status.find(listed), std::string::npos) << listed << " not in " << status;
+  }
+  const Response density = get(port(), "/tiles/density.iron/-5/0/0.png");
+  ASSERT_EQ(density.status, 200);
+  EXPECT_EQ(density.body.substr(1, 3), "PNG");
+  EXPECT_EQ(density.header("ETag"), "\"" + default_world().fingerprint() + "-density.1--5-0-0-r1\"");
+  EXPECT_EQ(get(port(), "/tiles/density.iron/-5/0/0.png", "If-None-Match: " + density.header("ETag") + "\r\n").status, 304);
+  EXPECT_EQ(get(port(), "/tiles/objects.coal/0/0/0.png").status, 200);
 }
 
 TEST_F(MapHttpTest, PageAssetsAndJson) {
