@@ -148,6 +148,8 @@ bool MapService::handle(const MapRequest& request, MapReplyFn reply, std::shared
     reply(json(status, std::move(body)));
   } else if (path == "/api/locate") {
     serve_locate(query, std::move(reply));
+  } else if (path == "/api/chunk") {
+    serve_chunk(query, std::move(reply), std::move(cancelled));
   } else if (path == "/api/edits" && options_.edited_chunks) {
     auto [status, body] = edits_json(*now.world, query, options_.edited_chunks);  // an index scan: here
     reply(json(status, std::move(body)));
@@ -156,7 +158,8 @@ bool MapService::handle(const MapRequest& request, MapReplyFn reply, std::shared
   } else if (path == "/api/view") {
     serve_view(query, reply);
   } else {
-    reply(text(404, "not found: the map serves /map/, /tiles/, /api/status, /api/point, /api/locate and /api/view\n"));
+    reply(text(404, "not found: the map serves /map/, /tiles/, /api/status, /api/point, /api/locate, /api/chunk and "
+                    "/api/view\n"));
   }
   return true;
 }
@@ -216,6 +219,21 @@ void MapService::serve_locate(const std::string& query, MapReplyFn reply) {
   const bool queued = pool_.submit([world, query, once] {
     auto [status, body] = locate_json(*world, query);
     (*once)(json(status, std::move(body)));
+  });
+  if (!queued) (*once)(MapReply{503, "text/plain", "busy: too many requests waiting\n", {{"Retry-After", "1"}}});
+}
+
+// One chunk generated (milliseconds) on the pool, given up when the browser goes.
+void MapService::serve_chunk(const std::string& query, MapReplyFn reply, std::shared_ptr<const std::atomic<bool>> cancelled) {
+  const std::shared_ptr<const World> world = state().world;
+  auto once = std::make_shared<ReplyOnce>(std::move(reply));
+  const bool queued = pool_.submit([this, world, query, once, cancelled] {
+    try {
+      auto [status, body] = chunk_json(*world, query, options_.current_chunk, cancelled.get());
+      (*once)(json(status, std::move(body)));
+    } catch (const GenerationAbandoned&) {
+      (*once)(text(503, "cancelled\n"));
+    }
   });
   if (!queued) (*once)(MapReply{503, "text/plain", "busy: too many requests waiting\n", {{"Retry-After", "1"}}});
 }

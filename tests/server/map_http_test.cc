@@ -7,10 +7,13 @@
 #include <unistd.h>
 
 #include <array>
+#include <cstdio>
 #include <memory>
 #include <vector>
 #include <string>
 
+#include "chunkforge/chunk.h"
+#include "chunkforge/resource_layer.h"
 #include "chunkforge/world.h"
 #include "http_endpoint.h"
 #include "map_service.h"
@@ -114,6 +117,28 @@ TEST_F(MapHttpTest, DensityAndObjectsLayersPerResourceLayer) {
   EXPECT_EQ(density.header("ETag"), "\"" + default_world().fingerprint() + "-density.1--5-0-0-r1\"");
   EXPECT_EQ(get(port(), "/tiles/density.iron/-5/0/0.png", "If-None-Match: " + density.header("ETag") + "\r\n").status, 304);
   EXPECT_EQ(get(port(), "/tiles/objects.coal/0/0/0.png").status, 200);
+}
+
+// A clicked chunk's objects and structures, as the generator makes them (no edits here).
+TEST_F(MapHttpTest, AChunksObjectsAsJson) {
+  start();
+  const ChunkData expected = Generator(default_world()).generate({3, -2});
+  ASSERT_FALSE(expected.objects.empty());
+  const Response r = get(port(), "/api/chunk?cx=3&cz=-2");
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.body.rfind("{\"chunk\":[3,-2],\"chunk_size\":64,\"edit_version\":0,\"objects\":[{\"id\":\"", 0), 0u) << r.body;
+  size_t listed = 0;
+  for (size_t at = r.body.find("\"layer\":"); at != std::string::npos; at = r.body.find("\"layer\":", at + 1)) ++listed;
+  EXPECT_EQ(listed, expected.objects.size());
+  const ResourceObject& first = expected.objects.front();
+  char id[17];
+  std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(first.id));
+  EXPECT_NE(r.body.find("{\"id\":\"" + std::string(id) + "\",\"layer\":\"" + default_world().resources().layer(first.layer).name +
+                        "\""), std::string::npos) << r.body.substr(0, 300);
+  for (const char* bad : {"/api/chunk?cx=a&cz=0", "/api/chunk?cx=0", "/api/chunk?cx=17179869184&cz=0"}) {
+    EXPECT_EQ(get(port(), bad).status, 400) << bad;
+  }
+  EXPECT_EQ(get(port(), "/api/chunk?cx=0&cz=17179869184").body, "{\"error\":\"cx and cz must be in [-17179869184, 17179869184)\"}");
 }
 
 TEST_F(MapHttpTest, PageAssetsAndJson) {
