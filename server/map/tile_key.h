@@ -32,7 +32,7 @@ inline constexpr int kMaxZoom = 4;   // 16 pixels per unit: a tile spans 16 unit
 inline constexpr int64_t kWorldLimit = int64_t{1} << 40;  // as `chunkforge locate`
 
 // Bump when drawing changes: it is part of every ETag, so browsers drop their stale tiles.
-inline constexpr int kRendererVersion = 1;
+inline constexpr int kRendererVersion = 2;
 
 enum class Layer { kMaterials, kBiomes, kElevation, kStructures, kObjects, kGrid, kDensity, kCount };
 

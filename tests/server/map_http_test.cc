@@ -69,7 +69,7 @@ TEST_F(MapHttpTest, TileThenNotModifiedOnAMatchingETag) {
   EXPECT_EQ(tile.header("Content-Type"), "image/png");
   EXPECT_EQ(tile.body.substr(1, 3), "PNG");
   const std::string etag = tile.header("ETag");
-  EXPECT_EQ(etag, "\"" + default_world().fingerprint() + "-materials-0-0-0-r1\"");
+  EXPECT_EQ(etag, "\"" + default_world().fingerprint() + "-materials-0-0-0-r2\"");
 
   const Response again = get(port(), "/tiles/materials/0/0/0.png", "If-None-Match: " + etag + "\r\n");
   EXPECT_EQ(again.status, 304);
@@ -114,7 +114,7 @@ TEST_F(MapHttpTest, DensityAndObjectsLayersPerResourceLayer) {
   const Response density = get(port(), "/tiles/density.iron/-5/0/0.png");
   ASSERT_EQ(density.status, 200);
   EXPECT_EQ(density.body.substr(1, 3), "PNG");
-  EXPECT_EQ(density.header("ETag"), "\"" + default_world().fingerprint() + "-density.1--5-0-0-r1\"");
+  EXPECT_EQ(density.header("ETag"), "\"" + default_world().fingerprint() + "-density.1--5-0-0-r2\"");
   EXPECT_EQ(get(port(), "/tiles/density.iron/-5/0/0.png", "If-None-Match: " + density.header("ETag") + "\r\n").status, 304);
   EXPECT_EQ(get(port(), "/tiles/objects.coal/0/0/0.png").status, 200);
 }
