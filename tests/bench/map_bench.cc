@@ -1,10 +1,11 @@
 // The live map's tiles: one 256 px tile at 1 px per unit and at 64 units per pixel (cold:
 // rendered and PNG-encoded from nothing), a first screen of 24 tiles, and beside them the chunk
 // path over the same area as `chunkforge render` takes it (generate the chunks, then draw), and
-// the first screen on the render pool as the server runs it.
+// the first screen on the render pool as the server runs it, and its PNG encoding alone.
 #include <benchmark/benchmark.h>
 
 #include <latch>
+#include <vector>
 
 #include "chunkforge/chunk.h"
 #include "chunkforge/encode.h"
@@ -42,6 +43,19 @@ void BM_FirstScreen24Tiles(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_FirstScreen24Tiles)->Unit(benchmark::kMillisecond);
+// The PNG encoding alone of the first screen's 24 tiles (drawn once beforehand), and their bytes:
+// a third of the first screen went here before the row filter was turned off (docs/map.md).
+void BM_FirstScreenPngEncoding(benchmark::State& state) {
+  std::vector<TileImage> images;
+  for (int64_t x = 0; x < 24; ++x) images.push_back(render_tile(default_world(), key(Layer::kMaterials, -2, x, 0)));
+  size_t bytes = 0;
+  for (auto _ : state) {
+    bytes = 0;
+    for (const TileImage& image : images) bytes += image.png().size();
+  }
+  state.counters["bytes"] = static_cast<double>(bytes);
+}
+BENCHMARK(BM_FirstScreenPngEncoding)->Unit(benchmark::kMillisecond);
 
 // The same first screen as the server renders it: on a TilePool of 2 threads (the server uses
 // --threads up to 4), centre first. Wall time, which on a shared machine depends on its load.
