@@ -30,6 +30,19 @@ BENCHMARK_CAPTURE(BM_Tile, elevation_64_units_per_px, Layer::kElevation, -6)->Un
 BENCHMARK_CAPTURE(BM_Tile, structures_8_units_per_px, Layer::kStructures, -3)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Tile, objects_1px_per_unit, Layer::kObjects, 0)->Unit(benchmark::kMillisecond);
 
+// A resource layer's density tile at 64 units per pixel: `resource` 0 is the forest (biome and
+// material filters: the terrain is sampled too), 1 is iron (an elevation filter).
+void BM_DensityTile(benchmark::State& state, int resource) {
+  const World& world = default_world();
+  int64_t x = 0;
+  for (auto _ : state) {
+    TileKey tile = key(Layer::kDensity, -6, x++, 7);
+    tile.resource = resource;
+    benchmark::DoNotOptimize(render_tile(world, tile).png());
+  }
+}
+BENCHMARK_CAPTURE(BM_DensityTile, forest_64_units_per_px, 0)->Unit(benchmark::kMillisecond);
+
 // The page's first screen at zoom -2 (4 units per pixel, 1024 x 768 px): 6 x 4 materials tiles,
 // one after another on one thread (the server renders on several).
 void BM_FirstScreen24Tiles(benchmark::State& state) {

@@ -187,6 +187,25 @@ def check_watcher(page, cli, source_dir, artefacts, workdir):
         tool.wait(10)
 
 
+# The first screen: materials tiles are 256 x 256 PNGs that are not blank; switching the base
+# layer to biomes through Leaflet's own layer control, as a user would, changes the screen.
+# Returns the materials tiles and the screenshot with biomes.
+def check_base_layers(page, artefacts):
+    wait_for(lambda: len(loaded_tiles(page, "materials")) >= 12, 60, "materials tiles")
+    page.pump(1.0)
+    tiles = loaded_tiles(page, "materials")
+    assert all(t["w"] == 256 and t["h"] == 256 for t in tiles), tiles
+    assert all(t["colours"] > 3 for t in tiles), "blank tiles: %s" % tiles
+    before = screenshot(page, os.path.join(artefacts, "map_materials.png"))
+    page.evaluate("""[...document.querySelectorAll('.leaflet-control-layers-base label')]
+                     .find(l => l.textContent.includes('Biomes')).querySelector('input').click()""")
+    wait_for(lambda: len(loaded_tiles(page, "biomes")) >= 12, 60, "biomes tiles")
+    page.pump(1.5)
+    after = screenshot(page, os.path.join(artefacts, "map_biomes.png"))
+    assert before != after, "switching to biomes changed nothing on screen"
+    return tiles, after
+
+
 def toggle_overlay(page, title):
     page.evaluate("""[...document.querySelectorAll('.leaflet-control-layers-overlays label')]
                      .find(l => l.textContent.trim() === %s).querySelector('input').click()""" % json.dumps(title))
@@ -292,20 +311,7 @@ def run(server_binary, cli, walker_binary, source_dir, artefacts):
         for domain in ("Runtime", "Log", "Network", "Page"):
             page.call(domain + ".enable")
         page.call("Page.navigate", url=base + "/map/")
-        wait_for(lambda: len(loaded_tiles(page, "materials")) >= 12, 60, "materials tiles")
-        page.pump(1.0)
-        tiles = loaded_tiles(page, "materials")
-        assert all(t["w"] == 256 and t["h"] == 256 for t in tiles), tiles
-        assert all(t["colours"] > 3 for t in tiles), "blank tiles: %s" % tiles
-        before = screenshot(page, os.path.join(artefacts, "map_materials.png"))
-
-        # Switch the base layer through Leaflet's own layer control, as a user would.
-        page.evaluate("""[...document.querySelectorAll('.leaflet-control-layers-base label')]
-                         .find(l => l.textContent.includes('Biomes')).querySelector('input').click()""")
-        wait_for(lambda: len(loaded_tiles(page, "biomes")) >= 12, 60, "biomes tiles")
-        page.pump(1.5)
-        after = screenshot(page, os.path.join(artefacts, "map_biomes.png"))
-        assert before != after, "switching to biomes changed nothing on screen"
+        tiles, after = check_base_layers(page, artefacts)
         density = check_density(page, artefacts, after)
 
         # Structure search: markers where the planner says.
