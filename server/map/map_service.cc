@@ -85,7 +85,10 @@ class ReplyOnce {
 }  // namespace
 
 MapService::MapService(MapOptions options)
-    : options_(std::move(options)), cache_(options_.cache_bytes), pool_(options_.threads, options_.max_queued) {}
+    : options_(std::move(options)),
+      cache_(options_.cache_bytes),
+      chunks_(options_.chunk_bytes),
+      pool_(options_.threads, options_.max_queued) {}
 
 MapService::~MapService() = default;
 
@@ -194,7 +197,7 @@ void MapService::serve_tile(const MapRequest& request, const std::string& path, 
   const bool queued = pool_.submit([this, world, key, etag, headers, once, cancelled] {
     if (cancelled->load()) return (*once)(text(503, "cancelled\n"));
     try {
-      auto png = std::make_shared<const std::string>(render_tile(*world, key, cancelled.get()).png());
+      auto png = std::make_shared<const std::string>(render_tile(*world, key, cancelled.get(), &chunks_).png());
       cache_.insert(etag, png);
       (*once)(MapReply{200, "image/png", *png, headers});
     } catch (const GenerationAbandoned&) {

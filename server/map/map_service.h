@@ -33,6 +33,7 @@
 #include "chunkforge/v1/chunk.pb.h"
 #include "chunkforge/world.h"
 #include "tile_cache.h"
+#include "tile_chunks.h"
 #include "tile_pool.h"
 
 namespace chunkforge::map {
@@ -74,6 +75,7 @@ struct MapOptions {
   int threads = 2;                  // renders at once
   size_t max_queued = 256;          // renders waiting
   size_t cache_bytes = 64u << 20;   // encoded tiles kept
+  size_t chunk_bytes = 16u << 20;   // generated chunks' objects kept for the objects tiles
   std::string auth_token;           // "": open
   bool watching = false;            // the page polls /api/status for a changed world
   // The server's edit index (chunkforge-server with a store): /api/edits and the page's edits
@@ -121,6 +123,7 @@ class MapService {
   mutable std::mutex mutex_;
   State state_;
   TileCache cache_;
+  TileChunks chunks_;  // shared by the objects tiles' renders
   TilePool pool_;  // last: its workers stop before what their jobs use goes
 };
 

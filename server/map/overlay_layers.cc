@@ -39,6 +39,18 @@ double to_pixel(double world_offset, const TileKey& key) { return world_offset /
 
 Rgba with_alpha(Rgba c, uint8_t alpha) { return {c.r, c.g, c.b, alpha}; }
 
+// A chunk's objects: from `chunks` when another tile generated them, else generated here (and
+// kept there for the next tile).
+ChunkObjects objects_of(const World& world, ChunkCoord chunk, ChunkStream& stream, const std::atomic<bool>* abandon,
+                        TileChunks* chunks) {
+  if (chunks != nullptr) {
+    if (ChunkObjects found = chunks->find(world.fingerprint(), chunk)) return found;
+  }
+  auto objects = std::make_shared<const std::vector<ResourceObject>>(stream.generate(chunk, abandon).objects);
+  if (chunks != nullptr) chunks->insert(world.fingerprint(), chunk, objects);
+  return objects;
+}
+
 }  // namespace
 
 TileImage draw_structures(const World& world, const TileKey& key, const std::atomic<bool>* abandon) {
@@ -66,7 +78,7 @@ TileImage draw_structures(const World& world, const TileKey& key, const std::ato
   return image;
 }
 
-TileImage draw_objects(const World& world, const TileKey& key, const std::atomic<bool>* abandon) {
+TileImage draw_objects(const World& world, const TileKey& key, const std::atomic<bool>* abandon, TileChunks* chunks) {
   TileImage image(false);
   ChunkStream stream(world);
   // Also the chunks beside the tile that hold objects whose disc reaches into it; otherwise
@@ -75,9 +87,9 @@ TileImage draw_objects(const World& world, const TileKey& key, const std::atomic
   const int64_t cs = world.chunk_size();
   for (int64_t cz = range.z0; cz <= range.z1; ++cz) {
     for (int64_t cx = range.x0; cx <= range.x1; ++cx) {
-      const ChunkData chunk = stream.generate({cx, cz}, abandon);
+      const ChunkObjects objects = objects_of(world, {cx, cz}, stream, abandon, chunks);
       const double ox = static_cast<double>(cx * cs - key.world_x0()), oz = static_cast<double>(cz * cs - key.world_z0());
-      for (const ResourceObject& o : chunk.objects) {
+      for (const ResourceObject& o : *objects) {
         if (key.resource >= 0 && o.layer != static_cast<uint32_t>(key.resource)) continue;
         const Rgba color = color_of(world.definition().resources(static_cast<int>(o.layer)).color());
         const double radius = std::max(to_pixel(world.resources().layer(o.layer).footprint, key), 0.5);

@@ -17,12 +17,15 @@
 #include <atomic>
 
 #include "chunkforge/world.h"
+#include "tile_chunks.h"
 #include "tile_image.h"
 #include "tile_key.h"
 
 namespace chunkforge::map {
 
-TileImage render_tile(const World& world, const TileKey& key, const std::atomic<bool>* abandon = nullptr);
+// `chunks` (may be null): generated chunks shared with other objects tiles (tile_chunks.h).
+TileImage render_tile(const World& world, const TileKey& key, const std::atomic<bool>* abandon = nullptr,
+                      TileChunks* chunks = nullptr);
 
 // The three base layers, from the terrain samples (base_layers.cc).
 TileImage draw_materials(const World& world, const TileKey& key, const std::atomic<bool>* abandon);
@@ -31,7 +34,7 @@ TileImage draw_elevation(const World& world, const TileKey& key, const std::atom
 // The overlays (overlay_layers.cc; density_layer.cc). `objects` with a resource layer draws
 // that layer's objects only.
 TileImage draw_structures(const World& world, const TileKey& key, const std::atomic<bool>* abandon);
-TileImage draw_objects(const World& world, const TileKey& key, const std::atomic<bool>* abandon);
+TileImage draw_objects(const World& world, const TileKey& key, const std::atomic<bool>* abandon, TileChunks* chunks);
 TileImage draw_grid(const World& world, const TileKey& key);
 TileImage draw_density(const World& world, const TileKey& key, const std::atomic<bool>* abandon);
 

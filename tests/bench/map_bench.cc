@@ -10,6 +10,7 @@
 #include "chunkforge/chunk.h"
 #include "chunkforge/encode.h"
 #include "chunkforge/world.h"
+#include "tile_chunks.h"
 #include "tile_pool.h"
 #include "tile_renderer.h"
 
@@ -69,6 +70,25 @@ void BM_FirstScreenPngEncoding(benchmark::State& state) {
   state.counters["bytes"] = static_cast<double>(bytes);
 }
 BENCHMARK(BM_FirstScreenPngEncoding)->Unit(benchmark::kMillisecond);
+
+// A first screen of objects tiles at 1 px per unit (6 x 4 tiles, 16 chunks each plus the ring
+// around it), one thread: every tile generating its chunks itself, or sharing them with its
+// neighbours through TileChunks as the server does (state.range(0) = 1).
+void BM_FirstScreenObjects(benchmark::State& state) {
+  const World& world = default_world();
+  int64_t shift = 0;
+  for (auto _ : state) {
+    TileChunks chunks(64u << 20);
+    for (int64_t y = -2; y < 2; ++y) {
+      for (int64_t x = -3; x < 3; ++x) {
+        const TileKey tile = key(Layer::kObjects, 0, x + shift, y);
+        benchmark::DoNotOptimize(render_tile(world, tile, nullptr, state.range(0) ? &chunks : nullptr).png());
+      }
+    }
+    shift += 6;
+  }
+}
+BENCHMARK(BM_FirstScreenObjects)->ArgName("shared")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 // The same first screen as the server renders it: on a TilePool of 2 threads (the server uses
 // --threads up to 4), centre first. Wall time, which on a shared machine depends on its load.

@@ -1,6 +1,6 @@
 // Objects near a tile's edge: an object whose disc reaches into a tile is drawn there, also
 // when it stands in a chunk outside the tile (it used to be drawn only by the tile holding its
-// centre, so discs were cut off at tile edges).
+// centre, so discs were cut off at tile edges); neighbouring tiles sharing those chunks.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +9,8 @@
 #include "chunkforge/chunk.h"
 #include "chunkforge/resource_layer.h"
 #include "chunkforge/world.h"
+#include "pixel_hash.h"
+#include "tile_chunks.h"
 #include "tile_key.h"
 #include "tile_renderer.h"
 
@@ -54,6 +56,29 @@ TEST(TileEdgesTest, ObjectsFromNeighbouringChunksReachIntoTheTile) {
     crossing += expect_crossing_discs_drawn(key);
   }
   EXPECT_GT(crossing, 0) << "no object crossed a tile edge: pick other tiles";
+}
+
+// Neighbouring tiles share the chunks along their edges through TileChunks: the same pixels as
+// tiles that generate everything themselves, with each chunk generated once.
+TEST(TileEdgesTest, SharedChunksGiveTheSamePixels) {
+  const World& world = default_world();
+  TileChunks chunks(64u << 20);
+  for (int64_t x = 0; x < 2; ++x) {
+    const TileKey key{Layer::kObjects, 0, x, 1};
+    EXPECT_EQ(test::pixel_hash(render_tile(world, key, nullptr, &chunks)), test::pixel_hash(render_tile(world, key))) << x;
+  }
+  EXPECT_EQ(chunks.entries(), 6u * 6u + 4u * 6u);  // two tiles of 4 x 4 chunks and their rings
+  EXPECT_NE(chunks.find(world.fingerprint(), {0, 4}), nullptr);
+  EXPECT_EQ(chunks.find("another world", {0, 4}), nullptr);
+}
+
+TEST(TileEdgesTest, SharedChunksStayWithinTheirBytes) {
+  const World& world = default_world();
+  TileChunks chunks(30000);
+  render_tile(world, TileKey{Layer::kObjects, 0, 0, 0}, nullptr, &chunks);
+  EXPECT_LE(chunks.bytes(), 30000u);
+  EXPECT_GT(chunks.entries(), 5u);
+  EXPECT_LT(chunks.entries(), 36u);
 }
 
 }  // namespace
