@@ -9,6 +9,8 @@
 
 #include <algorithm>
 
+#include "edit_batch.h"
+
 namespace chunkforge::server {
 
 WorldServer::WorldServer(const World& world, ServerOptions options)
@@ -78,6 +80,11 @@ HttpHandler WorldServer::start_map() {
       for (const auto& [chunk, version] : edits->edited_in({x0, z0}, {x1, z1}, limit))
         out.push_back({chunk.x, chunk.z, version});
       return out;
+    };
+    // /api/chunk shows a clicked chunk as served: with its committed edits.
+    options.current_chunk = [edits = edits_.get()](ChunkCoord coord, v1::Chunk base) {
+      const uint64_t version = edits->version(coord);
+      return version == 0 ? base : current_chunk(base, edits->log(coord, version), {});
     };
   }
   if (options_.map_players) {  // positions are shown only when the operator asks for it

@@ -55,27 +55,31 @@ double hill_light(const TileTerrain& t, int x, int y, double units_per_pixel) {
 
 }  // namespace
 
+// Materials and biomes colour each pixel from its own sample: drawn square by square, with no
+// tile-sized copy of the terrain (visit_tile_terrain).
 TileImage draw_materials(const World& world, const TileKey& key, const std::atomic<bool>* abandon) {
-  const TileTerrain t = sample_tile_terrain(world, key, abandon);
   const std::vector<Rgba> colors = colors_of(world.definition().materials());
   const double sea_level = world.definition().terrain().sea_level();
   TileImage image(true);
-  for (int y = 0; y < kTilePixels; ++y) {
-    for (int x = 0; x < kTilePixels; ++x) {
-      const size_t k = TileTerrain::index(x, y);
-      image.set(x, y, relief(colors[t.material[k]], t.elevation[k], sea_level));
+  visit_tile_terrain(world, key, abandon, [&](const TerrainGrid& g, int px, int py, int block) {
+    for (int j = 0; j < g.size; ++j) {
+      for (int i = 0; i < g.size; ++i) {
+        const size_t k = g.index(i, j);
+        image.fill(px + i * block, py + j * block, block, relief(colors[g.material[k]], g.elevation[k], sea_level));
+      }
     }
-  }
+  });
   return image;
 }
 
 TileImage draw_biomes(const World& world, const TileKey& key, const std::atomic<bool>* abandon) {
-  const TileTerrain t = sample_tile_terrain(world, key, abandon);
   const std::vector<Rgba> colors = colors_of(world.definition().biomes());
   TileImage image(true);
-  for (int y = 0; y < kTilePixels; ++y) {
-    for (int x = 0; x < kTilePixels; ++x) image.set(x, y, colors[t.biome[TileTerrain::index(x, y)]]);
-  }
+  visit_tile_terrain(world, key, abandon, [&](const TerrainGrid& g, int px, int py, int block) {
+    for (int j = 0; j < g.size; ++j) {
+      for (int i = 0; i < g.size; ++i) image.fill(px + i * block, py + j * block, block, colors[g.biome[g.index(i, j)]]);
+    }
+  });
   return image;
 }
 

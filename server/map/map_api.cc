@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "chunkforge/coord.h"
+#include "chunkforge/resource_layer.h"
 #include "chunkforge/structures.h"
 #include "map_service.h"
 #include "tile_key.h"
@@ -67,11 +68,22 @@ std::string names_of(const Entries& entries) {
   return out + "]";
 }
 
-std::string layers_json() {
+std::string layer_json(const LayerInfo& l, const std::string& name, const std::string& title) {
+  return "{\"name\":" + quoted(name) + ",\"title\":" + quoted(title) + ",\"overlay\":" + (l.overlay ? "true" : "false") +
+         ",\"min_zoom\":" + std::to_string(l.min_zoom) + "}";
+}
+
+// Every layer the page can show: the families, and one per resource layer where a family takes
+// one ("density.forest", "objects.forest").
+std::string layers_json(const World& world) {
   std::string out = "[";
   for (const LayerInfo& l : kLayers) {
-    out += std::string(out.size() > 1 ? "," : "") + "{\"name\":" + quoted(l.name) + ",\"title\":" + quoted(l.title) +
-           ",\"overlay\":" + (l.overlay ? "true" : "false") + ",\"min_zoom\":" + std::to_string(l.min_zoom) + "}";
+    if (l.resource != ResourcePart::kRequired) out += (out.size() > 1 ? "," : "") + layer_json(l, l.name, l.title);
+    if (l.resource == ResourcePart::kNone) continue;
+    for (const ResourceLayer& r : world.resources().all()) {
+      out += (out.size() > 1 ? "," : "") +
+             layer_json(l, std::string(l.name) + "." + r.name, std::string(l.resource_title) + ": " + r.name);
+    }
   }
   return out + "]";
 }
@@ -125,7 +137,7 @@ std::string status_json(const World& world, const std::string& source, const std
          std::to_string(kMaxZoom) + ",\"watching\":" + (watching ? "true" : "false") + ",\"edits\":" + (edits ? "true" : "false") +
          ",\"players\":" + (players ? "true" : "false") +
          ",\"errors\":" + error_list +
-         ",\"layers\":" + layers_json() + ",\"structures\":" + names_of(d.structures()) + "}";
+         ",\"layers\":" + layers_json(world) + ",\"structures\":" + names_of(d.structures()) + "}";
 }
 
 std::pair<int, std::string> point_json(const World& world, const std::string& query) {

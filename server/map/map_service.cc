@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "chunkforge/chunk.h"
+#include "chunkforge/resource_layer.h"
 #include "map_assets.h"
 #include "tile_key.h"
 #include "tile_renderer.h"
@@ -84,7 +85,10 @@ class ReplyOnce {
 }  // namespace
 
 MapService::MapService(MapOptions options)
-    : options_(std::move(options)), cache_(options_.cache_bytes), pool_(options_.threads, options_.max_queued) {}
+    : options_(std::move(options)),
+      cache_(options_.cache_bytes),
+      chunks_(options_.chunk_bytes),
+      pool_(options_.threads, options_.max_queued) {}
 
 MapService::~MapService() = default;
 
@@ -147,6 +151,8 @@ bool MapService::handle(const MapRequest& request, MapReplyFn reply, std::shared
     reply(json(status, std::move(body)));
   } else if (path == "/api/locate") {
     serve_locate(query, std::move(reply));
+  } else if (path == "/api/chunk") {
+    serve_chunk(query, std::move(reply), std::move(cancelled));
   } else if (path == "/api/edits" && options_.edited_chunks) {
     auto [status, body] = edits_json(*now.world, query, options_.edited_chunks);  // an index scan: here
     reply(json(status, std::move(body)));
@@ -155,7 +161,8 @@ bool MapService::handle(const MapRequest& request, MapReplyFn reply, std::shared
   } else if (path == "/api/view") {
     serve_view(query, reply);
   } else {
-    reply(text(404, "not found: the map serves /map/, /tiles/, /api/status, /api/point, /api/locate and /api/view\n"));
+    reply(text(404, "not found: the map serves /map/, /tiles/, /api/status, /api/point, /api/locate, /api/chunk and "
+                    "/api/view\n"));
   }
   return true;
 }
@@ -174,10 +181,12 @@ void MapService::serve_page(const std::string& query, const MapReplyFn& reply) c
 
 void MapService::serve_tile(const MapRequest& request, const std::string& path, MapReplyFn reply,
                             std::shared_ptr<const std::atomic<bool>> cancelled) {
-  auto parsed = parse_tile_path(path);
+  const std::shared_ptr<const World> world = state().world;
+  std::vector<std::string> resources;
+  for (const ResourceLayer& r : world->resources().all()) resources.push_back(r.name);
+  auto parsed = parse_tile_path(path, resources);
   if (auto* reason = std::get_if<std::string>(&parsed)) return reply(text(400, *reason + "\n"));
   const TileKey key = std::get<TileKey>(parsed);
-  const std::shared_ptr<const World> world = state().world;
   const std::string etag = tile_etag(world->fingerprint(), key);
   const std::vector<std::pair<std::string, std::string>> headers = {{"ETag", etag}, {"Cache-Control", "no-cache"}};
   if (request.if_none_match == etag) return reply(MapReply{304, "image/png", "", headers});
@@ -188,7 +197,7 @@ void MapService::serve_tile(const MapRequest& request, const std::string& path, 
   const bool queued = pool_.submit([this, world, key, etag, headers, once, cancelled] {
     if (cancelled->load()) return (*once)(text(503, "cancelled\n"));
     try {
-      auto png = std::make_shared<const std::string>(render_tile(*world, key, cancelled.get()).png());
+      auto png = std::make_shared<const std::string>(render_tile(*world, key, cancelled.get(), &chunks_).png());
       cache_.insert(etag, png);
       (*once)(MapReply{200, "image/png", *png, headers});
     } catch (const GenerationAbandoned&) {
@@ -213,6 +222,21 @@ void MapService::serve_locate(const std::string& query, MapReplyFn reply) {
   const bool queued = pool_.submit([world, query, once] {
     auto [status, body] = locate_json(*world, query);
     (*once)(json(status, std::move(body)));
+  });
+  if (!queued) (*once)(MapReply{503, "text/plain", "busy: too many requests waiting\n", {{"Retry-After", "1"}}});
+}
+
+// One chunk generated (milliseconds) on the pool, given up when the browser goes.
+void MapService::serve_chunk(const std::string& query, MapReplyFn reply, std::shared_ptr<const std::atomic<bool>> cancelled) {
+  const std::shared_ptr<const World> world = state().world;
+  auto once = std::make_shared<ReplyOnce>(std::move(reply));
+  const bool queued = pool_.submit([this, world, query, once, cancelled] {
+    try {
+      auto [status, body] = chunk_json(*world, query, options_.current_chunk, cancelled.get());
+      (*once)(json(status, std::move(body)));
+    } catch (const GenerationAbandoned&) {
+      (*once)(text(503, "cancelled\n"));
+    }
   });
   if (!queued) (*once)(MapReply{503, "text/plain", "busy: too many requests waiting\n", {{"Retry-After", "1"}}});
 }

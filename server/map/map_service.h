@@ -2,7 +2,7 @@
 //
 // The live map's routes, independent of the HTTP server that carries them: the page and its
 // scripts (/map/, Leaflet embedded at build time), tiles (/tiles/{layer}/{z}/{x}/{y}.png),
-// small JSON endpoints (/api/status, /api/point, /api/locate, /api/edits, /api/players), and /api/view, where the page
+// small JSON endpoints (/api/status, /api/point, /api/locate, /api/chunk, /api/edits, /api/players), and /api/view, where the page
 // reports its centre so that the tiles nearest to it render first (TilePool).
 // chunkforge-server mounts it on its --http port; `chunkforge map` on a port of its own, swapping worlds as the file changes.
 //
@@ -10,7 +10,7 @@
 //   map.set_world(world, "built-in world");
 //   endpoint handler: if (!map.handle(request, reply, cancelled)) answer_404();
 //
-// handle() never blocks: tiles and structure searches run on the service's TilePool (at most
+// handle() never blocks: tiles, structure searches and chunks run on the service's TilePool (at most
 // `threads` at once, `max_queued` waiting; more get 503), and `reply` is called from there.
 // A render whose `cancelled` flag rises (the browser moved on, the server stops) gives up.
 // Tiles carry an ETag (world fingerprint, layer, tile, renderer version) and answer a
@@ -29,8 +29,11 @@
 #include <utility>
 #include <vector>
 
+#include "chunkforge/chunk.h"
+#include "chunkforge/v1/chunk.pb.h"
 #include "chunkforge/world.h"
 #include "tile_cache.h"
+#include "tile_chunks.h"
 #include "tile_pool.h"
 
 namespace chunkforge::map {
@@ -64,10 +67,15 @@ struct PlayerMarker {
 };
 using PlayersFn = std::function<std::vector<PlayerMarker>()>;
 
+// A chunk as the server serves it now: `base` (as generated) with the chunk's committed edits
+// applied (edit_version and object_states set); `base` itself when nobody edited it.
+using CurrentChunkFn = std::function<v1::Chunk(ChunkCoord coord, v1::Chunk base)>;
+
 struct MapOptions {
   int threads = 2;                  // renders at once
   size_t max_queued = 256;          // renders waiting
   size_t cache_bytes = 64u << 20;   // encoded tiles kept
+  size_t chunk_bytes = 16u << 20;   // generated chunks' objects kept for the objects tiles
   std::string auth_token;           // "": open
   bool watching = false;            // the page polls /api/status for a changed world
   // The server's edit index (chunkforge-server with a store): /api/edits and the page's edits
@@ -76,6 +84,9 @@ struct MapOptions {
   // The live sessions' positions (chunkforge-server --map-players): /api/players and the page's
   // players overlay. Unset (the default): neither, so positions are never exposed.
   PlayersFn players;
+  // The server's edits (chunkforge-server with a store): /api/chunk shows chunks as edited.
+  // Unset: as generated.
+  CurrentChunkFn current_chunk;
 };
 
 class MapService {
@@ -105,12 +116,14 @@ class MapService {
   void serve_tile(const MapRequest& request, const std::string& path, MapReplyFn reply,
                   std::shared_ptr<const std::atomic<bool>> cancelled);
   void serve_locate(const std::string& query, MapReplyFn reply);
+  void serve_chunk(const std::string& query, MapReplyFn reply, std::shared_ptr<const std::atomic<bool>> cancelled);
   void serve_view(const std::string& query, const MapReplyFn& reply);
 
   const MapOptions options_;
   mutable std::mutex mutex_;
   State state_;
   TileCache cache_;
+  TileChunks chunks_;  // shared by the objects tiles' renders
   TilePool pool_;  // last: its workers stop before what their jobs use goes
 };
 
@@ -122,6 +135,10 @@ std::pair<int, std::string> point_json(const World& world, const std::string& qu
 std::pair<int, std::string> locate_json(const World& world, const std::string& query);
 // The edited chunks under a view given in world units (x0, z0, x1, z1), as map_edits.cc says.
 std::pair<int, std::string> edits_json(const World& world, const std::string& query, const EditedChunksFn& edited);
+// The chunk (cx, cz) with its objects and structures, as `current` makes it (map_chunk.cc).
+// Throws GenerationAbandoned once `abandon` reads true.
+std::pair<int, std::string> chunk_json(const World& world, const std::string& query, const CurrentChunkFn& current,
+                                       const std::atomic<bool>* abandon);
 // The players' positions: {"players":[{"id":1,"x":10.5,"z":-3}]} (map_players.cc).
 std::string players_json(const std::vector<PlayerMarker>& players);
 

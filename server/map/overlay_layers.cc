@@ -5,21 +5,33 @@
 #include <unordered_set>
 
 #include "chunkforge/chunk.h"
+#include "chunkforge/resource_layer.h"
 #include "chunkforge/structures.h"
 #include "tile_renderer.h"
 
 namespace chunkforge::map {
 namespace {
 
-// The chunks a tile overlaps, as inclusive ranges.
+// Chunks, as inclusive ranges.
 struct ChunkRange {
   int64_t x0, z0, x1, z1;
 };
 
-ChunkRange chunks_under(const World& world, const TileKey& key) {
+// The chunks a tile overlaps, or, with a `margin` in whole units, the tile grown by it on every
+// side: the chunks whose drawings can reach into the tile.
+ChunkRange chunks_under(const World& world, const TileKey& key, int64_t margin = 0) {
   const int64_t cs = world.chunk_size(), span = key.span();
-  return {floor_div(key.world_x0(), cs), floor_div(key.world_z0(), cs), floor_div(key.world_x0() + span - 1, cs),
-          floor_div(key.world_z0() + span - 1, cs)};
+  return {floor_div(key.world_x0() - margin, cs), floor_div(key.world_z0() - margin, cs),
+          floor_div(key.world_x0() + span - 1 + margin, cs), floor_div(key.world_z0() + span - 1 + margin, cs)};
+}
+
+// How far, in whole units, an object's disc reaches from its centre: the largest footprint,
+// or half a pixel where a pixel is larger (a disc is at least its centre pixel), plus a pixel
+// for the rounding of discs to pixels.
+int64_t object_reach(const World& world, const TileKey& key) {
+  double footprint = 0;
+  for (const ResourceLayer& l : world.resources().all()) footprint = std::max(footprint, l.footprint);
+  return static_cast<int64_t>(std::ceil(std::max(footprint, 0.5 * key.units_per_pixel()) + key.units_per_pixel()));
 }
 
 // World units to tile pixels along one axis.
@@ -27,13 +39,27 @@ double to_pixel(double world_offset, const TileKey& key) { return world_offset /
 
 Rgba with_alpha(Rgba c, uint8_t alpha) { return {c.r, c.g, c.b, alpha}; }
 
+// A chunk's objects: from `chunks` when another tile generated them, else generated here (and
+// kept there for the next tile).
+ChunkObjects objects_of(const World& world, ChunkCoord chunk, ChunkStream& stream, const std::atomic<bool>* abandon,
+                        TileChunks* chunks) {
+  if (chunks != nullptr) {
+    if (ChunkObjects found = chunks->find(world.fingerprint(), chunk)) return found;
+  }
+  auto objects = std::make_shared<const std::vector<ResourceObject>>(stream.generate(chunk, abandon).objects);
+  if (chunks != nullptr) chunks->insert(world.fingerprint(), chunk, objects);
+  return objects;
+}
+
 }  // namespace
 
 TileImage draw_structures(const World& world, const TileKey& key, const std::atomic<bool>* abandon) {
   TileImage image(false);
   StructurePlanner planner(world);
   planner.watch_abandon(abandon);
-  const ChunkRange range = chunks_under(world, key);
+  // Also the chunks within a pixel and a half: a small structure beside the tile is drawn that
+  // wide (below), and may so reach into it.
+  const ChunkRange range = chunks_under(world, key, static_cast<int64_t>(std::ceil(1.5 * key.units_per_pixel())));
   std::unordered_set<uint64_t> drawn;  // a structure is reported by every chunk it touches
   const int thickness = key.z >= 2 ? 2 : 1;
   for (int64_t cz = range.z0; cz <= range.z1; ++cz) {
@@ -52,18 +78,19 @@ TileImage draw_structures(const World& world, const TileKey& key, const std::ato
   return image;
 }
 
-TileImage draw_objects(const World& world, const TileKey& key, const std::atomic<bool>* abandon) {
+TileImage draw_objects(const World& world, const TileKey& key, const std::atomic<bool>* abandon, TileChunks* chunks) {
   TileImage image(false);
   ChunkStream stream(world);
-  const ChunkRange range = chunks_under(world, key);
+  // Also the chunks beside the tile that hold objects whose disc reaches into it; otherwise
+  // discs would be cut off at tile edges (drawn only by the tile that holds their centre).
+  const ChunkRange range = chunks_under(world, key, object_reach(world, key));
   const int64_t cs = world.chunk_size();
-  // Objects whose disc crosses from a chunk outside the tile are not drawn: the chunks beyond
-  // would cost more generation than the few pixels are worth.
   for (int64_t cz = range.z0; cz <= range.z1; ++cz) {
     for (int64_t cx = range.x0; cx <= range.x1; ++cx) {
-      const ChunkData chunk = stream.generate({cx, cz}, abandon);
+      const ChunkObjects objects = objects_of(world, {cx, cz}, stream, abandon, chunks);
       const double ox = static_cast<double>(cx * cs - key.world_x0()), oz = static_cast<double>(cz * cs - key.world_z0());
-      for (const ResourceObject& o : chunk.objects) {
+      for (const ResourceObject& o : *objects) {
+        if (key.resource >= 0 && o.layer != static_cast<uint32_t>(key.resource)) continue;
         const Rgba color = color_of(world.definition().resources(static_cast<int>(o.layer)).color());
         const double radius = std::max(to_pixel(world.resources().layer(o.layer).footprint, key), 0.5);
         image.disc(to_pixel(ox + o.x, key), to_pixel(oz + o.z, key), radius, color);

@@ -63,8 +63,12 @@ std::string TileImage::png() const {
     return "";
   }
   png_set_write_fn(png, &out, append_to_string, nullptr);
-  // Fast over small: a tile is rendered on demand while someone waits for it.
+  // Fast over small: a tile is rendered on demand while someone waits for it. No row filter:
+  // libpng's default tries all five on every row, which took 45 % of the encoding; map tiles
+  // are flat colours, which deflate packs as well unfiltered (24 first-screen tiles: 88 -> 48 ms
+  // CPU, 1.36 -> 1.33 MB; docs/map.md).
   png_set_compression_level(png, 2);
+  png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
   const int channels = opaque_ ? 3 : 4;
   png_set_IHDR(png, info, kTilePixels, kTilePixels, 8, opaque_ ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_RGBA,
                PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);

@@ -35,6 +35,12 @@ class TileImage {
     if (x >= 0 && y >= 0 && x < kTilePixels && y < kTilePixels) pixels_[static_cast<size_t>(y) * kTilePixels + x] = c;
   }
   Rgba get(int x, int y) const { return pixels_[static_cast<size_t>(y) * kTilePixels + x]; }
+  // The `size` x `size` square from (x, y), within the tile (the blocks of a zoomed-in tile).
+  void fill(int x, int y, int size, Rgba c) {
+    for (int row = y; row < y + size; ++row) {
+      for (int col = x; col < x + size; ++col) pixels_[static_cast<size_t>(row) * kTilePixels + col] = c;
+    }
+  }
   // A filled disc, radius in pixels (at least the centre pixel).
   void disc(double cx, double cy, double radius, Rgba c);
   // A rectangle's border `thickness` pixels wide, and optionally its inside in `fill`.

@@ -1,4 +1,5 @@
 // Parsing /tiles/{layer}/{z}/{x}/{y}.png strictly: every malformed part gets its own reason.
+// The ETag names the resource layer by id: the world fingerprint beside it fixes the names.
 #include "tile_key.h"
 
 #include <charconv>
@@ -37,10 +38,47 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
   return parts;
 }
 
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
 std::string layer_names() {
-  std::string names;
-  for (const LayerInfo& info : kLayers) names += std::string(names.empty() ? "" : ", ") + info.name;
-  return names;
+  std::vector<std::string> names;
+  for (const LayerInfo& info : kLayers) {
+    const bool per_resource = info.resource != ResourcePart::kNone;
+    if (info.resource != ResourcePart::kRequired) names.push_back(info.name);
+    if (per_resource) names.push_back(std::string(info.name) + ".<resource>");
+  }
+  return joined(names);
+}
+
+// "density.forest" into the family and the resource layer's id; or why not.
+std::variant<TileKey, std::string> parse_layer(std::string_view text, const std::vector<std::string>& resources) {
+  const size_t dot = text.find('.');
+  const std::string_view family = text.substr(0, dot);
+  const std::optional<Layer> layer = layer_named(family);
+  if (!layer) {
+    return "unknown layer \"" + std::string(text.substr(0, 32)) + "\": one of " + layer_names();
+  }
+  TileKey key;
+  key.layer = *layer;
+  const ResourcePart part = layer_info(*layer).resource;
+  if (dot == std::string_view::npos) {
+    if (part != ResourcePart::kRequired) return key;
+    return "layer " + std::string(family) + " needs a resource layer: " + std::string(family) + ".<resource>, " +
+           "<resource> one of " + joined(resources);
+  }
+  if (part == ResourcePart::kNone) return "layer " + std::string(family) + " takes no resource layer";
+  const std::string_view name = text.substr(dot + 1);
+  for (size_t id = 0; id < resources.size(); ++id) {
+    if (name == resources[id]) {
+      key.resource = static_cast<int>(id);
+      return key;
+    }
+  }
+  return "unknown resource layer \"" + std::string(name.substr(0, 32)) + "\": one of " + joined(resources);
 }
 
 // Whether every world coordinate the tile covers lies within the world limit. |index| is
@@ -52,15 +90,14 @@ bool within_limit(int64_t index, int64_t span) {
 
 }  // namespace
 
-std::variant<TileKey, std::string> parse_tile_path(std::string_view path) {
+std::variant<TileKey, std::string> parse_tile_path(std::string_view path, const std::vector<std::string>& resources) {
   const std::vector<std::string_view> parts = split(path, '/');
   if (parts.size() != 6 || !parts[0].empty() || parts[1] != "tiles") {
     return "expected /tiles/{layer}/{z}/{x}/{y}.png";
   }
-  TileKey key;
-  const std::optional<Layer> layer = layer_named(parts[2]);
-  if (!layer) return "unknown layer \"" + std::string(parts[2].substr(0, 32)) + "\": one of " + layer_names();
-  key.layer = *layer;
+  auto layer = parse_layer(parts[2], resources);
+  if (auto* reason = std::get_if<std::string>(&layer)) return *reason;
+  TileKey key = std::get<TileKey>(layer);
   const std::optional<int64_t> z = integer(parts[3]);
   if (!z) return "zoom must be an integer (got \"" + std::string(parts[3].substr(0, 32)) + "\")";
   if (*z < kMinZoom || *z > kMaxZoom) {
@@ -82,7 +119,8 @@ std::variant<TileKey, std::string> parse_tile_path(std::string_view path) {
 }
 
 std::string tile_etag(const std::string& world_fingerprint, const TileKey& key) {
-  return "\"" + world_fingerprint + "-" + layer_info(key.layer).name + "-" + std::to_string(key.z) + "-" +
+  const std::string resource = key.resource >= 0 ? "." + std::to_string(key.resource) : "";
+  return "\"" + world_fingerprint + "-" + layer_info(key.layer).name + resource + "-" + std::to_string(key.z) + "-" +
          std::to_string(key.x) + "-" + std::to_string(key.y) + "-r" + std::to_string(kRendererVersion) + "\"";
 }
 

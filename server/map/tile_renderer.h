@@ -9,7 +9,7 @@
 // Base layers (materials, biomes, elevation) sample the prescriptive terrain at the pixel
 // spacing and never generate chunks. Overlays: structure footprints from the structure planner
 // (no chunk generation either), resource objects from generated chunks (close zoom only), the
-// chunk grid. Below a layer's min_zoom (tile_key.h) a tile is empty. Same key and world, same
+// chunk grid, a resource layer's density field (sampled per pixel, no chunks either). Below a layer's min_zoom (tile_key.h) a tile is empty. Same key and world, same
 // pixels: tiles are deterministic.
 // Thread-safe (reads an immutable World). Throws GenerationAbandoned once `abandon` reads true.
 #pragma once
@@ -17,20 +17,25 @@
 #include <atomic>
 
 #include "chunkforge/world.h"
+#include "tile_chunks.h"
 #include "tile_image.h"
 #include "tile_key.h"
 
 namespace chunkforge::map {
 
-TileImage render_tile(const World& world, const TileKey& key, const std::atomic<bool>* abandon = nullptr);
+// `chunks` (may be null): generated chunks shared with other objects tiles (tile_chunks.h).
+TileImage render_tile(const World& world, const TileKey& key, const std::atomic<bool>* abandon = nullptr,
+                      TileChunks* chunks = nullptr);
 
 // The three base layers, from the terrain samples (base_layers.cc).
 TileImage draw_materials(const World& world, const TileKey& key, const std::atomic<bool>* abandon);
 TileImage draw_biomes(const World& world, const TileKey& key, const std::atomic<bool>* abandon);
 TileImage draw_elevation(const World& world, const TileKey& key, const std::atomic<bool>* abandon);
-// The overlays (overlay_layers.cc).
+// The overlays (overlay_layers.cc; density_layer.cc). `objects` with a resource layer draws
+// that layer's objects only.
 TileImage draw_structures(const World& world, const TileKey& key, const std::atomic<bool>* abandon);
-TileImage draw_objects(const World& world, const TileKey& key, const std::atomic<bool>* abandon);
+TileImage draw_objects(const World& world, const TileKey& key, const std::atomic<bool>* abandon, TileChunks* chunks);
 TileImage draw_grid(const World& world, const TileKey& key);
+TileImage draw_density(const World& world, const TileKey& key, const std::atomic<bool>* abandon);
 
 }  // namespace chunkforge::map

@@ -16,22 +16,23 @@ void check(const std::atomic<bool>* abandon) {
 }
 
 // Copies one sample into its block of `block` x `block` pixels.
-void put(TileTerrain& out, int px, int py, int block, double elevation, uint32_t biome, uint32_t material) {
+void put(TileTerrain& out, int px, int py, int block, const TerrainGrid& grid, size_t from) {
   for (int y = py; y < py + block; ++y) {
     for (int x = px; x < px + block; ++x) {
       const size_t k = TileTerrain::index(x, y);
-      out.elevation[k] = elevation;
-      out.biome[k] = biome;
-      out.material[k] = material;
+      out.elevation[k] = grid.elevation[from];
+      out.slope[k] = grid.slope[from];
+      out.biome[k] = grid.biome[from];
+      out.material[k] = grid.material[from];
     }
   }
 }
 
 // Samples `step` units apart over the tile's pixel lattice, one Terrain::lattice per square of
 // kSquare samples a side (batched noise, the same bits as Terrain::sample), checking `abandon`
-// between squares. Each sample fills `block` x `block` pixels.
-void from_lattice(const World& world, const TileKey& key, int64_t step, int block, TileTerrain& out,
-                  const std::atomic<bool>* abandon) {
+// between squares. Each sample covers `block` x `block` pixels.
+void visit_lattice(const World& world, const TileKey& key, int64_t step, int block, const std::atomic<bool>* abandon,
+                   const SquareVisitor& visit) {
   constexpr int kSquare = 64;  // 16 squares a tile: an abandoned render stops within a few ms
   const int samples = kTilePixels / block;
   const int side = std::min(kSquare, samples);
@@ -40,12 +41,7 @@ void from_lattice(const World& world, const TileKey& key, int64_t step, int bloc
       check(abandon);
       const TerrainGrid grid = world.terrain().lattice(Coord::from_parts(key.world_x0() + si * step, 0.0),
                                                        Coord::from_parts(key.world_z0() + sj * step, 0.0), step, side);
-      for (int j = 0; j < side; ++j) {
-        for (int i = 0; i < side; ++i) {
-          const size_t k = grid.index(i, j);
-          put(out, (si + i) * block, (sj + j) * block, block, grid.elevation[k], grid.biome[k], grid.material[k]);
-        }
-      }
+      visit(grid, si * block, sj * block, block);
     }
   }
 }
@@ -55,15 +51,25 @@ void from_lattice(const World& world, const TileKey& key, int64_t step, int bloc
 TileTerrain sample_tile_terrain(const World& world, const TileKey& key, const std::atomic<bool>* abandon) {
   TileTerrain out;
   out.elevation.resize(kPixels);
+  out.slope.resize(kPixels);
   out.biome.resize(kPixels);
   out.material.resize(kPixels);
+  visit_tile_terrain(world, key, abandon, [&out](const TerrainGrid& grid, int px, int py, int block) {
+    for (int j = 0; j < grid.size; ++j) {
+      for (int i = 0; i < grid.size; ++i) put(out, px + i * block, py + j * block, block, grid, grid.index(i, j));
+    }
+  });
+  return out;
+}
+
+void visit_tile_terrain(const World& world, const TileKey& key, const std::atomic<bool>* abandon,
+                        const SquareVisitor& visit) {
   // Pixels smaller than a unit: one unit's sample fills a block of 2^z x 2^z pixels.
   if (key.z > 0) {
-    from_lattice(world, key, 1, 1 << key.z, out, abandon);
+    visit_lattice(world, key, 1, 1 << key.z, abandon, visit);
   } else {
-    from_lattice(world, key, key.span() / kTilePixels, 1, out, abandon);
+    visit_lattice(world, key, key.span() / kTilePixels, 1, abandon, visit);
   }
-  return out;
 }
 
 }  // namespace chunkforge::map

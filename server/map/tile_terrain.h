@@ -6,6 +6,7 @@
 //
 //   TileTerrain t = sample_tile_terrain(world, key, &stop);
 //   uint32_t material = t.material[t.index(x, y)];
+//   visit_tile_terrain(world, key, &stop, [&](const TerrainGrid& g, int px, int py, int block) { ... });
 //
 // Sample (x, y) stands at the pixel's lowest corner, as in `chunkforge render`. Samples come
 // from Terrain::lattice over the pixel lattice in squares (batched noise, the same bits as
@@ -15,6 +16,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "chunkforge/world.h"
@@ -23,11 +25,18 @@
 namespace chunkforge::map {
 
 struct TileTerrain {
-  std::vector<double> elevation;
+  std::vector<double> elevation, slope;  // slope: what the materials and resource filters read
   std::vector<uint32_t> biome, material;
   static size_t index(int x, int y) { return static_cast<size_t>(y) * kTilePixels + x; }
 };
 
 TileTerrain sample_tile_terrain(const World& world, const TileKey& key, const std::atomic<bool>* abandon);
+
+// The same samples square by square, without the copy: `visit(grid, px, py, block)` for each
+// lattice square, whose sample (i, j) covers the `block` x `block` pixels from
+// (px + i * block, py + j * block). For layers that colour each pixel from its own sample alone.
+using SquareVisitor = std::function<void(const TerrainGrid& grid, int px, int py, int block)>;
+void visit_tile_terrain(const World& world, const TileKey& key, const std::atomic<bool>* abandon,
+                        const SquareVisitor& visit);
 
 }  // namespace chunkforge::map

@@ -1,14 +1,16 @@
 // The live map's tiles: one 256 px tile at 1 px per unit and at 64 units per pixel (cold:
 // rendered and PNG-encoded from nothing), a first screen of 24 tiles, and beside them the chunk
 // path over the same area as `chunkforge render` takes it (generate the chunks, then draw), and
-// the first screen on the render pool as the server runs it.
+// the first screen on the render pool as the server runs it, and its PNG encoding alone.
 #include <benchmark/benchmark.h>
 
 #include <latch>
+#include <vector>
 
 #include "chunkforge/chunk.h"
 #include "chunkforge/encode.h"
 #include "chunkforge/world.h"
+#include "tile_chunks.h"
 #include "tile_pool.h"
 #include "tile_renderer.h"
 
@@ -29,6 +31,19 @@ BENCHMARK_CAPTURE(BM_Tile, elevation_64_units_per_px, Layer::kElevation, -6)->Un
 BENCHMARK_CAPTURE(BM_Tile, structures_8_units_per_px, Layer::kStructures, -3)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Tile, objects_1px_per_unit, Layer::kObjects, 0)->Unit(benchmark::kMillisecond);
 
+// A resource layer's density tile at 64 units per pixel: `resource` 0 is the forest (biome and
+// material filters: the terrain is sampled too), 1 is iron (an elevation filter).
+void BM_DensityTile(benchmark::State& state, int resource) {
+  const World& world = default_world();
+  int64_t x = 0;
+  for (auto _ : state) {
+    TileKey tile = key(Layer::kDensity, -6, x++, 7);
+    tile.resource = resource;
+    benchmark::DoNotOptimize(render_tile(world, tile).png());
+  }
+}
+BENCHMARK_CAPTURE(BM_DensityTile, forest_64_units_per_px, 0)->Unit(benchmark::kMillisecond);
+
 // The page's first screen at zoom -2 (4 units per pixel, 1024 x 768 px): 6 x 4 materials tiles,
 // one after another on one thread (the server renders on several).
 void BM_FirstScreen24Tiles(benchmark::State& state) {
@@ -42,6 +57,38 @@ void BM_FirstScreen24Tiles(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_FirstScreen24Tiles)->Unit(benchmark::kMillisecond);
+// The PNG encoding alone of the first screen's 24 tiles (drawn once beforehand), and their bytes:
+// a third of the first screen went here before the row filter was turned off (docs/map.md).
+void BM_FirstScreenPngEncoding(benchmark::State& state) {
+  std::vector<TileImage> images;
+  for (int64_t x = 0; x < 24; ++x) images.push_back(render_tile(default_world(), key(Layer::kMaterials, -2, x, 0)));
+  size_t bytes = 0;
+  for (auto _ : state) {
+    bytes = 0;
+    for (const TileImage& image : images) bytes += image.png().size();
+  }
+  state.counters["bytes"] = static_cast<double>(bytes);
+}
+BENCHMARK(BM_FirstScreenPngEncoding)->Unit(benchmark::kMillisecond);
+
+// A first screen of objects tiles at 1 px per unit (6 x 4 tiles, 16 chunks each plus the ring
+// around it), one thread: every tile generating its chunks itself, or sharing them with its
+// neighbours through TileChunks as the server does (state.range(0) = 1).
+void BM_FirstScreenObjects(benchmark::State& state) {
+  const World& world = default_world();
+  int64_t shift = 0;
+  for (auto _ : state) {
+    TileChunks chunks(64u << 20);
+    for (int64_t y = -2; y < 2; ++y) {
+      for (int64_t x = -3; x < 3; ++x) {
+        const TileKey tile = key(Layer::kObjects, 0, x + shift, y);
+        benchmark::DoNotOptimize(render_tile(world, tile, nullptr, state.range(0) ? &chunks : nullptr).png());
+      }
+    }
+    shift += 6;
+  }
+}
+BENCHMARK(BM_FirstScreenObjects)->ArgName("shared")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 // The same first screen as the server renders it: on a TilePool of 2 threads (the server uses
 // --threads up to 4), centre first. Wall time, which on a shared machine depends on its load.

@@ -3,14 +3,16 @@
 
 Starts chunkforge-server on loopback ports and Debian's chromium with a fresh profile, opens
 /map/, and checks: no console errors and no failed requests; the tiles are 256x256 PNGs that
-are not blank; switching the base layer changes what is drawn; structure search puts markers;
-the edits and players overlays (the server has an edit store and --map-players) show without
-errors. Screenshots are written to the artefact directory.
+are not blank; switching the base layer changes what is drawn, and so does showing a resource
+layer's density; structure search puts markers;
+the edits and players overlays (the server has an edit store open to edits and --map-players)
+draw the chunk edited with `chunkforge edit` and a player walking over a real session
+(chunkforge-walker); clicking that chunk at close zoom shows its objects and the edited state. Screenshots are written to the artefact directory.
 
 Then `chunkforge map` on a world file: breaking the file shows its field-path errors on the
 page while the last good world stays; fixing it clears them and changes the world.
 
-usage: browser_test.py CHUNKFORGE_SERVER CHUNKFORGE_CLI SOURCE_DIR ARTEFACT_DIR
+usage: browser_test.py CHUNKFORGE_SERVER CHUNKFORGE_CLI CHUNKFORGE_WALKER SOURCE_DIR ARTEFACT_DIR
 """
 import base64
 import json
@@ -185,63 +187,152 @@ def check_watcher(page, cli, source_dir, artefacts, workdir):
         tool.wait(10)
 
 
-# The edits and players overlays are offered, and showing them (both empty here: the C++ tests
-# fill them) raises no error.
-def check_live_overlays(page):
+# The first screen: materials tiles are 256 x 256 PNGs that are not blank; switching the base
+# layer to biomes through Leaflet's own layer control, as a user would, changes the screen.
+# Returns the materials tiles and the screenshot with biomes.
+def check_base_layers(page, artefacts):
+    wait_for(lambda: len(loaded_tiles(page, "materials")) >= 12, 60, "materials tiles")
+    page.pump(1.0)
+    tiles = loaded_tiles(page, "materials")
+    assert all(t["w"] == 256 and t["h"] == 256 for t in tiles), tiles
+    assert all(t["colours"] > 3 for t in tiles), "blank tiles: %s" % tiles
+    before = screenshot(page, os.path.join(artefacts, "map_materials.png"))
+    page.evaluate("""[...document.querySelectorAll('.leaflet-control-layers-base label')]
+                     .find(l => l.textContent.includes('Biomes')).querySelector('input').click()""")
+    wait_for(lambda: len(loaded_tiles(page, "biomes")) >= 12, 60, "biomes tiles")
+    page.pump(1.5)
+    after = screenshot(page, os.path.join(artefacts, "map_biomes.png"))
+    assert before != after, "switching to biomes changed nothing on screen"
+    return tiles, after
+
+
+def toggle_overlay(page, title):
+    page.evaluate("""[...document.querySelectorAll('.leaflet-control-layers-overlays label')]
+                     .find(l => l.textContent.trim() === %s).querySelector('input').click()""" % json.dumps(title))
+
+
+# A resource layer's density overlay, toggled in Leaflet's layer control: its tiles load, are
+# not blank, and change the screen; toggled off again, they go.
+def check_density(page, artefacts, before):
+    toggle_overlay(page, "Density: forest")
+    tiles = wait_for(lambda: len(loaded_tiles(page, "density.forest")) >= 12 and loaded_tiles(page, "density.forest"),
+                     60, "density tiles")
+    assert all(t["w"] == 256 and t["colours"] > 1 for t in tiles), tiles
+    page.pump(1.0)
+    shown = screenshot(page, os.path.join(artefacts, "map_density_forest.png"))
+    assert shown != before, "showing the forest's density changed nothing on screen"
+    toggle_overlay(page, "Density: forest")
+    wait_for(lambda: not page.evaluate("chunkforgeMap.map.hasLayer(chunkforgeMap.layers.byName['density.forest'])"),
+             10, "the density overlay to go")
+    return len(tiles)
+
+
+# Edits on a chunk through `chunkforge edit` (the server has open edits): a state on its first
+# object. Returns (chunk x, chunk z, object id, state).
+def edit_a_chunk(cli, base, grpc_port):
+    chunk = json.load(urllib.request.urlopen(base + "/api/chunk?cx=1&cz=1"))
+    object_id = chunk["objects"][0]["id"]
+    subprocess.run([cli, "edit", "1", "1", "set-state", object_id, "0aff", "--server", "127.0.0.1:%d" % grpc_port],
+                   check=True, stdout=subprocess.DEVNULL)
+    return 1, 1, object_id, "0aff"
+
+
+# Clicking a chunk at close zoom: a popup naming it with its edit version, one marker per
+# object /api/chunk lists, and the edited object's state in the popup.
+def check_chunk_click(page, base, artefacts, edited):
+    cx, cz, object_id, state = edited
+    size = page.evaluate("chunkforgeMap.status.chunk_size")
+    page.evaluate("chunkforgeMap.map.setView(L.latLng(%f, %f), 1, {animate: false}) && true" %
+                  (-(cz + 0.5) * size, (cx + 0.5) * size))
+    wait_for(lambda: len(loaded_tiles(page, "biomes")) >= 6, 60, "tiles at zoom 1")  # biomes: shown since above
+    # A real click on the chunk's middle, wherever the map's container puts it on screen.
+    x, y = page.evaluate("""(() => {
+      const m = chunkforgeMap.map, p = m.latLngToContainerPoint(m.getCenter());
+      const r = m.getContainer().getBoundingClientRect();
+      return [r.left + p.x, r.top + p.y];
+    })()""")
+    for kind in ("mousePressed", "mouseReleased"):
+        page.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+    text = wait_for(lambda: page.evaluate(
+        "(document.querySelector('.leaflet-popup-content') || {}).textContent"), 30, "the chunk's popup")
+    expected = json.load(urllib.request.urlopen(base + "/api/chunk?cx=%d&cz=%d" % (cx, cz)))
+    assert text.startswith("chunk %d, %d  (edit version 1)" % (cx, cz)), text
+    assert any(object_id in line and line.endswith("state " + state) for line in text.split("\n")), text
+    markers = page.evaluate("chunkforgeMap.chunk.getLayers().length")
+    assert markers == len(expected["objects"]) + 1, (markers, len(expected["objects"]))  # and the outline
+    page.pump(0.5)  # the popup fades in
+    screenshot(page, os.path.join(artefacts, "map_chunk_click.png"))
+    return len(expected["objects"])
+
+
+# The edits and players overlays are offered and draw what the server has: the chunk edited
+# above outlined, and the walking player (chunkforge-walker over a real session) as a marker.
+def check_live_overlays(page, edited, artefacts, walking):
     names = page.evaluate("[...document.querySelectorAll('.leaflet-control-layers-overlays label')]"
                           ".map(l => l.textContent.trim()).join('|')")
     assert "Edited chunks" in names and "Players" in names, names
-    page.evaluate("""[...document.querySelectorAll('.leaflet-control-layers-overlays label')]
-                     .find(l => l.textContent.includes('Edited chunks')).querySelector('input').click()""")
-    wait_for(lambda: page.evaluate("chunkforgeMap.map.hasLayer(chunkforgeMap.edits)"), 10, "the edits overlay")
-    page.pump(2.5)  # one refresh of each overlay at least
+    toggle_overlay(page, "Edited chunks")
+    outlines = wait_for(lambda: page.evaluate("chunkforgeMap.edits.getLayers().map(r => r.getBounds().getCenter())"),
+                        10, "the edited chunk's outline")
+    size = page.evaluate("chunkforgeMap.status.chunk_size")
+    cx, cz = edited[0], edited[1]
+    assert [(o["lng"], o["lat"]) for o in outlines] == [((cx + 0.5) * size, -(cz + 0.5) * size)], outlines
+    assert page.evaluate("document.querySelectorAll('path[stroke=\"#ff3b30\"]').length") >= 1, "no outline drawn"
+    if not walking:
+        print("skipped the players overlay's marker: built without the SDK's examples (chunkforge-walker)")
+        return
+    player = wait_for(lambda: page.evaluate(
+        "chunkforgeMap.players.getLayers().map(m => m.getLatLng())[0] || null"), 20, "a player's marker")
+    page.evaluate("chunkforgeMap.map.setView(L.latLng(%f, %f), -2, {animate: false}) && true" %
+                  (player["lat"], player["lng"]))
+    wait_for(lambda: page.evaluate("document.querySelectorAll('path[fill=\"#0a84ff\"]').length"), 10,
+             "the player's marker drawn")
+    screenshot(page, os.path.join(artefacts, "map_live_overlays.png"))
 
 
-def run(server_binary, cli, source_dir, artefacts):
+def run(server_binary, cli, walker_binary, source_dir, artefacts):
     os.makedirs(artefacts, exist_ok=True)
-    http_port = free_port()
+    http_port, grpc_port = free_port(), free_port()
     profile = tempfile.mkdtemp(prefix="chunkforge-chromium-")
-    # An edit store and --map-players: the page offers the edits and players overlays.
-    server = subprocess.Popen([server_binary, "--listen", "127.0.0.1:0", "--http", "127.0.0.1:%d" % http_port,
-                               "--threads", "2", "--log-level", "warn", "--data", profile, "--map-players"])
-    browser = None
+    # An edit store open to edits and --map-players: the page offers the edits and players overlays.
+    server = subprocess.Popen([server_binary, "--listen", "127.0.0.1:%d" % grpc_port, "--http",
+                               "127.0.0.1:%d" % http_port, "--threads", "2", "--log-level", "warn", "--data", profile,
+                               "--open-edits", "--map-players"])
+    browser = walker = None
     try:
         base = "http://127.0.0.1:%d" % http_port
         wait_for(lambda: urllib.request.urlopen(base + "/healthz").status == 200, 30, "the server")
+        edited = edit_a_chunk(cli, base, grpc_port)
+        # A player walking east over a real session, for the players overlay (50 ms a step).
+        if walker_binary != "-":
+            walker = subprocess.Popen([walker_binary, "127.0.0.1:%d" % grpc_port, "4000"], stdout=subprocess.DEVNULL)
         browser, devtools_port = start_chromium(profile)
         page = DevTools(page_target(devtools_port))
         for domain in ("Runtime", "Log", "Network", "Page"):
             page.call(domain + ".enable")
         page.call("Page.navigate", url=base + "/map/")
-        wait_for(lambda: len(loaded_tiles(page, "materials")) >= 12, 60, "materials tiles")
-        page.pump(1.0)
-        tiles = loaded_tiles(page, "materials")
-        assert all(t["w"] == 256 and t["h"] == 256 for t in tiles), tiles
-        assert all(t["colours"] > 3 for t in tiles), "blank tiles: %s" % tiles
-        before = screenshot(page, os.path.join(artefacts, "map_materials.png"))
-
-        # Switch the base layer through Leaflet's own layer control, as a user would.
-        page.evaluate("""[...document.querySelectorAll('.leaflet-control-layers-base label')]
-                         .find(l => l.textContent.includes('Biomes')).querySelector('input').click()""")
-        wait_for(lambda: len(loaded_tiles(page, "biomes")) >= 12, 60, "biomes tiles")
-        page.pump(1.5)
-        after = screenshot(page, os.path.join(artefacts, "map_biomes.png"))
-        assert before != after, "switching to biomes changed nothing on screen"
+        tiles, after = check_base_layers(page, artefacts)
+        density = check_density(page, artefacts, after)
 
         # Structure search: markers where the planner says.
         page.evaluate("document.querySelector('#search button').click()")
         markers = wait_for(lambda: page.evaluate("document.querySelectorAll('path.leaflet-interactive').length"),
                            30, "structure markers")
         screenshot(page, os.path.join(artefacts, "map_search.png"))
-        check_live_overlays(page)
+        check_live_overlays(page, edited, artefacts, walker is not None)
+        biomes = len(loaded_tiles(page, "biomes"))
+        objects = check_chunk_click(page, base, artefacts, edited)
         page.pump(0.5)
         found = problems(page.events)
         assert not found, "\n".join(found)
-        biomes = len(loaded_tiles(page, "biomes"))
         check_watcher(page, cli, source_dir, artefacts, profile)
-        print("ok: %d materials tiles, %d biomes tiles, %d markers, the watcher showed errors and recovered; "
-              "screenshots in %s" % (len(tiles), biomes, markers, artefacts))
+        print("ok: %d materials tiles, %d biomes tiles, %d forest density tiles, %d markers, the edited chunk and a "
+              "player drawn, a clicked chunk's %d objects, the watcher showed errors and recovered; screenshots in %s"
+              % (len(tiles), biomes, density, markers, objects, artefacts))
     finally:
+        if walker:
+            walker.terminate()
+            walker.wait(10)
         if browser:
             browser.terminate()
             browser.wait(10)
@@ -251,4 +342,4 @@ def run(server_binary, cli, source_dir, artefacts):
 
 
 if __name__ == "__main__":
-    run(*sys.argv[1:5])
+    run(*sys.argv[1:6])

@@ -7,10 +7,13 @@
 #include <unistd.h>
 
 #include <array>
+#include <cstdio>
 #include <memory>
 #include <vector>
 #include <string>
 
+#include "chunkforge/chunk.h"
+#include "chunkforge/resource_layer.h"
 #include "chunkforge/world.h"
 #include "http_endpoint.h"
 #include "map_service.h"
@@ -66,7 +69,7 @@ TEST_F(MapHttpTest, TileThenNotModifiedOnAMatchingETag) {
   EXPECT_EQ(tile.header("Content-Type"), "image/png");
   EXPECT_EQ(tile.body.substr(1, 3), "PNG");
   const std::string etag = tile.header("ETag");
-  EXPECT_EQ(etag, "\"" + default_world().fingerprint() + "-materials-0-0-0-r1\"");
+  EXPECT_EQ(etag, "\"" + default_world().fingerprint() + "-materials-0-0-0-r2\"");
 
   const Response again = get(port(), "/tiles/materials/0/0/0.png", "If-None-Match: " + etag + "\r\n");
   EXPECT_EQ(again.status, 304);
@@ -84,7 +87,12 @@ TEST_F(MapHttpTest, BadTileRequestsGet400WithAReason) {
       {"/tiles/materials/99/0/0.png", "zoom must be in [-8, 4] (got 99)\n"},
       {"/tiles/materials/0/east/0.png", "tile x and y must be integers\n"},
       {"/tiles/materials/-8/1000000000/0.png", "the tile lies past the world limit of +-2^40 units\n"},
-      {"/tiles/nope/0/0/0.png", "unknown layer \"nope\": one of materials, biomes, elevation, structures, objects, grid\n"},
+      {"/tiles/nope/0/0/0.png", "unknown layer \"nope\": one of materials, biomes, elevation, structures, objects, "
+                                "objects.<resource>, grid, density.<resource>\n"},
+      {"/tiles/density.lava/0/0/0.png", "unknown resource layer \"lava\": one of forest, iron, coal, boulders\n"},
+      {"/tiles/density/0/0/0.png", "layer density needs a resource layer: density.<resource>, <resource> one of "
+                                   "forest, iron, coal, boulders\n"},
+      {"/tiles/grid.iron/0/0/0.png", "layer grid takes no resource layer\n"},
   };
   for (const auto& c : cases) {
     const Response r = get(port(), c.target);
@@ -92,6 +100,45 @@ TEST_F(MapHttpTest, BadTileRequestsGet400WithAReason) {
     EXPECT_EQ(r.body, c.body) << c.target;
   }
   EXPECT_EQ(get(port(), "/api/point?x=a&z=0").status, 400);
+}
+
+// Every resource layer of the world gets a density layer and an objects layer, listed for the
+// page and served as tiles with their own ETags.
+TEST_F(MapHttpTest, DensityAndObjectsLayersPerResourceLayer) {
+  start();
+  const std::string status = get(port(), "/api/status").body;
+  for (const char* listed : {"{\"name\":\"density.forest\",\"title\":\"Density: forest\",\"overlay\":true,\"min_zoom\":-8}",
+                             "{\"name\":\"objects.boulders\",\"title\":\"Objects: boulders\",\"overlay\":true,\"min_zoom\":0}"}) {
+    EXPECT_NE(status.find(listed), std::string::npos) << listed << " not in " << status;
+  }
+  const Response density = get(port(), "/tiles/density.iron/-5/0/0.png");
+  ASSERT_EQ(density.status, 200);
+  EXPECT_EQ(density.body.substr(1, 3), "PNG");
+  EXPECT_EQ(density.header("ETag"), "\"" + default_world().fingerprint() + "-density.1--5-0-0-r2\"");
+  EXPECT_EQ(get(port(), "/tiles/density.iron/-5/0/0.png", "If-None-Match: " + density.header("ETag") + "\r\n").status, 304);
+  EXPECT_EQ(get(port(), "/tiles/objects.coal/0/0/0.png").status, 200);
+}
+
+// A clicked chunk's objects and structures, as the generator makes them (no edits here).
+TEST_F(MapHttpTest, AChunksObjectsAsJson) {
+  start();
+  const ChunkData expected = Generator(default_world()).generate({3, -2});
+  ASSERT_FALSE(expected.objects.empty());
+  const Response r = get(port(), "/api/chunk?cx=3&cz=-2");
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.body.rfind("{\"chunk\":[3,-2],\"chunk_size\":64,\"edit_version\":0,\"objects\":[{\"id\":\"", 0), 0u) << r.body;
+  size_t listed = 0;
+  for (size_t at = r.body.find("\"layer\":"); at != std::string::npos; at = r.body.find("\"layer\":", at + 1)) ++listed;
+  EXPECT_EQ(listed, expected.objects.size());
+  const ResourceObject& first = expected.objects.front();
+  char id[17];
+  std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(first.id));
+  EXPECT_NE(r.body.find("{\"id\":\"" + std::string(id) + "\",\"layer\":\"" + default_world().resources().layer(first.layer).name +
+                        "\""), std::string::npos) << r.body.substr(0, 300);
+  for (const char* bad : {"/api/chunk?cx=a&cz=0", "/api/chunk?cx=0", "/api/chunk?cx=17179869184&cz=0"}) {
+    EXPECT_EQ(get(port(), bad).status, 400) << bad;
+  }
+  EXPECT_EQ(get(port(), "/api/chunk?cx=0&cz=17179869184").body, "{\"error\":\"cx and cz must be in [-17179869184, 17179869184)\"}");
 }
 
 TEST_F(MapHttpTest, PageAssetsAndJson) {

@@ -1,6 +1,7 @@
 // The live map's overlays on a real in-process server with its side port: edits (a WorldServer
 // on a SQLite store, an edit through the gRPC stub, then /api/edits lists the edited chunk with
-// its version; the index answers ranges both by probing and by scanning) and players (with
+// its version; the index answers ranges both by probing and by scanning; /api/chunk shows the
+// clicked chunk with its edits and an object's state) and players (with
 // --map-players, a session's position appears on /api/players and goes when it ends).
 #include <arpa/inet.h>
 #include <grpcpp/grpcpp.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <thread>
@@ -73,6 +75,24 @@ TEST(MapEditsTest, TheEditsOverlayListsEditedChunksWithTheirVersion) {
   EXPECT_EQ(edits.edited_in({-1000, -1000}, {1000, 1000}, 10), (Found{{{2, -1}, 1}}));  // scanned
   EXPECT_TRUE(edits.edited_in({3, -1}, {9, 9}, 10).empty());
   EXPECT_TRUE(edits.edited_in({-1000, -1000}, {1000, 1000}, 0).empty());
+
+  // A state on the added object: the clicked chunk shows both edits, as served.
+  ASSERT_EQ(response.added_ids_size(), 1);
+  v1::EditRequest set_state;
+  v1::EditOp* state_op = set_state.add_ops();
+  *state_op->mutable_chunk() = op->chunk();
+  state_op->mutable_set_state()->set_id(response.added_ids(0));
+  state_op->mutable_set_state()->set_state(std::string("\x0a\xff", 2));
+  grpc::ClientContext state_context;
+  ASSERT_TRUE(stub->Edit(&state_context, set_state, &response).ok());
+  char id[17];
+  std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(set_state.ops(0).set_state().id()));
+  const std::string chunk = http_get(server.http_port(), "/api/chunk?cx=2&cz=-1");
+  EXPECT_NE(chunk.find("\"edit_version\":2,"), std::string::npos) << chunk;
+  EXPECT_NE(chunk.find("{\"id\":\"" + std::string(id) + "\",\"layer\":\"forest\",\"x\":" + std::to_string(2 * cs + 1) +
+                       ",\"z\":" + std::to_string(-cs + 1)), std::string::npos) << chunk;
+  EXPECT_NE(chunk.find("\"state\":\"0aff\"}"), std::string::npos) << chunk;
+  EXPECT_NE(http_get(server.http_port(), "/api/chunk?cx=3&cz=-1").find("\"edit_version\":0,"), std::string::npos);
   server.shutdown(std::chrono::seconds(1));
 }
 

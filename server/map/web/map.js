@@ -1,6 +1,6 @@
 // The live map's page logic: Leaflet does all tiling, panning and zooming; this file only
 // declares the layers the server lists (/api/status), shows the terrain under the cursor
-// (/api/point), searches structures (/api/locate), reports the view's centre (/api/view) and,
+// (/api/point), searches structures (/api/locate), shows a clicked chunk's objects (/api/chunk), reports the view's centre (/api/view) and,
 // when the server watches a world file, shows its errors and redraws when the world changes.
 // World x runs east and world z south: a point (x, z) is Leaflet's LatLng(-z, x) in CRS.Simple,
 // where zoom z means 2^z pixels per world unit.
@@ -145,6 +145,55 @@ function playersOverlay(map, control) {
   return markers;
 }
 
+// Click a chunk at close zoom (1/2 px per unit or closer): its outline, its objects as markers
+// (hover: layer, id, variant, state) and a popup summing it up, from /api/chunk: the chunk as
+// served, with its edits. The markers stay until the next click.
+const kChunkClickZoom = -1;
+
+function describeObject(o) {
+  return o.layer + ' ' + o.id + ' at (' + o.x.toFixed(1) + ', ' + o.z.toFixed(1) + ') variant ' + o.variant +
+    (o.state !== undefined ? ' state ' + o.state : '');
+}
+
+function chunkSummary(chunk, near) {
+  const counts = {};
+  for (const o of chunk.objects) counts[o.layer] = (counts[o.layer] || 0) + 1;
+  const lines = ['chunk ' + chunk.chunk.join(', ') + (chunk.edit_version ? '  (edit version ' + chunk.edit_version + ')' : ''),
+    chunk.objects.length + ' objects: ' + Object.entries(counts).map(([l, n]) => l + ' ' + n).join(', ')];
+  for (const s of chunk.structures) lines.push(s.type + ' ' + s.id + ' at (' + s.x + ', ' + s.z + ')');
+  const states = chunk.objects.filter((o) => o.state !== undefined);
+  if (states.length) lines.push(states.length + ' with a state, e.g. ' + describeObject(states[0]));
+  if (near) lines.push('nearest: ' + describeObject(near));
+  const div = document.createElement('div');
+  div.className = 'cf-chunk';
+  div.textContent = lines.join('\n');
+  return div;
+}
+
+function chunkOnClick(map, status) {
+  const shown = L.layerGroup().addTo(map);
+  map.on('click', async (event) => {
+    if (map.getZoom() < kChunkClickZoom) return;
+    const p = worldOf(event.latlng), size = status.chunk_size;
+    const cx = Math.floor(p.x / size), cz = Math.floor(p.z / size);
+    const chunk = await getJson('../api/chunk?cx=' + cx + '&cz=' + cz);
+    shown.clearLayers();
+    if (chunk.error) return;
+    L.rectangle([latLngOf(cx * size, cz * size), latLngOf((cx + 1) * size, (cz + 1) * size)],
+                { color: '#ffd60a', weight: 2, fill: false, interactive: false }).addTo(shown);
+    let near = null, best = Infinity;
+    for (const o of chunk.objects) {
+      const d = (o.x - p.x) ** 2 + (o.z - p.z) ** 2;
+      if (d < best) { best = d; near = o; }
+      L.circleMarker(latLngOf(o.x, o.z), { radius: 4, color: '#ffd60a', weight: 1, fillOpacity: 0.5,
+                                           bubblingMouseEvents: false })
+        .bindTooltip(describeObject(o)).addTo(shown);
+    }
+    L.popup({ minWidth: 340, maxWidth: 480 }).setLatLng(event.latlng).setContent(chunkSummary(chunk, near)).openOn(map);
+  });
+  return shown;
+}
+
 // `chunkforge map` re-reads its world file: redraw when the fingerprint changes.
 function watch(status, layers) {
   let fingerprint = status.fingerprint;
@@ -173,9 +222,10 @@ async function start() {
   map.setView(latLngOf(0, 0), -2);
   cursorPanel(map, status);
   searchPanel(map, status);
+  const chunk = chunkOnClick(map, status);
   showErrors(status);
   if (status.watching) watch(status, layers);
-  window.chunkforgeMap = { map, layers, status, edits, players };  // for tests and the console
+  window.chunkforgeMap = { map, layers, status, edits, players, chunk };  // for tests and the console
 }
 
 start();
