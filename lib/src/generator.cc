@@ -3,7 +3,7 @@
 #include "chunkforge/float_environment.h"
 #include "chunkforge/structures.h"
 #include "chunkforge/world.h"
-#include "scatter_field.h"
+#include "scatter/field.h"
 
 namespace chunkforge {
 namespace {
