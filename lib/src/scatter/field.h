@@ -154,9 +154,9 @@ class ScatterField {
   // Calls fn(cell) for the cells of `layer` with candidates whose square lies within
   // cell_reach(a_r, cell.r) of p (never beyond `reach`), block by block; stops when fn
   // returns false (and then returns false).
-  template <typename Fn>
-  bool visit_cells(uint32_t layer, const Position& p, double reach, double (*cell_reach)(double, double),
-                   double a_r, Fn&& fn);
+  // (A template, not a function pointer, so that cell_reach inlines into the per-cell loop.)
+  template <typename Reach, typename Fn>
+  bool visit_cells(uint32_t layer, const Position& p, double reach, Reach cell_reach, double a_r, Fn&& fn);
   void list_neighbours(uint32_t layer, Cell& c, const Candidate& a);
   bool blocked_by_accepted_nearby(uint32_t layer, Cell& c, const Candidate& a);
   // Whether blocker's accepted candidate is earlier than every undecided candidate of c after

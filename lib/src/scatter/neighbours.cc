@@ -23,9 +23,19 @@ ScatterField::Position ScatterField::position(uint32_t layer, const Cell& c, con
   return p;
 }
 
-template <typename Fn>
-bool ScatterField::visit_cells(uint32_t layer, const Position& p, double reach,
-                               double (*cell_reach)(double, double), double a_r, Fn&& fn) {
+namespace {
+// Same layer: max(r(a), r(b)). Other layers: a fixed reach, passed as a_r.
+struct SameLayerReach {
+  double operator()(double a_r, double cell_r) const { return std::max(a_r, cell_r); }
+};
+struct FixedReach {
+  double operator()(double a_r, double) const { return a_r; }
+};
+}  // namespace
+
+template <typename Reach, typename Fn>
+bool ScatterField::visit_cells(uint32_t layer, const Position& p, double reach, Reach cell_reach, double a_r,
+                               Fn&& fn) {
   const int64_t n = layer_[layer].n;
   const double s = layer_[layer].side;
   auto index = [&](double v, int64_t chunk) { return chunk * n + static_cast<int64_t>(std::floor(v / s)); };
@@ -55,11 +65,6 @@ bool ScatterField::visit_cells(uint32_t layer, const Position& p, double reach,
   return true;
 }
 
-namespace {
-// Same layer: max(r(a), r(b)). Other layers: a fixed reach, passed as a_r.
-double same_layer_reach(double a_r, double cell_r) { return std::max(a_r, cell_r); }
-double fixed_reach(double a_r, double) { return a_r; }
-}  // namespace
 
 bool ScatterField::covers(uint32_t layer, const Cell& blocker, const Cell& c) const {
   if (blocker.accepted < 0) return false;
@@ -111,12 +116,12 @@ void ScatterField::list_neighbours(uint32_t layer, Cell& c, const Candidate& a) 
     };
   };
   if (layer_[layer].method->spaced) {
-    visit_cells(layer, p, l.r_max(), same_layer_reach, c.r, add(layer));
+    visit_cells(layer, p, l.r_max(), SameLayerReach{}, c.r, add(layer));
   }
   for (uint32_t lb = 0; lb < layers_.size(); ++lb) {
     if (lb == layer) continue;
     const double reach = l.footprint + layer_[lb].def->footprint;
-    visit_cells(lb, p, reach, fixed_reach, reach, add(lb));
+    visit_cells(lb, p, reach, FixedReach{}, reach, add(lb));
   }
 }
 
