@@ -3,6 +3,7 @@
 // which cells are peaks), coarser cells in sparse blocks, and each cell's candidates, drawn
 // from hashes of the cell alone by the layer's method record.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -165,22 +166,34 @@ void ScatterField::materialize(uint32_t layer, int64_t bi, int64_t bj, Block& b)
 }
 
 void ScatterField::add_candidates(uint32_t layer, Block& b) {
+  // Which darts exist, per cell (cheap: the thinning draws); their positions and times are
+  // drawn by make_candidates when first looked at.
   const Layer& ly = layer_[layer];
-  // Written straight into the slab: room for the most a block can hold, the unused tail given
-  // back at once, so nothing is copied.
-  Candidate* begin = candidate_storage(kBlockCells * kDartsPerCell);
-  Candidate* out = begin;
   for (int k = 0; k < b.cell_count; ++k) {
     Cell& c = b.cells[k];
     const CellDraws draws(ly.seed, c.i, c.j, c.span);
-    CandidateList list(out, draws);
-    ly.method->candidates(*ly.def, CellView{c.span, c.r, c.density, c.peak}, draws, list);
-    c.candidates = out;
-    c.count = list.size();
-    out += list.size();
+    c.draws_hash = draws.hash();
+    c.unmade = ly.method->kept(*ly.def, CellView{c.span, c.r, c.density, c.peak}, draws);
+    c.count = static_cast<uint32_t>(std::popcount(c.unmade));
+    c.candidates = c.count > 0 ? candidate_storage(c.count) : nullptr;
   }
-  slab_used_ -= kBlockCells * kDartsPerCell - static_cast<size_t>(out - begin);
   b.has_candidates = true;
+}
+
+void ScatterField::make_candidates(uint32_t layer, Cell& c, uint32_t until) {
+  const Layer& ly = layer_[layer];
+  const CellDraws draws(c.draws_hash);
+  const CellView view{c.span, c.r, c.density, c.peak};
+  for (; c.made < until; ++c.made) {
+    const uint32_t k = static_cast<uint32_t>(std::countr_zero(c.unmade));
+    c.unmade &= c.unmade - 1;
+    const uint64_t bits = draws.bits(k);
+    Candidate& a = c.candidates[c.made];
+    ly.method->place(*ly.def, view, bits, a.u, a.v);
+    a.t = arrival_time(k, bits);
+    a.k = k;
+    a.viable = -1;
+  }
 }
 
 }  // namespace chunkforge

@@ -25,6 +25,9 @@ class CellDraws {
   CellDraws(uint64_t layer_seed, int64_t i, int64_t j, int span)
       : cell_hash_(mix64(mix64(layer_seed ^ (static_cast<uint64_t>(i) * 0x9e3779b97f4a7c15ULL)) ^
                          (static_cast<uint64_t>(j) * 0xc2b2ae3d27d4eb4fULL) ^ static_cast<uint64_t>(span))) {}
+  // The draws of a cell whose hash() was kept.
+  explicit CellDraws(uint64_t cell_hash) : cell_hash_(cell_hash) {}
+  uint64_t hash() const { return cell_hash_; }
   // Candidate k's 64 random bits (position, arrival time).
   uint64_t bits(uint64_t k) const { return mix64(cell_hash_ + (k + 1) * 0x9e3779b97f4a7c15ULL); }
   // Eight 8-bit thinning draws, for candidates 8 * group ... 8 * group + 7: byte k % 8 of the
@@ -39,23 +42,12 @@ class CellDraws {
   uint64_t cell_hash_;
 };
 
-// Where a cell's candidates go: a run of slab storage with room for kDartsPerCell of them.
-// Arrival times are stratified: candidate k of every cell arrives in round k (the top four
-// bits), in random order within the round. A cell's candidates are thus already in time order,
-// and the process is still sequential dart throwing in one global order.
-class CandidateList {
- public:
-  CandidateList(Candidate* storage, const CellDraws& draws) : data_(storage), draws_(draws) {}
-  void add(uint32_t k, uint32_t u, uint32_t v) {
-    const uint64_t t = (static_cast<uint64_t>(k) << 60) | (mix64(draws_.bits(k) ^ kTimeSalt.value) >> 4);
-    data_[size_++] = Candidate{t, u, v, k, -1};
-  }
-  uint32_t size() const { return size_; }
-
- private:
-  Candidate* data_;
-  const CellDraws& draws_;
-  uint32_t size_ = 0;
-};
+// Candidate k's arrival time, from its random bits. Arrival times are stratified: candidate k
+// of every cell arrives in round k (the top four bits), in random order within the round. A
+// cell's candidates are thus already in time order, and the process is still sequential dart
+// throwing in one global order.
+inline uint64_t arrival_time(uint32_t k, uint64_t bits) {
+  return (static_cast<uint64_t>(k) << 60) | (mix64(bits ^ kTimeSalt.value) >> 4);
+}
 
 }  // namespace chunkforge::scatter

@@ -73,7 +73,7 @@ void ScatterField::decide_next(uint32_t layer, Cell& start) {
     const size_t fi = frames_.size() - 1;
     Frame f = frames_[fi];
     Cell& c = *f.cell;
-    const Candidate& a = c.candidates[c.next];
+    const Candidate& a = candidate(f.layer, c, c.next);
     const bool spaced = layer_[f.layer].method->spaced;
     bool blocked = false, pushed = false;
     if (!f.listed) {
@@ -95,7 +95,7 @@ void ScatterField::decide_next(uint32_t layer, Cell& start) {
       Cell& n = *nb.cell;
       // Earlier candidates of n that could block a must be decided first, in n's order.
       for (uint32_t k = n.next; k < n.count; ++k) {
-        Candidate& b = n.candidates[k];
+        Candidate& b = candidate(nb.layer, n, k);
         if (!earlier(nb.layer, n, b, f.layer, c, a)) break;
         if (could_block(f.layer, c, a, nb.layer, n, b)) {
           pushed = true;
@@ -113,7 +113,11 @@ void ScatterField::decide_next(uint32_t layer, Cell& start) {
     if (blocked) {
       // If the same-layer blocker's disc covers the whole cell, it blocks every later
       // candidate of the cell too: reject them all at once.
-      const bool covered = c.last_blocker != nullptr && covers(f.layer, *c.last_blocker, c);
+      bool covered = false;
+      if (c.last_blocker != nullptr) {
+        if (c.next + 1 < c.count) candidate(f.layer, c, c.next + 1);  // covers() reads it
+        covered = covers(f.layer, *c.last_blocker, c);
+      }
       c.next = covered ? c.count : c.next + 1;
     } else {
       c.accepted = static_cast<int32_t>(c.next);

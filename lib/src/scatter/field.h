@@ -73,8 +73,13 @@ class ScatterField {
     int span = 1;          // scatter cells per side: 1, 2 or 4 (coarse cells in sparse blocks)
     double density = 0;    // layer density at the cell centre
     double r = 0;          // minimum spacing there, world units
-    Candidate* candidates = nullptr;  // into the candidate slabs, in time order
+    // Into the candidate slabs, in time order, room for `count`; only the first `made` are
+    // drawn yet (candidate() draws more on demand: most are never looked at).
+    Candidate* candidates = nullptr;
     uint32_t count = 0;
+    uint32_t made = 0;
+    uint32_t unmade = 0;     // darts (bit k: dart k) that exist but are not drawn yet
+    uint64_t draws_hash = 0;  // CellDraws::hash() of the cell
     uint32_t next = 0;              // candidates before `next` are decided
     int32_t accepted = -1;          // the accepted candidate (at most one per cell), or -1
     bool peak = false;              // noise_peaks: the cell holds its window's maximum
@@ -145,6 +150,12 @@ class ScatterField {
   Cell& cell(uint32_t layer, int64_t i, int64_t j);
   void materialize(uint32_t layer, int64_t bi, int64_t bj, Block& b);
   void add_candidates(uint32_t layer, Block& b);
+  // Candidate `index` of c, drawn (with the ones before it) if it is not yet.
+  Candidate& candidate(uint32_t layer, Cell& c, uint32_t index) {
+    if (index >= c.made) make_candidates(layer, c, index + 1);
+    return c.candidates[index];
+  }
+  void make_candidates(uint32_t layer, Cell& c, uint32_t until);
   Block* new_block();
   // Room for `count` candidates that never move.
   Candidate* candidate_storage(size_t count);

@@ -15,11 +15,14 @@ int cells_of_r_min(const ResourceLayer& l, int64_t chunk_size) {
 int no_halo(const ResourceLayer&, int64_t, int64_t) { return 0; }
 
 // Uniform in the cell, which spans `span` scatter cells: 26 bits per axis cover span <= 4.
-void add_uniform(const CellView& c, const CellDraws& draws, uint32_t k, CandidateList& out) {
+void place_uniform(const ResourceLayer&, const CellView& c, uint64_t bits, uint32_t& u, uint32_t& v) {
   const uint32_t cell_mask = static_cast<uint32_t>(kSub * c.span - 1);
-  const uint64_t h = draws.bits(k);
-  out.add(k, static_cast<uint32_t>(h) & cell_mask, static_cast<uint32_t>(h >> 26) & cell_mask);
+  u = static_cast<uint32_t>(bits) & cell_mask;
+  v = static_cast<uint32_t>(bits >> 26) & cell_mask;
 }
+
+// The methods with one trial per cell: dart 0 exists with probability `keep`.
+uint32_t first_if(const CellDraws& draws, double keep) { return draws.thinning(0) < keep ? 1u : 0u; }
 
 namespace blue_noise {
 // Cells of side < r_min / sqrt(2), so that a cell holds at most one point.
@@ -28,34 +31,43 @@ int cells_per_chunk(const ResourceLayer& l, int64_t chunk_size) {
 }
 // K darts per cell, thinned by (r_level / r)^2 so that dart intensity follows 1 / r^2 (r_level:
 // the spacing the cell's size is made for, r_min times its span).
-void candidates(const ResourceLayer& l, const CellView& c, const CellDraws& draws, CandidateList& out) {
+uint32_t kept(const ResourceLayer& l, const CellView& c, const CellDraws& draws) {
+  static_assert(kDartsPerCell <= 16, "the round is 4 bits of t");
   const double ratio = l.r_min() * c.span / c.r, keep = ratio * ratio;
+  constexpr uint32_t kAll = (1u << kDartsPerCell) - 1;
+  // A draw is at most 255/256: at keep >= 1 (dense cells) every dart stays, without drawing.
+  if (keep >= 1.0) return kAll;
+  uint32_t mask = 0;
   uint64_t group = 0;
   for (uint32_t k = 0; k < kDartsPerCell; ++k) {
     if (k % 8 == 0) group = draws.thinning_group(k / 8);
-    if (CellDraws::thinning(group, k) < keep) add_uniform(c, draws, k, out);
+    if (CellDraws::thinning(group, k) < keep) mask |= 1u << k;
   }
+  return mask;
 }
 }  // namespace blue_noise
 
 namespace jittered_grid {
-// One point per cell, at the centre moved by up to +-jitter of a cell on each axis.
-void candidates(const ResourceLayer& l, const CellView& c, const CellDraws& draws, CandidateList& out) {
+// One point per cell, kept with probability (r_min / r)^2.
+uint32_t kept(const ResourceLayer& l, const CellView& c, const CellDraws& draws) {
   const double ratio = l.r_min() / c.r;
-  if (draws.thinning(0) >= ratio * ratio) return;
-  const uint64_t h = draws.bits(0);
+  return first_if(draws, ratio * ratio);
+}
+// At the centre moved by up to +-jitter of a cell on each axis.
+void place(const ResourceLayer& l, const CellView&, uint64_t bits, uint32_t& u, uint32_t& v) {
   auto jittered = [&](uint64_t b) {
     const double offset = (static_cast<double>(b & static_cast<uint64_t>(kSub - 1)) * 2.0 - kSubD) * l.jitter;
     return static_cast<uint32_t>((kSub / 2) + static_cast<int64_t>(std::floor(offset)));
   };
-  out.add(0, jittered(h), jittered(h >> 24));
+  u = jittered(bits);
+  v = jittered(bits >> 24);
 }
 }  // namespace jittered_grid
 
 namespace noise_probability {
 // One trial per cell, kept with probability density / dmax.
-void candidates(const ResourceLayer& l, const CellView& c, const CellDraws& draws, CandidateList& out) {
-  if (draws.thinning(0) < c.density / l.dmax) add_uniform(c, draws, 0, out);
+uint32_t kept(const ResourceLayer& l, const CellView& c, const CellDraws& draws) {
+  return first_if(draws, c.density / l.dmax);
 }
 }  // namespace noise_probability
 
@@ -68,29 +80,30 @@ int cells_per_chunk(const ResourceLayer& l, int64_t chunk_size) {
 int halo(const ResourceLayer& l, int64_t n, int64_t size) {
   return std::max(1, static_cast<int>(std::lround(l.peak_window * static_cast<double>(n) / (2.0 * static_cast<double>(size)))));
 }
-// A point at the centre of each cell that holds its window's largest peak value.
-void candidates(const ResourceLayer&, const CellView& c, const CellDraws&, CandidateList& out) {
-  if (c.peak) out.add(0, static_cast<uint32_t>(kSub / 2), static_cast<uint32_t>(kSub / 2));
+// A point in each cell that holds its window's largest peak value, at the cell's centre.
+uint32_t kept(const ResourceLayer&, const CellView& c, const CellDraws&) { return c.peak ? 1u : 0u; }
+void place(const ResourceLayer&, const CellView&, uint64_t, uint32_t& u, uint32_t& v) {
+  u = v = static_cast<uint32_t>(kSub / 2);
 }
 }  // namespace noise_peaks
 
 namespace uniform {
 // White noise at the mean density: the density field is deliberately ignored.
-void candidates(const ResourceLayer& l, const CellView& c, const CellDraws& draws, CandidateList& out) {
+uint32_t kept(const ResourceLayer& l, const CellView&, const CellDraws& draws) {
   const double mean = (l.dmin + l.dmax) / (2.0 * l.dmax);
-  if (draws.thinning(0) < mean * mean) add_uniform(c, draws, 0, out);
+  return first_if(draws, mean * mean);
 }
 }  // namespace uniform
 
 constexpr MethodRecord kBlueNoise{"blue_noise", blue_noise::cells_per_chunk, no_halo, true, true,
-                                  blue_noise::candidates};
+                                  blue_noise::kept, place_uniform};
 constexpr MethodRecord kJitteredGrid{"jittered_grid", cells_of_r_min, no_halo, false, false,
-                                     jittered_grid::candidates};
+                                     jittered_grid::kept, jittered_grid::place};
 constexpr MethodRecord kNoiseProbability{"noise_probability", cells_of_r_min, no_halo, false, false,
-                                         noise_probability::candidates};
+                                         noise_probability::kept, place_uniform};
 constexpr MethodRecord kNoisePeaks{"noise_peaks", noise_peaks::cells_per_chunk, noise_peaks::halo, false, false,
-                                   noise_peaks::candidates};
-constexpr MethodRecord kUniform{"uniform", cells_of_r_min, no_halo, false, false, uniform::candidates};
+                                   noise_peaks::kept, noise_peaks::place};
+constexpr MethodRecord kUniform{"uniform", cells_of_r_min, no_halo, false, false, uniform::kept, place_uniform};
 
 }  // namespace
 

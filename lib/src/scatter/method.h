@@ -32,8 +32,13 @@ struct MethodRecord {
   bool spaced;
   // Sparse blocks may use coarser cells (2 x 2 or 4 x 4 scatter cells).
   bool coarse_cells;
-  // Appends the cell's candidates, in time order (at most kDartsPerCell).
-  void (*candidates)(const ResourceLayer& l, const CellView& c, const CellDraws& draws, CandidateList& out);
+  // Candidate generation in two steps, so that a candidate's position and time are drawn only
+  // when the resolution first looks at it. `kept`: which of the cell's kDartsPerCell darts
+  // exist (bit k: dart k; the thinning draws). `place`: where dart k lies in the cell, from
+  // its random bits (draws.bits(k)); its arrival time is arrival_time(k, bits) for every
+  // method.
+  uint32_t (*kept)(const ResourceLayer& l, const CellView& c, const CellDraws& draws);
+  void (*place)(const ResourceLayer& l, const CellView& c, uint64_t bits, uint32_t& u, uint32_t& v);
 };
 
 const MethodRecord& method_record(ScatterMethod method);

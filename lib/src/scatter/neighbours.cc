@@ -52,13 +52,23 @@ bool ScatterField::visit_cells(uint32_t layer, const Position& p, double reach, 
       const double rb = cell_reach(a_r, b.r_max) + kPruneMargin;
       if (gap2(p.x, p.z, bx0, bz0, kBlockSide * s) >= rb * rb) continue;
       if (!b.has_candidates) add_candidates(layer, b);
-      for (int k = 0; k < b.cell_count; ++k) {
-        Cell& cell = b.cells[k];
-        if (cell.count == 0) continue;
-        const double rc = cell_reach(a_r, cell.r) + kPruneMargin;
-        const double x0 = static_cast<double>(cell.i - p.cx * n) * s, z0 = static_cast<double>(cell.j - p.cz * n) * s;
-        if (gap2(p.x, p.z, x0, z0, cell.span * s) >= rc * rc) continue;
-        if (!fn(cell)) return false;
+      // Cells by rows, positions stepped from the block's corner (kPruneMargin covers the
+      // rounding); a row out of the block's reach is out of every cell's.
+      const int per_side = kBlockSide >> b.level;
+      const double side = static_cast<double>(1 << b.level) * s;
+      for (int cj = 0; cj < per_side; ++cj) {
+        const double z0 = bz0 + cj * side;
+        const double dz = gap(p.z, z0, z0 + side), dz2 = dz * dz;
+        if (dz2 >= rb * rb) continue;
+        for (int ci = 0; ci < per_side; ++ci) {
+          Cell& cell = b.cells[cj * per_side + ci];
+          if (cell.count == 0) continue;
+          const double rc = cell_reach(a_r, cell.r) + kPruneMargin;
+          const double x0 = bx0 + ci * side;
+          const double dx = gap(p.x, x0, x0 + side);
+          if (dx * dx + dz2 >= rc * rc) continue;
+          if (!fn(cell)) return false;
+        }
       }
     }
   }
