@@ -72,7 +72,9 @@ ScatterField::Cell& ScatterField::cell(uint32_t layer, int64_t i, int64_t j) {
   const int64_t bi = floor_div(i, kBlockSide), bj = floor_div(j, kBlockSide);
   Block& b = block(layer, bi, bj);
   const int per_side = kBlockSide >> b.level;
-  return b.cells[((j - bj * kBlockSide) >> b.level) * per_side + ((i - bi * kBlockSide) >> b.level)];
+  Cell& c = b.cells[((j - bj * kBlockSide) >> b.level) * per_side + ((i - bi * kBlockSide) >> b.level)];
+  if (!c.drawn) draw_cell(layer, c);
+  return c;
 }
 
 namespace {
@@ -165,19 +167,14 @@ void ScatterField::materialize(uint32_t layer, int64_t bi, int64_t bj, Block& b)
   }
 }
 
-void ScatterField::add_candidates(uint32_t layer, Block& b) {
-  // Which darts exist, per cell (cheap: the thinning draws); their positions and times are
-  // drawn by make_candidates when first looked at.
+void ScatterField::draw_cell(uint32_t layer, Cell& c) {
   const Layer& ly = layer_[layer];
-  for (int k = 0; k < b.cell_count; ++k) {
-    Cell& c = b.cells[k];
-    const CellDraws draws(ly.seed, c.i, c.j, c.span);
-    c.draws_hash = draws.hash();
-    c.unmade = ly.method->kept(*ly.def, CellView{c.span, c.r, c.density, c.peak}, draws);
-    c.count = static_cast<uint32_t>(std::popcount(c.unmade));
-    c.candidates = c.count > 0 ? candidate_storage(c.count) : nullptr;
-  }
-  b.has_candidates = true;
+  const CellDraws draws(ly.seed, c.i, c.j, c.span);
+  c.draws_hash = draws.hash();
+  c.unmade = ly.method->kept(*ly.def, CellView{c.span, c.r, c.density, c.peak}, draws);
+  c.count = static_cast<uint32_t>(std::popcount(c.unmade));
+  c.candidates = c.count > 0 ? candidate_storage(c.count) : nullptr;
+  c.drawn = true;
 }
 
 void ScatterField::make_candidates(uint32_t layer, Cell& c, uint32_t until) {

@@ -80,18 +80,19 @@ class ScatterField {
     uint32_t made = 0;
     uint32_t unmade = 0;     // darts (bit k: dart k) that exist but are not drawn yet
     uint64_t draws_hash = 0;  // CellDraws::hash() of the cell
+    bool drawn = false;       // which darts exist (count, unmade) is known
     uint32_t next = 0;              // candidates before `next` are decided
     int32_t accepted = -1;          // the accepted candidate (at most one per cell), or -1
     bool peak = false;              // noise_peaks: the cell holds its window's maximum
     Cell* last_blocker = nullptr;   // same-layer cell that blocked the previous candidate
   };
-  // Materialised in two steps: densities (cheap, batched) when first seen, candidates when
-  // first needed; neighbour scans prune whole blocks on their densities alone.
+  // Materialised in steps: densities (cheap, batched) for the whole block when first seen; per
+  // cell, which darts exist when a scan first reaches the cell, and each dart's position and
+  // time when first looked at. Neighbour scans prune whole blocks on their densities alone.
   struct Block {
     double r_max = 0;  // largest r among its cells
     int level = 0;     // cells span 2^level scatter cells per side
     int cell_count = kBlockCells;
-    bool has_candidates = false;
     uint16_t accepted_mask = 0;  // bit k: cells[k] has an accepted candidate
     Cell cells[kBlockCells];
   };
@@ -127,12 +128,7 @@ class ScatterField {
   };
 
   // blocks.cc
-  Block& block(uint32_t layer, int64_t bi, int64_t bj, bool with_candidates = true) {
-    Block& b = block_densities(layer, bi, bj);
-    if (with_candidates && !b.has_candidates) add_candidates(layer, b);
-    return b;
-  }
-  Block& block_densities(uint32_t layer, int64_t bi, int64_t bj) {
+  Block& block(uint32_t layer, int64_t bi, int64_t bj) {
     // A small direct-mapped cache in front of the index: neighbour scans revisit the same few
     // blocks over and over. Indexed by the low bits of the block coordinates: a 16 x 16-block
     // window around any point maps without collisions.
@@ -149,7 +145,8 @@ class ScatterField {
   Block& new_or_indexed_block(uint32_t layer, int64_t bi, int64_t bj, RecentBlock& recent);
   Cell& cell(uint32_t layer, int64_t i, int64_t j);
   void materialize(uint32_t layer, int64_t bi, int64_t bj, Block& b);
-  void add_candidates(uint32_t layer, Block& b);
+  // Which of the cell's darts exist (the method's thinning), and room for them.
+  void draw_cell(uint32_t layer, Cell& c);
   // Candidate `index` of c, drawn (with the ones before it) if it is not yet.
   Candidate& candidate(uint32_t layer, Cell& c, uint32_t index) {
     if (index >= c.made) make_candidates(layer, c, index + 1);

@@ -44,14 +44,13 @@ bool ScatterField::visit_cells(uint32_t layer, const Position& p, double reach, 
   const int64_t j0 = index(p.z - r, p.cz), j1 = index(p.z + r, p.cz);
   for (int64_t bj = floor_div(j0, kBlockSide); bj <= floor_div(j1, kBlockSide); ++bj) {
     for (int64_t bi = floor_div(i0, kBlockSide); bi <= floor_div(i1, kBlockSide); ++bi) {
-      // Densities alone decide the pruning; candidates only for blocks that pass it.
-      Block& b = block(layer, bi, bj, /*with_candidates=*/false);
+      // Densities alone decide the pruning; darts are drawn only for cells that pass it.
+      Block& b = block(layer, bi, bj);
       const double bx0 = static_cast<double>(bi * kBlockSide - p.cx * n) * s;
       const double bz0 = static_cast<double>(bj * kBlockSide - p.cz * n) * s;
       // The block's largest reach bounds every cell in it.
       const double rb = cell_reach(a_r, b.r_max) + kPruneMargin;
       if (gap2(p.x, p.z, bx0, bz0, kBlockSide * s) >= rb * rb) continue;
-      if (!b.has_candidates) add_candidates(layer, b);
       // Cells by rows, positions stepped from the block's corner (kPruneMargin covers the
       // rounding); a row out of the block's reach is out of every cell's.
       const int per_side = kBlockSide >> b.level;
@@ -62,11 +61,12 @@ bool ScatterField::visit_cells(uint32_t layer, const Position& p, double reach, 
         if (dz2 >= rb * rb) continue;
         for (int ci = 0; ci < per_side; ++ci) {
           Cell& cell = b.cells[cj * per_side + ci];
-          if (cell.count == 0) continue;
           const double rc = cell_reach(a_r, cell.r) + kPruneMargin;
           const double x0 = bx0 + ci * side;
           const double dx = gap(p.x, x0, x0 + side);
           if (dx * dx + dz2 >= rc * rc) continue;
+          if (!cell.drawn) draw_cell(layer, cell);
+          if (cell.count == 0) continue;
           if (!fn(cell)) return false;
         }
       }
