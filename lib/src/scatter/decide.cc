@@ -110,23 +110,27 @@ void ScatterField::decide_next(uint32_t layer, Cell& start) {
       frames_.push_back(Frame{neighbours_[f.cursor].layer, neighbours_[f.cursor].cell});
       continue;
     }
-    if (blocked) {
-      // If the same-layer blocker's disc covers the whole cell, it blocks every later
-      // candidate of the cell too: reject them all at once.
-      bool covered = false;
-      if (c.last_blocker != nullptr) {
-        if (c.next + 1 < c.count) candidate(f.layer, c, c.next + 1);  // covers() reads it
-        covered = covers(f.layer, *c.last_blocker, c);
-      }
-      c.next = covered ? c.count : c.next + 1;
-    } else {
-      c.accepted = static_cast<int32_t>(c.next);
-      c.block->accepted_mask |= static_cast<uint16_t>(1u << (&c - c.block->cells));
-      // Spaced methods: every later candidate of the cell lies within r_min of this one.
-      c.next = spaced ? c.count : c.next + 1;
-    }
+    settle(f.layer, c, blocked, spaced);
     neighbours_.resize(f.neighbours_begin);
     frames_.pop_back();
+  }
+}
+
+void ScatterField::settle(uint32_t layer, Cell& c, bool blocked, bool spaced) {
+  if (blocked) {
+    // If the same-layer blocker's disc covers the whole cell, it blocks every later candidate
+    // of the cell too: reject them all at once.
+    bool covered = false;
+    if (c.last_blocker != nullptr) {
+      if (c.next + 1 < c.count) candidate(layer, c, c.next + 1);  // covers() reads it
+      covered = covers(layer, *c.last_blocker, c);
+    }
+    c.next = covered ? c.count : c.next + 1;
+  } else {
+    c.accepted = static_cast<int32_t>(c.next);
+    c.block->accepted_mask |= static_cast<uint16_t>(1u << (&c - c.block->cells));
+    // Spaced methods: every later candidate of the cell lies within r_min of this one.
+    c.next = spaced ? c.count : c.next + 1;
   }
 }
 

@@ -174,6 +174,9 @@ class ScatterField {
   // decide.cc
   void decide_all(uint32_t layer, Cell& c);
   void decide_next(uint32_t layer, Cell& c);
+  // Records the decision of c's next candidate: rejected (with the rest of the cell if its
+  // blocker covers it) or accepted.
+  void settle(uint32_t layer, Cell& c, bool blocked, bool spaced);
   // Global arrival order: time, then layer, cell and index (times almost never tie).
   static bool earlier(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, const Cell& cb,
                       const Candidate& b) {

@@ -2,7 +2,8 @@
 // size, the border of cells it compares with, whether sparse blocks may use coarse cells,
 // whether it keeps a minimum spacing within its layer, and how it fills a cell with
 // candidates), so that a method lives in one place. method_record() is the one switch over
-// ScatterMethod; it has no `default:`, so -Wswitch (-Werror) names a forgotten method.
+// ScatterMethod; it has no `default:`, so -Wswitch (in -Wall; an error with
+// CHUNKFORGE_WARNINGS_AS_ERRORS) names a forgotten method.
 // Internal to lib/.
 #pragma once
 
