@@ -9,7 +9,7 @@
 #include "chunkforge/structures.h"
 #include "chunkforge/world.h"
 #include "chunkforge/world_fingerprint.h"
-#include "scatter_field.h"
+#include "scatter/field.h"
 
 namespace chunkforge {
 namespace {

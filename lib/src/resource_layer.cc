@@ -2,52 +2,39 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "chunkforge/float_environment.h"
 #include "chunkforge/v1/world.pb.h"
 #include "detmath_impl.h"
 #include "proto_convert.h"
+#include "scatter/method.h"
 
 namespace chunkforge {
 namespace {
 
-// Cells per chunk side for a layer: blue noise needs cells of side < r_min / sqrt(2) (so a cell
-// holds at most one point); the other methods use cells of about r_min (noise_peaks: an
-// eighth of its window).
-int cells_per_chunk(const ResourceLayer& l, int64_t chunk_size) {
-  const double size = static_cast<double>(chunk_size);
-  switch (l.method) {
-    case ScatterMethod::kBlueNoise:
-      return static_cast<int>(std::floor(size * std::sqrt(2.0) / l.r_min())) + 1;
-    case ScatterMethod::kNoisePeaks:
-      return std::max(1, static_cast<int>(std::lround(size / (l.peak_window / 8.0))));
-    default:
-      return std::max(1, static_cast<int>(std::lround(size / l.r_min())));
-  }
-}
-
+// The one conversion of the proto's open enum: every value the proto names, and its sentinels
+// (never set by a parser). An unknown number is rejected by validation (FieldChecker checks
+// enum values) before a definition gets here; if one slips through, it is a bug, not a world.
 ScatterMethod to_method(v1::ResourceLayer::Method m) {
   switch (m) {
+    case v1::ResourceLayer::blue_noise: return ScatterMethod::kBlueNoise;
     case v1::ResourceLayer::jittered_grid: return ScatterMethod::kJitteredGrid;
     case v1::ResourceLayer::noise_probability: return ScatterMethod::kNoiseProbability;
     case v1::ResourceLayer::noise_peaks: return ScatterMethod::kNoisePeaks;
     case v1::ResourceLayer::uniform: return ScatterMethod::kUniform;
-    default: return ScatterMethod::kBlueNoise;
+    case v1::ResourceLayer_Method_ResourceLayer_Method_INT_MIN_SENTINEL_DO_NOT_USE_:
+    case v1::ResourceLayer_Method_ResourceLayer_Method_INT_MAX_SENTINEL_DO_NOT_USE_:
+      break;
   }
+  throw std::invalid_argument("resource layer method " + std::to_string(static_cast<int>(m)) +
+                              " is not a scatter method (the definition was not validated)");
 }
 
 }  // namespace
 
-const char* to_string(ScatterMethod method) {
-  switch (method) {
-    case ScatterMethod::kBlueNoise: return "blue_noise";
-    case ScatterMethod::kJitteredGrid: return "jittered_grid";
-    case ScatterMethod::kNoiseProbability: return "noise_probability";
-    case ScatterMethod::kNoisePeaks: return "noise_peaks";
-    case ScatterMethod::kUniform: return "uniform";
-  }
-  return "?";
-}
+const char* to_string(ScatterMethod method) { return scatter::method_record(method).name; }
 
 // The public entry points below hold a FloatEnvironmentGuard (float_environment.h).
 ResourceLayers::ResourceLayers(const v1::WorldDefinition& def) : chunk_size_(def.chunk_size()) {
@@ -78,7 +65,7 @@ ResourceLayers::ResourceLayers(const v1::WorldDefinition& def) : chunk_size_(def
     l.jitter = r.jitter();
     l.peak_window = r.peak_window();
     l.variants = r.variants();
-    l.cells_per_chunk = cells_per_chunk(l, chunk_size_);
+    l.cells_per_chunk = scatter::method_record(l.method).cells_per_chunk(l, chunk_size_);
     layers_.push_back(std::move(l));
 
     FractalSpec spec;

@@ -1,7 +1,7 @@
-// The scatter field's whole-cell rejection (lib/src/scatter_geometry.h) against the exact
+// The scatter field's whole-cell rejection (lib/src/scatter/geometry.h) against the exact
 // same-layer test it stands for: near the boundary, wherever disc_covers_square says a disc
 // covers a cell, the exact test must reject every candidate position of the cell too.
-#include "scatter_geometry.h"
+#include "scatter/geometry.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,5 @@
-// The scatter field's fixed quantities and small helpers, shared by its two halves
-// (scatter_cells.cc: blocks, cells and candidates; scatter_field.cc: the decisions). Internal
-// to lib/, compiled with the library's flags like its users.
+// The scatter field's fixed quantities and small helpers, shared by its parts (field.h lists
+// them). Internal to lib/, compiled with the library's flags like its users.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,257 @@
+// ScatterField's blocks and cells (see field.h): the pools they live in, lookup by coordinate,
+// and how a block is filled when first needed: its cells' densities (and, for noise_peaks,
+// which cells are peaks), coarser cells in sparse blocks, and each cell's candidates, drawn
+// from hashes of the cell alone by the layer's method record.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+
+#include "scatter/constants.h"
+#include "scatter/field.h"
+
+namespace chunkforge {
+
+using namespace scatter;
+
+ScatterField::ScatterField(const ResourceLayers& layers, const Terrain& terrain, uint64_t seed,
+                           StructurePlanner* structures)
+    : layers_(layers), terrain_(terrain), seed_(seed), structures_(structures), recent_(layers.size() * kRecentBlocks) {
+  const size_t count = layers.size();
+  const double size = static_cast<double>(layers.chunk_size());
+  for (uint32_t id = 0; id < count; ++id) {
+    const ResourceLayer& l = layers.layer(id);
+    const double n = static_cast<double>(l.cells_per_chunk);
+    const MethodRecord& method = method_record(l.method);
+    layer_.push_back(Layer{&l, &method, l.cells_per_chunk, size / n, size / (n * kSubD),
+                           hash(seed, kDartSalt, l.salt.value),
+                           method.halo(l, l.cells_per_chunk, layers.chunk_size())});
+  }
+  pair_scale_.resize(count * count);
+  for (size_t a = 0; a < count; ++a) {
+    for (size_t b = 0; b < count; ++b) {
+      pair_scale_[a * count + b] = size / (static_cast<double>(layer_[a].n) * static_cast<double>(layer_[b].n) * kSubD);
+    }
+  }
+}
+
+// A field's pools outlive it on its thread, for the next field: a cold request (a Generator
+// call per chunk) would otherwise allocate and free its whole memo each time, and the freed
+// memory goes back to the system, so every request page-faulted it in again (measured: about
+// 100 page faults per cold chunk of blue_noise_bench's forest, ~15 % of its time). Bounded, so
+// a large ChunkStream memo does not stay.
+//
+// The list is reached through a trivially destructible thread_local pointer, never a
+// thread_local object: a field may be destroyed during thread exit after the list (a server
+// worker's thread_local ChunkStream), and must then find no list rather than a destroyed one.
+template <typename T>
+class SparePools {
+ public:
+  using List = std::vector<std::unique_ptr<T[]>>;
+  // The thread's list; null once its owner was destroyed at thread exit.
+  static List* list() {
+    if (list_ == nullptr && !gone_) {
+      thread_local Owner owner;  // destroyed at thread exit before anything constructed earlier
+      list_ = new List();
+    }
+    return list_;
+  }
+
+ private:
+  struct Owner {
+    ~Owner() {
+      delete list_;
+      list_ = nullptr;
+      gone_ = true;
+    }
+  };
+  static inline thread_local List* list_ = nullptr;
+  static inline thread_local bool gone_ = false;
+};
+constexpr size_t kMaxSparePools = 64;
+
+template <typename T>
+void keep_spares(std::vector<std::unique_ptr<T[]>>& pools) {
+  auto* spare = SparePools<T>::list();
+  if (spare == nullptr) return;  // the thread is ending: pools are freed with the field
+  for (auto& pool : pools) {
+    if (spare->size() < kMaxSparePools) spare->push_back(std::move(pool));
+  }
+}
+
+template <typename T>
+std::unique_ptr<T[]> take_pool(size_t size) {
+  auto* spare = SparePools<T>::list();
+  if (spare == nullptr || spare->empty()) return std::make_unique_for_overwrite<T[]>(size);
+  std::unique_ptr<T[]> pool = std::move(spare->back());
+  spare->pop_back();
+  return pool;
+}
+
+constexpr size_t kBlockPool = 16;      // blocks per pool
+constexpr size_t kCandidateSlab = 4096;  // candidates per slab (a block holds at most 192)
+
+ScatterField::~ScatterField() {
+  keep_spares(block_pools_);
+  keep_spares(slabs_);
+}
+
+ScatterField::Block* ScatterField::new_block() {
+  if (block_pools_.empty() || block_pool_used_ == kBlockPool) {
+    block_pools_.push_back(take_pool<Block>(kBlockPool));
+    block_pool_used_ = 0;
+  }
+  Block* b = &block_pools_.back()[block_pool_used_++];
+  *b = Block{};  // a pool may come from an earlier field
+  return b;
+}
+
+ScatterField::Candidate* ScatterField::candidate_storage(size_t count) {
+  static_assert(kCandidateSlab >= kBlockCells * kDartsPerCell);
+  if (slabs_.empty() || slab_used_ + count > kCandidateSlab) {
+    // Not initialised: make_candidates writes every field before it is read.
+    slabs_.push_back(take_pool<Candidate>(kCandidateSlab));
+    slab_used_ = 0;
+  }
+  Candidate* out = slabs_.back().get() + slab_used_;
+  slab_used_ += count;
+  return out;
+}
+
+ScatterField::Block& ScatterField::new_or_indexed_block(uint32_t layer, int64_t bi, int64_t bj, RecentBlock& recent) {
+  Block* b = index_.find(layer, bi, bj);
+  if (b == nullptr) {
+    b = new_block();
+    index_.insert(layer, bi, bj, b);
+    materialize(layer, bi, bj, *b);
+  }
+  recent = RecentBlock{bi, bj, b};
+  return *b;
+}
+
+ScatterField::Cell& ScatterField::cell(uint32_t layer, int64_t i, int64_t j) {
+  const int64_t bi = floor_div(i, kBlockSide), bj = floor_div(j, kBlockSide);
+  Block& b = block(layer, bi, bj);
+  const int per_side = kBlockSide >> b.level;
+  Cell& c = b.cells[((j - bj * kBlockSide) >> b.level) * per_side + ((i - bi * kBlockSide) >> b.level)];
+  if (!c.drawn) draw_cell(layer, c);
+  return c;
+}
+
+namespace {
+
+// Each cell's peak value (noise_peaks): its density times a per-cell random factor, ties
+// broken by the hash itself; over the block and a border of `halo` cells.
+using PeakValues = std::vector<std::pair<double, uint64_t>>;
+
+// `first_i`, `first_j`: the scatter cell at the block's lowest corner.
+void peak_values(uint64_t seed, const ResourceLayer& l, int64_t first_i, int64_t first_j, int halo, int side,
+                 const std::vector<double>& density, PeakValues& peak) {
+  peak.resize(density.size());
+  for (int jj = 0; jj < side; ++jj) {
+    for (int ii = 0; ii < side; ++ii) {
+      const uint64_t r = hash(seed, kPeakSalt, l.salt.value, first_i - halo + ii, first_j - halo + jj);
+      const size_t k = static_cast<size_t>(jj) * side + ii;
+      peak[k] = {density[k] * (0.25 + 0.75 * unit_double(r)), r};
+    }
+  }
+}
+
+// Whether block cell (ii, jj) holds the largest peak value within +-halo cells.
+bool is_local_peak(const PeakValues& peak, int side, int halo, int ii, int jj) {
+  const auto& self = peak[static_cast<size_t>(jj + halo) * side + (ii + halo)];
+  for (int dj = -halo; dj <= halo; ++dj) {
+    for (int di = -halo; di <= halo; ++di) {
+      if ((di != 0 || dj != 0) && peak[static_cast<size_t>(jj + halo + dj) * side + (ii + halo + di)] > self) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+void ScatterField::materialize(uint32_t layer, int64_t bi, int64_t bj, Block& b) {
+  const Layer& ly = layer_[layer];
+  const ResourceLayer& l = *ly.def;
+  // A method with a halo (noise_peaks) compares each cell with +-halo cells: evaluate the
+  // block plus that border, all in one batch.
+  const int halo = ly.halo;
+  const int side = kBlockSide + 2 * halo;
+  std::vector<Coord>& xs = scratch_xs_;
+  std::vector<Coord>& zs = scratch_zs_;
+  std::vector<double>& density = scratch_density_;
+  xs.resize(side);
+  zs.resize(side);
+  density.resize(static_cast<size_t>(side) * side);
+  for (int k = 0; k < side; ++k) {
+    // Cell centre: (2 * cell + 1) / 2 cells, exactly.
+    xs[k] = grid_coord(bi * kBlockSide - halo + k, 1u << (kSubBits - 1), ly.n, layers_.chunk_size());
+    zs[k] = grid_coord(bj * kBlockSide - halo + k, 1u << (kSubBits - 1), ly.n, layers_.chunk_size());
+  }
+  layers_.density_grid(layer, xs.data(), side, zs.data(), side, density.data());
+  if (halo > 0) peak_values(seed_, l, bi * kBlockSide, bj * kBlockSide, halo, side, density, scratch_peaks_);
+  auto r_at = [&](int ii, int jj) { return l.spacing / density[static_cast<size_t>(jj + halo) * side + (ii + halo)]; };
+
+  // Sparse blocks of methods with coarse cells use coarser cells (level 1: 2 x 2 scatter
+  // cells, level 2: the whole block) when every density in the block allows it: cell
+  // diagonals stay below the smallest spacing in the cell, so a cell still holds at most one
+  // point, and thinning by the level's spacing keeps dart intensity proportional to 1 / r^2.
+  // Work then follows the number of points rather than the area.
+  double r_lo = std::numeric_limits<double>::infinity();
+  for (int jj = 0; jj < kBlockSide; ++jj) {
+    for (int ii = 0; ii < kBlockSide; ++ii) r_lo = std::min(r_lo, r_at(ii, jj));
+  }
+  b.level = 0;
+  if (ly.method->coarse_cells) {
+    while (b.level < kMaxLevel && r_lo >= l.r_min() * static_cast<double>(2 << b.level)) ++b.level;
+  }
+  const int span = 1 << b.level, per_side = kBlockSide >> b.level;
+  b.cell_count = per_side * per_side;
+  for (int cj = 0; cj < per_side; ++cj) {
+    for (int ci = 0; ci < per_side; ++ci) {
+      Cell& c = b.cells[cj * per_side + ci];
+      c.block = &b;
+      c.span = span;
+      c.i = bi * kBlockSide + ci * span;
+      c.j = bj * kBlockSide + cj * span;
+      // A coarse cell's spacing is the smallest of its scatter cells'.
+      c.r = std::numeric_limits<double>::infinity();
+      for (int jj = cj * span; jj < (cj + 1) * span; ++jj) {
+        for (int ii = ci * span; ii < (ci + 1) * span; ++ii) c.r = std::min(c.r, r_at(ii, jj));
+      }
+      c.density = l.spacing / c.r;
+      c.peak = halo > 0 && is_local_peak(scratch_peaks_, side, halo, ci, cj);
+      b.r_max = std::max(b.r_max, c.r);
+    }
+  }
+}
+
+void ScatterField::draw_cell(uint32_t layer, Cell& c) {
+  const Layer& ly = layer_[layer];
+  const CellDraws draws(ly.seed, c.i, c.j, c.span);
+  c.draws_hash = draws.hash();
+  c.unmade = ly.method->kept(*ly.def, CellView{c.span, c.r, c.density, c.peak}, draws);
+  c.count = static_cast<uint32_t>(std::popcount(c.unmade));
+  c.candidates = c.count > 0 ? candidate_storage(c.count) : nullptr;
+  c.drawn = true;
+}
+
+void ScatterField::make_candidates(uint32_t layer, Cell& c, uint32_t until) {
+  const Layer& ly = layer_[layer];
+  const CellDraws draws(c.draws_hash);
+  const CellView view{c.span, c.r, c.density, c.peak};
+  for (; c.made < until; ++c.made) {
+    const uint32_t k = static_cast<uint32_t>(std::countr_zero(c.unmade));
+    c.unmade &= c.unmade - 1;
+    const uint64_t bits = draws.bits(k);
+    Candidate& a = c.candidates[c.made];
+    ly.method->place(*ly.def, view, bits, a.u, a.v);
+    a.t = arrival_time(k, bits);
+    a.k = k;
+    a.viable = -1;
+  }
+}
+
+}  // namespace chunkforge

@@ -1,0 +1,138 @@
+// Which cells can interact with a candidate (see field.h): the cells within reach of it, pruned
+// block by block on densities alone, and the shortcuts that settle most rejections by an
+// accepted candidate close by.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include "scatter/constants.h"
+#include "scatter/field.h"
+#include "scatter/geometry.h"
+
+namespace chunkforge {
+
+using namespace scatter;
+
+ScatterField::Position ScatterField::position(uint32_t layer, const Cell& c, const Candidate& a) const {
+  const int64_t n = layer_[layer].n;
+  Position p;
+  p.cx = floor_div(c.i, n);
+  p.cz = floor_div(c.j, n);
+  p.x = local(layer, c.i, a.u, p.cx);
+  p.z = local(layer, c.j, a.v, p.cz);
+  return p;
+}
+
+namespace {
+// Same layer: max(r(a), r(b)). Other layers: a fixed reach, passed as a_r.
+struct SameLayerReach {
+  double operator()(double a_r, double cell_r) const { return std::max(a_r, cell_r); }
+};
+struct FixedReach {
+  double operator()(double a_r, double) const { return a_r; }
+};
+}  // namespace
+
+template <typename Reach, typename Fn>
+bool ScatterField::visit_cells(uint32_t layer, const Position& p, double reach, Reach cell_reach, double a_r,
+                               Fn&& fn) {
+  const int64_t n = layer_[layer].n;
+  const double s = layer_[layer].side;
+  auto index = [&](double v, int64_t chunk) { return chunk * n + static_cast<int64_t>(std::floor(v / s)); };
+  const double r = reach + kPruneMargin;
+  const int64_t i0 = index(p.x - r, p.cx), i1 = index(p.x + r, p.cx);
+  const int64_t j0 = index(p.z - r, p.cz), j1 = index(p.z + r, p.cz);
+  for (int64_t bj = floor_div(j0, kBlockSide); bj <= floor_div(j1, kBlockSide); ++bj) {
+    for (int64_t bi = floor_div(i0, kBlockSide); bi <= floor_div(i1, kBlockSide); ++bi) {
+      // Densities alone decide the pruning; darts are drawn only for cells that pass it.
+      Block& b = block(layer, bi, bj);
+      const double bx0 = static_cast<double>(bi * kBlockSide - p.cx * n) * s;
+      const double bz0 = static_cast<double>(bj * kBlockSide - p.cz * n) * s;
+      // The block's largest reach bounds every cell in it.
+      const double rb = cell_reach(a_r, b.r_max) + kPruneMargin;
+      if (gap2(p.x, p.z, bx0, bz0, kBlockSide * s) >= rb * rb) continue;
+      // Cells by rows, positions stepped from the block's corner (kPruneMargin covers the
+      // rounding); a row out of the block's reach is out of every cell's.
+      const int per_side = kBlockSide >> b.level;
+      const double side = static_cast<double>(1 << b.level) * s;
+      for (int cj = 0; cj < per_side; ++cj) {
+        const double z0 = bz0 + cj * side;
+        const double dz = gap(p.z, z0, z0 + side), dz2 = dz * dz;
+        if (dz2 >= rb * rb) continue;
+        for (int ci = 0; ci < per_side; ++ci) {
+          Cell& cell = b.cells[cj * per_side + ci];
+          const double rc = cell_reach(a_r, cell.r) + kPruneMargin;
+          const double x0 = bx0 + ci * side;
+          const double dx = gap(p.x, x0, x0 + side);
+          if (dx * dx + dz2 >= rc * rc) continue;
+          if (!cell.drawn) draw_cell(layer, cell);
+          if (cell.count == 0) continue;
+          if (!fn(cell)) return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
+
+bool ScatterField::covers(uint32_t layer, const Cell& blocker, const Cell& c) const {
+  if (blocker.accepted < 0) return false;
+  const Candidate& b = blocker.candidates[blocker.accepted];
+  // c's candidates are in time order, so b earlier than the next undecided one is earlier than
+  // all of them.
+  if (c.next + 1 < c.count && !earlier(layer, blocker, b, layer, c, c.candidates[c.next + 1])) return false;
+  // b relative to c's lowest corner, in sub-cell units (exact integers); c's candidates lie in
+  // [0, extent)^2. disc_covers_square answers "yes" only if the exact test, distance2 < max(c.r,
+  // blocker.r)^2, rejects each of them (geometry.h has the proof). So the shortcut removes only
+  // what exact evaluation would remove, and which blocker it happens to try (the last one
+  // found, which depends on what the memo held) never changes the output.
+  const int64_t bx = (blocker.i - c.i) * kSub + b.u, bz = (blocker.j - c.j) * kSub + b.v;
+  return scatter::disc_covers_square(bx, bz, kSub * c.span, layer_[layer].unit, blocker.r);
+}
+
+bool ScatterField::blocked_by_accepted_nearby(uint32_t layer, Cell& c, const Candidate& a) {
+  // Most rejections are settled here by an accepted earlier candidate of the same layer close
+  // by: first the cell that blocked the cell's previous candidate, then the accepted cells of
+  // the blocks within r(a) (a bit mask per block), stopping at the first blocker. Blocks that
+  // do not exist yet hold nothing accepted and are not created.
+  if (c.last_blocker != nullptr && blocks(layer, c, a, layer, *c.last_blocker)) return true;
+  const double s = layer_[layer].side;
+  const int64_t reach = static_cast<int64_t>(std::ceil(c.r / s));  // in cells
+  const int64_t last = c.span - 1;  // a coarse cell spans several scatter cells
+  for (int64_t bj = floor_div(c.j - reach, kBlockSide); bj <= floor_div(c.j + last + reach, kBlockSide); ++bj) {
+    for (int64_t bi = floor_div(c.i - reach, kBlockSide); bi <= floor_div(c.i + last + reach, kBlockSide); ++bi) {
+      Block* b = find_block(layer, bi, bj);
+      if (b == nullptr) continue;
+      for (uint32_t mask = b->accepted_mask; mask != 0; mask &= mask - 1) {
+        Cell& other = b->cells[std::countr_zero(mask)];
+        if (&other != &c && blocks(layer, c, a, layer, other)) {
+          c.last_blocker = &other;
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
+void ScatterField::list_neighbours(uint32_t layer, Cell& c, const Candidate& a) {
+  const ResourceLayer& l = *layer_[layer].def;
+  const Position p = position(layer, c, a);
+  auto add = [&](uint32_t lb) {
+    return [this, lb, &c](Cell& n) {
+      if (&n != &c) neighbours_.push_back(Neighbour{lb, &n});
+      return true;
+    };
+  };
+  if (layer_[layer].method->spaced) {
+    visit_cells(layer, p, l.r_max(), SameLayerReach{}, c.r, add(layer));
+  }
+  for (uint32_t lb = 0; lb < layers_.size(); ++lb) {
+    if (lb == layer) continue;
+    const double reach = l.footprint + layer_[lb].def->footprint;
+    visit_cells(lb, p, reach, FixedReach{}, reach, add(lb));
+  }
+}
+
+}  // namespace chunkforge

@@ -1,0 +1,74 @@
+// A chunk's objects (see field.h): every layer's cells in the chunk decided, their accepted,
+// viable candidates placed in world coordinates and given their attributes, in canonical order.
+#include <algorithm>
+#include <tuple>
+
+#include "abandon.h"
+#include "scatter/constants.h"
+#include "scatter/field.h"
+
+namespace chunkforge {
+
+using namespace scatter;
+
+double ScatterField::local(uint32_t layer, int64_t cell, uint32_t sub, int64_t chunk) const {
+  const int64_t n = layer_[layer].n;
+  return static_cast<double>(local_sub(layer, cell, sub, chunk)) * static_cast<double>(layers_.chunk_size()) /
+         (static_cast<double>(n) * kSubD);
+}
+
+Coord ScatterField::world_x(uint32_t layer, const Cell& c, const Candidate& a) const {
+  return grid_coord(c.i, a.u, layer_[layer].n, layers_.chunk_size());
+}
+
+Coord ScatterField::world_z(uint32_t layer, const Cell& c, const Candidate& a) const {
+  return grid_coord(c.j, a.v, layer_[layer].n, layers_.chunk_size());
+}
+
+std::vector<ResourceObject> ScatterField::objects_in_chunk(ChunkCoord chunk) {
+  struct Keyed {
+    int64_t z, x;
+    ResourceObject object;
+  };
+  std::vector<Keyed> found;
+  for (uint32_t layer = 0; layer < layers_.size(); ++layer) {
+    poll_abandon(abandon_);
+    const ResourceLayer& l = *layer_[layer].def;
+    const int64_t n = layer_[layer].n;
+    const int64_t i0 = chunk.x * n, j0 = chunk.z * n;
+    for (int64_t j = j0; j < j0 + n; ++j) {
+      for (int64_t i = i0; i < i0 + n; ++i) {
+        // Coarse cells cover several positions (and may straddle the chunk's border): visit
+        // each cell once, at its first position inside the chunk.
+        Cell& c = cell(layer, i, j);
+        if (i != std::max(c.i, i0) || j != std::max(c.j, j0)) continue;
+        decide_all(layer, c);
+        if (c.accepted < 0) continue;
+        Candidate& a = c.candidates[c.accepted];
+        const int64_t sub_x = local_sub(layer, c.i, a.u, chunk.x), sub_z = local_sub(layer, c.j, a.v, chunk.z);
+        if (sub_x < 0 || sub_z < 0 || sub_x >= n * kSub || sub_z >= n * kSub) continue;  // anchored elsewhere
+        if (!viable(layer, c, a)) continue;
+        const uint64_t attributes = hash(seed_, kAttributeSalt, l.salt.value, c.i, c.j, a.k);
+        ResourceObject o;
+        o.layer = layer;
+        o.x = local(layer, c.i, a.u, chunk.x);
+        o.z = local(layer, c.j, a.v, chunk.z);
+        o.y = terrain_.elevation(world_x(layer, c, a), world_z(layer, c, a));
+        o.yaw = unit_double(attributes) * 360.0;
+        o.variant = static_cast<uint32_t>((attributes & 0xffffffffu) % l.variants);
+        o.id = hash(seed_, kIdSalt, l.salt.value, c.i, c.j, a.k);
+        o.density = c.density;
+        found.push_back(Keyed{sub_z, sub_x, o});
+      }
+    }
+  }
+  std::sort(found.begin(), found.end(), [](const Keyed& a, const Keyed& b) {
+    return std::tie(a.object.layer, a.z, a.x, a.object.id) < std::tie(b.object.layer, b.z, b.x, b.object.id);
+  });
+  std::vector<ResourceObject> objects;
+  objects.reserve(found.size());
+  for (Keyed& k : found) objects.push_back(k.object);
+  return objects;
+}
+
+}  // namespace chunkforge
