@@ -8,7 +8,10 @@ add_library(chunkforge_flags INTERFACE)
 add_library(chunkforge::flags ALIAS chunkforge_flags)
 target_compile_options(chunkforge_flags INTERFACE
   -ffp-contract=off -fno-fast-math
-  -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion)
+  -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion
+  # A switch over an enum without a case for each value does not build, warnings-as-errors or
+  # not: adding a ScatterMethod (docs/extending.md) stops at every switch that must learn it.
+  -Werror=switch)
 if(CHUNKFORGE_WARNINGS_AS_ERRORS)
   target_compile_options(chunkforge_flags INTERFACE -Werror)
 endif()
