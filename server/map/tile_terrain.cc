@@ -43,7 +43,7 @@ void from_lattice(const World& world, const TileKey& key, int64_t step, int bloc
       for (int j = 0; j < side; ++j) {
         for (int i = 0; i < side; ++i) {
           const size_t k = grid.index(i, j);
-          put(out, (si + i) * block, (sj + j) * block, block, grid.elevation[k], grid.biome[k], grid.material[k]);
+          put(out, (si + i) * block, (sj + j) * block, block, grid.elevation()[k], grid.biome[k], grid.material[k]);
         }
       }
     }

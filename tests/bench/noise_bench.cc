@@ -100,7 +100,7 @@ void BM_TerrainChunkGrid(benchmark::State& state) {
   int64_t cx = 0;
   for (auto _ : state) {
     TerrainGrid g = t.grid(cx++, 3, state.range(0));
-    benchmark::DoNotOptimize(g.elevation.data());
+    benchmark::DoNotOptimize(g.elevation().data());
   }
   const int64_t side = default_world().chunk_size() / state.range(0);
   state.SetItemsProcessed(state.iterations() * side * side);
