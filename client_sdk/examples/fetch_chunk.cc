@@ -7,22 +7,14 @@
 #include <iostream>
 #include <string>
 
-// Whether any argument is --help or -h. A hand check rather than an argument library: a game
-// copies these examples, and they take nothing but positional words.
-bool asks_for_help(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string word = argv[i];
-    if (word == "--help" || word == "-h") return true;
-  }
-  return false;
-}
+#include "example_help.h"
 
 int main(int argc, char** argv) {
   namespace cf = chunkforge::client;
-  if (asks_for_help(argc, argv)) {
-    std::cout << "usage: chunkforge-fetch-chunk [HOST:PORT] [CX CZ]\n\n"
-                 "Fetches chunk (CX, CZ) (default 0 0) from the chunkforge server at HOST:PORT (default\n"
-                 "127.0.0.1:50051) and lists its objects and structures.\n";
+  if (answered_help(argc, argv,
+                    "usage: chunkforge-fetch-chunk [HOST:PORT] [CX CZ]\n\n"
+                    "Fetches chunk (CX, CZ) (default 0 0) from the chunkforge server at HOST:PORT (default\n"
+                    "127.0.0.1:50051) and lists its objects and structures.\n")) {
     return 0;
   }
   const std::string target = argc > 1 ? argv[1] : "127.0.0.1:50051";

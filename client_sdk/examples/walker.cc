@@ -8,24 +8,16 @@
 #include <iostream>
 #include <mutex>
 #include <string>
-#include <thread>
 
-// Whether any argument is --help or -h. A hand check rather than an argument library: a game
-// copies these examples, and they take nothing but positional words.
-bool asks_for_help(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string word = argv[i];
-    if (word == "--help" || word == "-h") return true;
-  }
-  return false;
-}
+#include "example_help.h"
+#include <thread>
 
 int main(int argc, char** argv) {
   namespace cf = chunkforge::client;
-  if (asks_for_help(argc, argv)) {
-    std::cout << "usage: chunkforge-walker [HOST:PORT] [STEPS]\n\n"
-                 "Walks a player east through the world served at HOST:PORT (default 127.0.0.1:50051),\n"
-                 "STEPS steps of 8 units (default 40), printing each chunk as it loads and unloads.\n";
+  if (answered_help(argc, argv,
+                    "usage: chunkforge-walker [HOST:PORT] [STEPS]\n\n"
+                    "Walks a player east through the world served at HOST:PORT (default 127.0.0.1:50051),\n"
+                    "STEPS steps of 8 units (default 40), printing each chunk as it loads and unloads.\n")) {
     return 0;
   }
   const std::string target = argc > 1 ? argv[1] : "127.0.0.1:50051";

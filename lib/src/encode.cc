@@ -107,7 +107,7 @@ void add_terrain(const World& world, int64_t step, v1::Chunk& chunk) {
   v1::TerrainGrid& t = *chunk.mutable_terrain();
   t.set_step(static_cast<uint32_t>(step));
   t.set_size(static_cast<uint32_t>(g.size));
-  for (double e : g.elevation) t.add_elevation(static_cast<float>(e));
+  for (double e : g.elevation()) t.add_elevation(static_cast<float>(e));
   for (uint32_t b : g.biome) t.add_biome(b);
   for (uint32_t m : g.material) t.add_material(m);
 }

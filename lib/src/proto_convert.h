@@ -24,13 +24,6 @@ inline Fractal to_fractal(const v1::NoiseField& f, uint64_t seed, Salt salt) {
   return Fractal(spec, seed, salt);
 }
 
-inline Interval to_interval(const v1::Range& r) {
-  Interval i;
-  if (r.has_min()) i.min = r.min();
-  if (r.has_max()) i.max = r.max();
-  return i;
-}
-
 // Sorted ids (list positions) of the entries of `list` named in `names` (names already
 // validated to exist). E.g. ids_by_name(def.biomes(), layer.biomes()).
 template <typename List, typename Names>

@@ -60,8 +60,8 @@ ResourceLayers::ResourceLayers(const v1::WorldDefinition& def) : chunk_size_(def
     }
     l.biomes = ids_by_name(def.biomes(), r.biomes());
     l.materials = ids_by_name(def.materials(), r.materials());
-    l.elevation = to_interval(r.elevation());
-    if (r.has_max_slope()) l.max_slope = r.max_slope();
+    l.terrain = terrain_bounds(r, &TerrainFieldSpec::resource);
+    if (r.has_max_slope()) l.terrain.set(kSlope, Interval{.max = r.max_slope()});  // a maximum, not a Range
     l.jitter = r.jitter();
     l.peak_window = r.peak_window();
     l.variants = r.variants();

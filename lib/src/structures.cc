@@ -112,7 +112,7 @@ StructureTypes::StructureTypes(const v1::WorldDefinition& def) {
     t.biomes = ids_by_name(def.biomes(), s.biomes());
     for (const v1::Check& c : s.checks()) {
       t.checks.push_back(StructureCheck{c.offset().x(), c.offset().y(), c.offset().z(), to_interval(c.density()),
-                                        to_interval(c.slope()), to_interval(c.elevation()),
+                                        terrain_bounds(c, &TerrainFieldSpec::check),
                                         ids_by_name(def.materials(), c.materials()), ids_by_name(def.biomes(), c.biomes())});
     }
     for (uint32_t yaw : s.yaw_degrees()) t.yaw_quarters.push_back(static_cast<int>(yaw / 90));
@@ -226,12 +226,10 @@ bool StructurePlanner::checks_hold(const StructureType& type, const StructureIns
   for (const StructureCheck& c : type.checks) {
     const WorldPoint p = place(s, type, c.x, c.y, c.z);
     if (!c.density.contains(terrain.density(p.x, p.y, p.z))) return false;
-    const bool needs_surface = !c.materials.empty() || !c.biomes.empty() || c.slope.min > -1e300 ||
-                               c.slope.max < 1e300 || c.elevation.min > -1e300 || c.elevation.max < 1e300;
+    const bool needs_surface = !c.materials.empty() || !c.biomes.empty() || c.fields.bounded();
     if (!needs_surface) continue;
     const TerrainPoint t = terrain.sample(p.x, p.z);
-    if (!allowed(c.materials, t.material) || !allowed(c.biomes, t.biome) || !c.slope.contains(t.slope) ||
-        !c.elevation.contains(t.elevation)) {
+    if (!allowed(c.materials, t.material) || !allowed(c.biomes, t.biome) || !c.fields.contains(t.values)) {
       return false;
     }
   }

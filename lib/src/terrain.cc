@@ -1,3 +1,5 @@
+// Terrain sampling: the noise fields of kTerrainFields at a point or over a lattice, slope
+// derived from elevation, and the biome and material rules applied to them.
 #include "chunkforge/terrain.h"
 
 #include <algorithm>
@@ -11,6 +13,18 @@
 namespace chunkforge {
 namespace {
 
+// Slope is the one field derived from others; any other row needs a noise of its own (or code
+// here that computes it).
+constexpr bool only_slope_is_derived() {
+  for (size_t f = 0; f < kTerrainFieldCount; ++f) {
+    if ((kTerrainFields[f].noise == nullptr) != (f == kSlope)) return false;
+  }
+  return true;
+}
+static_assert(only_slope_is_derived(), "a terrain field without noise needs code computing it");
+
+constexpr bool has_own_noise(size_t field) { return kTerrainFields[field].noise != nullptr; }
+
 // Central difference over +-1 world unit; shared by sample() and grid() so both agree.
 double slope_from(double x_minus, double x_plus, double z_minus, double z_plus) {
   const double dx = (x_plus - x_minus) * 0.5;
@@ -22,29 +36,29 @@ double slope_from(double x_minus, double x_plus, double z_minus, double z_plus) 
 
 TerrainPoint TerrainGrid::at(int i, int j) const {
   const size_t k = index(i, j);
-  return TerrainPoint{elevation[k], temperature[k], moisture[k], slope[k], biome[k], material[k]};
+  TerrainPoint p;
+  for (size_t f = 0; f < kTerrainFieldCount; ++f) p.values[f] = values[f][k];
+  p.biome = biome[k];
+  p.material = material[k];
+  return p;
 }
 
-Terrain::Terrain(const v1::WorldDefinition& def)
-    : chunk_size_(def.chunk_size()),
-      elevation_(to_fractal(def.terrain().elevation(), def.seed(), salt("terrain.elevation"))),
-      temperature_(
-          to_fractal(def.terrain().temperature(), def.seed(), salt("terrain.temperature"))),
-      moisture_(to_fractal(def.terrain().moisture(), def.seed(), salt("terrain.moisture"))) {
+Terrain::Terrain(const v1::WorldDefinition& def) : chunk_size_(def.chunk_size()) {
   const FloatEnvironmentGuard fp_guard;  // the Fractals guard their own construction
+  for (size_t f = 0; f < kTerrainFieldCount; ++f) {
+    if (!has_own_noise(f)) continue;
+    const std::string salt_name = "terrain." + std::string(kTerrainFields[f].name);
+    noise_[f] = to_fractal((def.terrain().*kTerrainFields[f].noise)(), def.seed(), salt(salt_name));
+  }
   if (def.terrain().has_caves()) {
     const v1::Caves& c = def.terrain().caves();
     caves_ = Caves{to_fractal(c.noise(), def.seed(), salt("terrain.caves")), c.threshold(),
                    c.strength()};
   }
-  for (const v1::Biome& b : def.biomes()) {
-    biomes_.push_back(BiomeRule{to_interval(b.elevation()), to_interval(b.temperature()),
-                                to_interval(b.moisture())});
-  }
+  for (const v1::Biome& b : def.biomes()) biomes_.push_back(terrain_bounds(b, &TerrainFieldSpec::biome));
   for (const v1::Material& m : def.materials()) {
-    MaterialRule rule{to_interval(m.elevation()), to_interval(m.temperature()),
-                      to_interval(m.moisture()), to_interval(m.slope()),
-                      ids_by_name(def.biomes(), m.biomes()), std::nullopt, to_interval(m.noise_range())};
+    MaterialRule rule{terrain_bounds(m, &TerrainFieldSpec::material), ids_by_name(def.biomes(), m.biomes()),
+                      std::nullopt, to_interval(m.noise_range())};
     if (m.has_noise()) {
       // Salted by name, so adding or reordering materials leaves the others' noise alone.
       rule.noise = to_fractal(m.noise(), def.seed(), salt("terrain.material." + m.name()));
@@ -53,13 +67,9 @@ Terrain::Terrain(const v1::WorldDefinition& def)
   }
 }
 
-uint32_t Terrain::classify_biome(double elevation, double temperature, double moisture) const {
+uint32_t Terrain::classify_biome(const TerrainValues& values) const {
   for (uint32_t id = 0; id < biomes_.size(); ++id) {
-    const BiomeRule& b = biomes_[id];
-    if (b.elevation.contains(elevation) && b.temperature.contains(temperature) &&
-        b.moisture.contains(moisture)) {
-      return id;
-    }
+    if (biomes_[id].contains(values)) return id;
   }
   return static_cast<uint32_t>(biomes_.size() - 1);  // validation makes the last one match all
 }
@@ -68,10 +78,7 @@ template <typename DetailNoise>
 uint32_t Terrain::classify_material(const TerrainPoint& p, const DetailNoise& detail_noise) const {
   for (uint32_t id = 0; id < materials_.size(); ++id) {
     const MaterialRule& m = materials_[id];
-    if (!m.elevation.contains(p.elevation) || !m.temperature.contains(p.temperature) ||
-        !m.moisture.contains(p.moisture) || !m.slope.contains(p.slope)) {
-      continue;
-    }
+    if (!m.fields.contains(p.values)) continue;
     if (!m.biomes.empty() && !std::binary_search(m.biomes.begin(), m.biomes.end(), p.biome)) {
       continue;
     }
@@ -87,7 +94,7 @@ uint32_t Terrain::classify_material(const TerrainPoint& p, const DetailNoise& de
 // another entry point it costs one MXCSR read.
 double Terrain::elevation(Coord x, Coord z) const {
   const FloatEnvironmentGuard fp_guard;
-  return elevation_.at(x, z);
+  return noise_[kElevation].at(x, z);
 }
 
 double Terrain::slope(Coord x, Coord z) const {
@@ -99,18 +106,22 @@ double Terrain::slope(Coord x, Coord z) const {
 TerrainPoint Terrain::sample(Coord x, Coord z) const {
   const FloatEnvironmentGuard fp_guard;
   TerrainPoint p;
-  p.elevation = elevation(x, z);
-  p.temperature = temperature_.at(x, z);
-  p.moisture = moisture_.at(x, z);
-  p.slope = slope(x, z);
-  p.biome = classify_biome(p.elevation, p.temperature, p.moisture);
+  for (size_t f = 0; f < kTerrainFieldCount; ++f) {
+    if (has_own_noise(f)) p.values[f] = noise_[f].at(x, z);
+  }
+  p.values[kSlope] = slope(x, z);
+  p.biome = classify_biome(p.values);
   p.material = classify_material(p, [&](uint32_t id) { return materials_[id].noise->at(x, z); });
   return p;
 }
 
 uint32_t Terrain::biome(Coord x, Coord z) const {
   const FloatEnvironmentGuard fp_guard;
-  return classify_biome(elevation(x, z), temperature_.at(x, z), moisture_.at(x, z));
+  TerrainValues values{};  // slope stays 0: biome rules cannot test it
+  for (size_t f = 0; f < kTerrainFieldCount; ++f) {
+    if (kTerrainFields[f].biome != nullptr) values[f] = noise_[f].at(x, z);
+  }
+  return classify_biome(values);
 }
 
 double Terrain::density(Coord x, double y, Coord z) const {
@@ -133,54 +144,69 @@ TerrainGrid Terrain::lattice(Coord x0, Coord z0, int64_t step, int size) const {
   TerrainGrid g;
   g.size = size;
   g.step = step;
-  const int n = g.size;
-  const size_t count = static_cast<size_t>(n) * n;
-  g.elevation.resize(count);
-  g.temperature.resize(count);
-  g.moisture.resize(count);
-  g.slope.resize(count);
-  temperature_.grid(x0, z0, step, n, n, g.temperature.data());
-  moisture_.grid(x0, z0, step, n, n, g.moisture.data());
+  const size_t count = static_cast<size_t>(size) * size;
+  for (std::vector<double>& v : g.values) v.resize(count);
+  fill_noise_fields(x0, z0, step, g);
+  fill_elevation_and_slope(x0, z0, step, g);
+  classify_grid(x0, z0, step, g);
+  return g;
+}
 
+void Terrain::fill_noise_fields(Coord x0, Coord z0, int64_t step, TerrainGrid& g) const {
+  for (size_t f = 0; f < kTerrainFieldCount; ++f) {
+    // Each field through its own batched (vector) grid: the same bits as Fractal::at.
+    if (has_own_noise(f) && f != kElevation) noise_[f].grid(x0, z0, step, g.size, g.size, g.values[f].data());
+  }
+}
+
+void Terrain::fill_elevation_and_slope(Coord x0, Coord z0, int64_t step, TerrainGrid& g) const {
+  const Fractal& elevation = noise_[kElevation];
+  std::vector<double>& centre = g.values[kElevation];
+  std::vector<double>& slope = g.values[kSlope];
+  const int n = g.size;
   if (step == 1) {
     // One grid with a one-sample border gives every centre and every slope neighbour.
     const int m = n + 2;
     std::vector<double> e(static_cast<size_t>(m) * m);
-    elevation_.grid(x0.plus(int64_t{-1}), z0.plus(int64_t{-1}), 1, m, m, e.data());
+    elevation.grid(x0.plus(int64_t{-1}), z0.plus(int64_t{-1}), 1, m, m, e.data());
     auto at = [&](int i, int j) { return e[static_cast<size_t>(j + 1) * m + (i + 1)]; };
     for (int j = 0; j < n; ++j) {
       for (int i = 0; i < n; ++i) {
-        g.elevation[g.index(i, j)] = at(i, j);
-        g.slope[g.index(i, j)] = slope_from(at(i - 1, j), at(i + 1, j), at(i, j - 1), at(i, j + 1));
+        centre[g.index(i, j)] = at(i, j);
+        slope[g.index(i, j)] = slope_from(at(i - 1, j), at(i + 1, j), at(i, j - 1), at(i, j + 1));
       }
     }
-  } else {
-    // Coarse grids: the centres plus four grids shifted by one unit for the slope.
-    std::vector<double> xm(count), xp(count), zm(count), zp(count);
-    elevation_.grid(x0, z0, step, n, n, g.elevation.data());
-    elevation_.grid(x0.plus(int64_t{-1}), z0, step, n, n, xm.data());
-    elevation_.grid(x0.plus(int64_t{1}), z0, step, n, n, xp.data());
-    elevation_.grid(x0, z0.plus(int64_t{-1}), step, n, n, zm.data());
-    elevation_.grid(x0, z0.plus(int64_t{1}), step, n, n, zp.data());
-    for (size_t k = 0; k < count; ++k) g.slope[k] = slope_from(xm[k], xp[k], zm[k], zp[k]);
+    return;
   }
+  // Coarse grids: the centres plus four grids shifted by one unit for the slope.
+  const size_t count = centre.size();
+  std::vector<double> xm(count), xp(count), zm(count), zp(count);
+  elevation.grid(x0, z0, step, n, n, centre.data());
+  elevation.grid(x0.plus(int64_t{-1}), z0, step, n, n, xm.data());
+  elevation.grid(x0.plus(int64_t{1}), z0, step, n, n, xp.data());
+  elevation.grid(x0, z0.plus(int64_t{-1}), step, n, n, zm.data());
+  elevation.grid(x0, z0.plus(int64_t{1}), step, n, n, zp.data());
+  for (size_t k = 0; k < count; ++k) slope[k] = slope_from(xm[k], xp[k], zm[k], zp[k]);
+}
 
+void Terrain::classify_grid(Coord x0, Coord z0, int64_t step, TerrainGrid& g) const {
   // Detail noises batched over the whole grid: cheaper than point by point where they are
   // needed, and the same bits (Fractal::grid == Fractal::at).
+  const size_t count = g.values[kElevation].size();
   std::vector<std::vector<double>> detail(materials_.size());
   for (size_t id = 0; id < materials_.size(); ++id) {
     if (!materials_[id].noise) continue;
     detail[id].resize(count);
-    materials_[id].noise->grid(x0, z0, step, n, n, detail[id].data());
+    materials_[id].noise->grid(x0, z0, step, g.size, g.size, detail[id].data());
   }
   g.biome.resize(count);
   g.material.resize(count);
+  TerrainPoint p;
   for (size_t k = 0; k < count; ++k) {
-    TerrainPoint p{g.elevation[k], g.temperature[k], g.moisture[k], g.slope[k], 0, 0};
-    g.biome[k] = p.biome = classify_biome(p.elevation, p.temperature, p.moisture);
+    for (size_t f = 0; f < kTerrainFieldCount; ++f) p.values[f] = g.values[f][k];
+    g.biome[k] = p.biome = classify_biome(p.values);
     g.material[k] = classify_material(p, [&](uint32_t id) { return detail[id][k]; });
   }
-  return g;
 }
 
 }  // namespace chunkforge

@@ -40,6 +40,16 @@ bool valid_color(const std::string& color) {
 
 bool range_empty(const v1::Range& range) { return !range.has_min() && !range.has_max(); }
 
+// Whether a rule sets no range over any terrain field it can test (one column of
+// kTerrainFields): the last biome and material must not, so that every point matches one.
+template <typename Rule>
+bool ranges_empty(const Rule& rule, RangeAccessor<Rule> TerrainFieldSpec::*column) {
+  for (const TerrainFieldSpec& field : kTerrainFields) {
+    if (field.*column != nullptr && !range_empty((rule.*(field.*column))())) return false;
+  }
+  return true;
+}
+
 std::string num(double value) { return format_number(value); }
 
 // Declared knobs the rules read (world.proto): a noise's octaves when absent and at most, its
@@ -167,8 +177,7 @@ class Validator : public FieldChecker {
       check_fields(p, b, {{v1::Biome::kNameFieldNumber, [&] { name_and_color(p, b.name(), b.color(), seen); }}});
     }
     const v1::Biome& last = def_.biomes(def_.biomes_size() - 1);
-    if (!range_empty(last.elevation()) || !range_empty(last.temperature()) ||
-        !range_empty(last.moisture())) {
+    if (!ranges_empty(last, &TerrainFieldSpec::biome)) {
       error(at("biomes", def_.biomes_size() - 1),
             "the last biome must have no ranges, so that every point has a biome");
     }
@@ -191,9 +200,7 @@ class Validator : public FieldChecker {
     std::set<std::string> seen;
     for (int i = 0; i < def_.materials_size(); ++i) material(at("materials", i), def_.materials(i), seen);
     const v1::Material& last = def_.materials(def_.materials_size() - 1);
-    if (!range_empty(last.elevation()) || !range_empty(last.temperature()) ||
-        !range_empty(last.moisture()) || !range_empty(last.slope()) || last.biomes_size() > 0 ||
-        last.has_noise()) {
+    if (!ranges_empty(last, &TerrainFieldSpec::material) || last.biomes_size() > 0 || last.has_noise()) {
       error(at("materials", def_.materials_size() - 1),
             "the last material must have no conditions, so that every point has a material");
     }

@@ -47,9 +47,9 @@ Rgba height_tint(double elevation, double sea_level) {
 // previous one on the tile's last row and column), in world units.
 double hill_light(const TileTerrain& t, int x, int y, double units_per_pixel) {
   const int xn = x + 1 < kTilePixels ? x + 1 : x - 1, yn = y + 1 < kTilePixels ? y + 1 : y - 1;
-  const double here = t.elevation[TileTerrain::index(x, y)];
-  const double dx = (t.elevation[TileTerrain::index(xn, y)] - here) / ((xn - x) * units_per_pixel);
-  const double dz = (t.elevation[TileTerrain::index(x, yn)] - here) / ((yn - y) * units_per_pixel);
+  const double here = t.elevation()[TileTerrain::index(x, y)];
+  const double dx = (t.elevation()[TileTerrain::index(xn, y)] - here) / ((xn - x) * units_per_pixel);
+  const double dz = (t.elevation()[TileTerrain::index(x, yn)] - here) / ((yn - y) * units_per_pixel);
   return std::clamp(1.0 - 0.7 * (dx + dz), 0.55, 1.35);
 }
 
@@ -65,7 +65,7 @@ TileImage draw_materials(const World& world, const TileKey& key, const std::atom
     for (int j = 0; j < g.size; ++j) {
       for (int i = 0; i < g.size; ++i) {
         const size_t k = g.index(i, j);
-        image.fill(px + i * block, py + j * block, block, relief(colors[g.material[k]], g.elevation[k], sea_level));
+        image.fill(px + i * block, py + j * block, block, relief(colors[g.material[k]], g.elevation()[k], sea_level));
       }
     }
   });
@@ -89,7 +89,7 @@ TileImage draw_elevation(const World& world, const TileKey& key, const std::atom
   TileImage image(true);
   for (int y = 0; y < kTilePixels; ++y) {
     for (int x = 0; x < kTilePixels; ++x) {
-      const double elevation = t.elevation[TileTerrain::index(x, y)];
+      const double elevation = t.elevation()[TileTerrain::index(x, y)];
       const double light = elevation < sea_level ? 1.0 : hill_light(t, x, y, key.units_per_pixel());
       image.set(x, y, scaled(height_tint(elevation, sea_level), light));
     }

@@ -28,7 +28,7 @@ std::vector<Coord> pixel_coords(int64_t origin, const TileKey& key) {
 
 // Whether the terrain at pixel k passes the layer's filters (as the scatter field checks them).
 bool passes(const ResourceLayer& l, const TileTerrain& t, size_t k) {
-  return l.elevation.contains(t.elevation[k]) && t.slope[k] <= l.max_slope &&
+  return l.terrain.contains(t.at(k)) &&
          (l.biomes.empty() || std::binary_search(l.biomes.begin(), l.biomes.end(), t.biome[k])) &&
          (l.materials.empty() || std::binary_search(l.materials.begin(), l.materials.end(), t.material[k]));
 }

@@ -146,13 +146,13 @@ std::pair<int, std::string> point_json(const World& world, const std::string& qu
   const Coord cx = Coord::from_double(x), cz = Coord::from_double(z);
   const TerrainPoint p = world.terrain().sample(cx, cz);
   const v1::WorldDefinition& d = world.definition();
+  std::string fields;
+  for (size_t f = 0; f < kTerrainFieldCount; ++f) fields += ",\"" + std::string(kTerrainFields[f].name) + "\":" + number(p.values[f]);
   return {200, "{\"x\":" + number(x) + ",\"z\":" + number(z) + ",\"chunk\":[" +
                    std::to_string(floor_div(cx.cell, world.chunk_size())) + "," +
                    std::to_string(floor_div(cz.cell, world.chunk_size())) + "],\"biome\":" +
                    quoted(d.biomes(static_cast<int>(p.biome)).name()) + ",\"material\":" +
-                   quoted(d.materials(static_cast<int>(p.material)).name()) + ",\"elevation\":" + number(p.elevation) +
-                   ",\"temperature\":" + number(p.temperature) + ",\"moisture\":" + number(p.moisture) +
-                   ",\"slope\":" + number(p.slope) + "}"};
+                   quoted(d.materials(static_cast<int>(p.material)).name()) + fields + "}"};
 }
 
 std::pair<int, std::string> locate_json(const World& world, const std::string& query) {

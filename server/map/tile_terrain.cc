@@ -20,8 +20,7 @@ void put(TileTerrain& out, int px, int py, int block, const TerrainGrid& grid, s
   for (int y = py; y < py + block; ++y) {
     for (int x = px; x < px + block; ++x) {
       const size_t k = TileTerrain::index(x, y);
-      out.elevation[k] = grid.elevation[from];
-      out.slope[k] = grid.slope[from];
+      for (size_t f = 0; f < kTerrainFieldCount; ++f) out.values[f][k] = grid.values[f][from];
       out.biome[k] = grid.biome[from];
       out.material[k] = grid.material[from];
     }
@@ -50,8 +49,7 @@ void visit_lattice(const World& world, const TileKey& key, int64_t step, int blo
 
 TileTerrain sample_tile_terrain(const World& world, const TileKey& key, const std::atomic<bool>* abandon) {
   TileTerrain out;
-  out.elevation.resize(kPixels);
-  out.slope.resize(kPixels);
+  for (std::vector<double>& field : out.values) field.resize(kPixels);
   out.biome.resize(kPixels);
   out.material.resize(kPixels);
   visit_tile_terrain(world, key, abandon, [&out](const TerrainGrid& grid, int px, int py, int block) {

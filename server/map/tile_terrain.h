@@ -14,6 +14,7 @@
 // Thread-safe (reads an immutable World). Throws GenerationAbandoned once `abandon` reads true.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -25,9 +26,16 @@
 namespace chunkforge::map {
 
 struct TileTerrain {
-  std::vector<double> elevation, slope;  // slope: what the materials and resource filters read
+  std::array<std::vector<double>, kTerrainFieldCount> values;  // by row of kTerrainFields
   std::vector<uint32_t> biome, material;
   static size_t index(int x, int y) { return static_cast<size_t>(y) * kTilePixels + x; }
+  const std::vector<double>& elevation() const { return values[kElevation]; }
+  // Every field at pixel k: what the resource filters test.
+  TerrainValues at(size_t k) const {
+    TerrainValues v;
+    for (size_t f = 0; f < kTerrainFieldCount; ++f) v[f] = values[f][k];
+    return v;
+  }
 };
 
 TileTerrain sample_tile_terrain(const World& world, const TileKey& key, const std::atomic<bool>* abandon);

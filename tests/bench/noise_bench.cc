@@ -100,12 +100,26 @@ void BM_TerrainChunkGrid(benchmark::State& state) {
   int64_t cx = 0;
   for (auto _ : state) {
     TerrainGrid g = t.grid(cx++, 3, state.range(0));
-    benchmark::DoNotOptimize(g.elevation.data());
+    benchmark::DoNotOptimize(g.elevation().data());
   }
   const int64_t side = default_world().chunk_size() / state.range(0);
   state.SetItemsProcessed(state.iterations() * side * side);
 }
 BENCHMARK(BM_TerrainChunkGrid)->ArgName("step")->Arg(1)->Arg(4);
+
+// One default-world point sample (every field, slope, biome, material), as structure checks and
+// resource filters take them: items are points.
+void BM_TerrainSample(benchmark::State& state) {
+  const Terrain& t = default_world().terrain();
+  double x = 0.25;
+  for (auto _ : state) {
+    TerrainPoint p = t.sample(Coord::from_double(x), Coord::from_double(-17.5));
+    benchmark::DoNotOptimize(p);
+    x += 3.5;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_TerrainSample);
 
 }  // namespace
 }  // namespace chunkforge

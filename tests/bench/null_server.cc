@@ -14,6 +14,7 @@
 #include "chunkforge/encode.h"
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "chunkforge/world.h"
+#include "parse_command_line.h"
 
 namespace {
 
@@ -82,16 +83,7 @@ std::optional<int> parse(int argc, char** argv, std::string& listen) {
                "chunkforge-null-server");
   app.get_formatter()->label("Usage", "usage");
   app.add_option("--listen", listen, "host:port to listen on (default 127.0.0.1:50052)")->type_name("ADDR");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "chunkforge-null-server: " << e.what() << '\n';
-    return 2;
-  }
-  return std::nullopt;
+  return chunkforge::tool::parse_command_line(app, argc, argv);
 }
 
 }  // namespace

@@ -61,8 +61,8 @@ class CanonicalBytes {
 // Hash of every field of a terrain grid, bit for bit.
 uint64_t grid_hash(const TerrainGrid& g) {
   CanonicalBytes bytes;
-  for (const auto* v : {&g.elevation, &g.temperature, &g.moisture, &g.slope}) {
-    for (double d : *v) bytes.add(d);
+  for (const char* field : {"elevation", "temperature", "moisture", "slope"}) {
+    for (double d : g.values[terrain_field(field)]) bytes.add(d);
   }
   for (uint32_t b : g.biome) bytes.add(b);
   for (uint32_t m : g.material) bytes.add(m);
@@ -90,10 +90,10 @@ TEST(GoldenTest, RawNoise) {
 void check_default_world_terrain_points(const World& world) {
   const Terrain& t = world.terrain();
   const TerrainPoint p = t.sample(Coord::from_double(100.5), Coord::from_double(-200.25));
-  expect_golden("elevation", p.elevation, 0x1.01156442f941p+3);
-  expect_golden("temperature", p.temperature, 0x1.3f967b026e0e3p-1);
-  expect_golden("moisture", p.moisture, 0x1.b961d54a6bb6p-2);
-  expect_golden("slope", p.slope, 0x1.822af5120d56fp-3);
+  expect_golden("elevation", p.elevation(), 0x1.01156442f941p+3);
+  expect_golden("temperature", p.values[terrain_field("temperature")], 0x1.3f967b026e0e3p-1);
+  expect_golden("moisture", p.values[terrain_field("moisture")], 0x1.b961d54a6bb6p-2);
+  expect_golden("slope", p.slope(), 0x1.822af5120d56fp-3);
   expect_golden("density", t.density(Coord::from_double(100.5), -10.0, Coord::from_double(-200.25)),
                 0x1.208ab2217ca08p+4);
   expect_golden("elevation_far", t.elevation(kFar, kFar), -0x1.17b0399ba1bd6p+2);
@@ -214,8 +214,8 @@ void check_everything_world_terrain(const World& world) {
   expect_golden("everything_grid_m6_m4_step1", grid_hash(t.grid(-6, -4, 1)), 0x8cec425893df5aeeULL);
   expect_golden("everything_grid_3_4_step4", grid_hash(t.grid(3, 4, 4)), 0x754b312c36535092ULL);
   const TerrainPoint p = t.sample(Coord::from_double(-371.625), Coord::from_double(-233.5));
-  expect_golden("everything_elevation", p.elevation, 0x1.bb41d46c934e9p+1);
-  expect_golden("everything_slope", p.slope, 0x1.684763225cbc9p-3);
+  expect_golden("everything_elevation", p.elevation(), 0x1.bb41d46c934e9p+1);
+  expect_golden("everything_slope", p.slope(), 0x1.684763225cbc9p-3);
   // 3 units below the surface, where the caves (3D simplex) carve: not 3.
   const Coord cave_x = Coord::from_double(-356.625), cave_z = Coord::from_double(-226.0);
   expect_golden("everything_cave_density", t.density(cave_x, t.elevation(cave_x, cave_z) - 3.0, cave_z),

@@ -604,17 +604,17 @@ std::map<std::string, size_t> expect_on_allowed_ground(const World& world, const
       EXPECT_TRUE(allows(l.biomes(), biome)) << where << ": biome " << biome;
       EXPECT_TRUE(allows(l.materials(), material)) << where << ": material " << material;
       if (l.has_max_slope()) {
-        EXPECT_LE(p.slope, l.max_slope()) << where;
+        EXPECT_LE(p.slope(), l.max_slope()) << where;
       }
       if (l.elevation().has_min()) {
-        EXPECT_GE(p.elevation, l.elevation().min()) << where;
+        EXPECT_GE(p.elevation(), l.elevation().min()) << where;
       }
       if (l.elevation().has_max()) {
-        EXPECT_LE(p.elevation, l.elevation().max()) << where;
+        EXPECT_LE(p.elevation(), l.elevation().max()) << where;
       }
       // y is the terrain's elevation there (to the rounding of the reported position: y is
       // computed at the exact sub-cell position, x and z are rounded to double).
-      EXPECT_NEAR(o.y, p.elevation, 1e-9) << where;
+      EXPECT_NEAR(o.y, p.elevation(), 1e-9) << where;
       ++checked[l.name()];
     }
   }

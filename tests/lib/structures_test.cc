@@ -270,8 +270,8 @@ void expect_checks_hold(const World& world, const StructureInstance& s) {
     EXPECT_TRUE(c.density.contains(d)) << t.name << " check " << k << " of " << describe(s) << ": density " << d
                                        << " outside [" << c.density.min << ", " << c.density.max << "]";
     const TerrainPoint tp = terrain.sample(p.x, p.z);
-    EXPECT_TRUE(c.slope.contains(tp.slope)) << t.name << " check " << k << " of " << describe(s) << ": slope " << tp.slope;
-    EXPECT_TRUE(c.elevation.contains(tp.elevation)) << t.name << " check " << k << ": elevation " << tp.elevation;
+    EXPECT_TRUE(c.fields.contains(tp.values)) << t.name << " check " << k << " of " << describe(s) << ": slope "
+                                              << tp.slope() << ", elevation " << tp.elevation();
     if (!c.materials.empty()) {
       EXPECT_TRUE(std::binary_search(c.materials.begin(), c.materials.end(), tp.material))
           << t.name << " check " << k << " of " << describe(s) << ": material " << tp.material;

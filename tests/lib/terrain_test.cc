@@ -22,10 +22,9 @@ void expect_grid_matches_samples(const Terrain& terrain, int64_t cx, int64_t cz,
       const Coord x{cx * chunk_size + i * step, 0.0}, z{cz * chunk_size + j * step, 0.0};
       const TerrainPoint p = terrain.sample(x, z);
       const TerrainPoint q = g.at(i, j);
-      ASSERT_TRUE(same_bits(p.elevation, q.elevation)) << cx << "," << cz << " step " << step << " at " << i << "," << j;
-      ASSERT_TRUE(same_bits(p.temperature, q.temperature));
-      ASSERT_TRUE(same_bits(p.moisture, q.moisture));
-      ASSERT_TRUE(same_bits(p.slope, q.slope)) << "step " << step << " at " << i << "," << j;
+      ASSERT_TRUE(same_bits(p.elevation(), q.elevation())) << cx << "," << cz << " step " << step << " at " << i << "," << j;
+      for (size_t f = 0; f < kTerrainFieldCount; ++f) ASSERT_TRUE(same_bits(p.values[f], q.values[f])) << kTerrainFields[f].name;
+      ASSERT_TRUE(same_bits(p.slope(), q.slope())) << "step " << step << " at " << i << "," << j;
       ASSERT_EQ(p.biome, q.biome);
       ASSERT_EQ(p.material, q.material);
     }
@@ -59,10 +58,9 @@ TEST(TerrainTest, LatticeAnywhereEqualsPointSamples) {
       for (int i = 0; i < g.size; ++i) {
         const TerrainPoint p = terrain.sample(Coord{c.x0 + i * c.step, 0.0}, Coord{c.z0 + j * c.step, 0.0});
         const TerrainPoint q = g.at(i, j);
-        ASSERT_TRUE(same_bits(p.elevation, q.elevation)) << "step " << c.step << " at " << i << "," << j;
-        ASSERT_TRUE(same_bits(p.temperature, q.temperature));
-        ASSERT_TRUE(same_bits(p.moisture, q.moisture));
-        ASSERT_TRUE(same_bits(p.slope, q.slope)) << "step " << c.step << " at " << i << "," << j;
+        ASSERT_TRUE(same_bits(p.elevation(), q.elevation())) << "step " << c.step << " at " << i << "," << j;
+        for (size_t f = 0; f < kTerrainFieldCount; ++f) ASSERT_TRUE(same_bits(p.values[f], q.values[f])) << kTerrainFields[f].name;
+        ASSERT_TRUE(same_bits(p.slope(), q.slope())) << "step " << c.step << " at " << i << "," << j;
         ASSERT_EQ(p.biome, q.biome);
         ASSERT_EQ(p.material, q.material);
       }
@@ -75,7 +73,7 @@ TEST(TerrainTest, CoarseGridsAreSubsetsOfFineGrids) {
   const TerrainGrid fine = t.grid(5, -2, 1), coarse = t.grid(5, -2, 4);
   for (int j = 0; j < coarse.size; ++j) {
     for (int i = 0; i < coarse.size; ++i) {
-      EXPECT_TRUE(same_bits(coarse.at(i, j).elevation, fine.at(4 * i, 4 * j).elevation));
+      EXPECT_TRUE(same_bits(coarse.at(i, j).elevation(), fine.at(4 * i, 4 * j).elevation()));
       EXPECT_EQ(coarse.at(i, j).material, fine.at(4 * i, 4 * j).material);
     }
   }
@@ -138,7 +136,7 @@ TEST(TerrainTest, SameGridFromConcurrentThreads) {
   }
   for (std::thread& th : threads) th.join();
   for (const TerrainGrid& g : results) {
-    EXPECT_EQ(std::memcmp(g.elevation.data(), expected.elevation.data(), g.elevation.size() * sizeof(double)), 0);
+    EXPECT_EQ(std::memcmp(g.elevation().data(), expected.elevation().data(), g.elevation().size() * sizeof(double)), 0);
     EXPECT_EQ(g.material, expected.material);
   }
 }

@@ -92,7 +92,7 @@ void expect_pixels_follow_the_field(const std::string& path, const char* layer) 
       // Zoomed in, the terrain is sampled once per unit, as the base layers draw it.
       const TerrainPoint p = world.terrain().sample(Coord::from_double(std::floor(static_cast<double>(wx.cell) + wx.frac)),
                                                     Coord::from_double(std::floor(static_cast<double>(wz.cell) + wz.frac)));
-      const bool stand = d >= l.threshold && l.elevation.contains(p.elevation) && p.slope <= l.max_slope &&
+      const bool stand = d >= l.threshold && l.terrain.contains(p.values) &&
                          (l.biomes.empty() || std::binary_search(l.biomes.begin(), l.biomes.end(), p.biome)) &&
                          (l.materials.empty() || std::binary_search(l.materials.begin(), l.materials.end(), p.material));
       const Rgba pixel = image.get(x, y);

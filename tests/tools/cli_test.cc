@@ -241,7 +241,7 @@ TEST(CliSampleTest, ElevationMatchesLibrary) {
   ASSERT_EQ(r.exit_code, 0) << r;
   const TerrainPoint expected =
       default_world().terrain().sample(Coord::from_double(100), Coord::from_double(200));
-  EXPECT_EQ(json_number(r.out, "elevation"), expected.elevation) << r;
+  EXPECT_EQ(json_number(r.out, "elevation"), expected.elevation()) << r;
   EXPECT_EQ(json_number(r.out, "x"), 100.0) << r;
   EXPECT_EQ(json_number(r.out, "z"), 200.0) << r;
 }
@@ -251,7 +251,7 @@ TEST(CliSampleTest, NegativeFractionalCoordinatesMatchLibrary) {
   ASSERT_EQ(r.exit_code, 0) << r;
   const TerrainPoint expected =
       default_world().terrain().sample(Coord::from_double(-12.5), Coord::from_double(0.75));
-  EXPECT_EQ(json_number(r.out, "elevation"), expected.elevation) << r;
+  EXPECT_EQ(json_number(r.out, "elevation"), expected.elevation()) << r;
 }
 
 TEST(CliSampleTest, FarCoordinateIsExact) {
@@ -259,7 +259,7 @@ TEST(CliSampleTest, FarCoordinateIsExact) {
   ASSERT_EQ(r.exit_code, 0) << r;
   const Coord x = Coord::from_parts(int64_t{1} << 40, 0.25);
   const TerrainPoint expected = default_world().terrain().sample(x, Coord::from_double(-3));
-  EXPECT_EQ(json_number(r.out, "elevation"), expected.elevation) << r;
+  EXPECT_EQ(json_number(r.out, "elevation"), expected.elevation()) << r;
   EXPECT_EQ(json_number(r.out, "x"), 1099511627776.25) << r;
 }
 

@@ -137,11 +137,9 @@ bool region_fits(const Rect& rect, const v1::WorldInfo& info) {
 }
 
 int RegionCommand::run() {
-  const Rect rect{corners_[0], corners_[1], corners_[2], corners_[3]};
-  if (rect.x1 < rect.x0 || rect.z1 < rect.z0) {
-    std::cerr << "region: needs CX0 <= CX1, CZ0 <= CZ1\n";
-    return kExitBadInput;
-  }
+  const std::optional<Rect> checked = ordered_rect(corners_, "region");
+  if (!checked) return kExitBadInput;
+  const Rect& rect = *checked;
   OpenedSource opened = open_source(source_, "region");
   if (!opened.source) return opened.exit_code;
   const v1::WorldInfo& info = opened.source->info();

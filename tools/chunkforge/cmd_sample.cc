@@ -48,6 +48,19 @@ CLI::Validator coordinate() {
       "", "coordinate");
 }
 
+// TerrainSample's double field named as the terrain field (info.proto has one for each row of
+// kTerrainFields; tests/lib/terrain_fields_test.cc checks it).
+const google::protobuf::FieldDescriptor& sample_field(size_t field) {
+  return *v1::TerrainSample::descriptor()->FindFieldByName(std::string(kTerrainFields[field].name));
+}
+
+// "elevation, temperature, moisture, slope": the fields, for the help text.
+std::string field_names() {
+  std::string names;
+  for (const TerrainFieldSpec& field : kTerrainFields) names += (names.empty() ? "" : ", ") + std::string(field.name);
+  return names;
+}
+
 // Every terrain field at (x, z), and the 3D density at height y.
 v1::TerrainSample sample(const World& world, Coord x, Coord z, double y) {
   const Terrain& terrain = world.terrain();
@@ -56,10 +69,7 @@ v1::TerrainSample sample(const World& world, Coord x, Coord z, double y) {
   v1::TerrainSample s;
   s.set_x(x.to_double());
   s.set_z(z.to_double());
-  s.set_elevation(p.elevation);
-  s.set_temperature(p.temperature);
-  s.set_moisture(p.moisture);
-  s.set_slope(p.slope);
+  for (size_t f = 0; f < kTerrainFieldCount; ++f) s.GetReflection()->SetDouble(&s, &sample_field(f), p.values[f]);
   s.set_biome_id(p.biome);
   s.set_biome(d.biomes(static_cast<int>(p.biome)).name());
   s.set_material_id(p.material);
@@ -74,9 +84,9 @@ class SampleCommand final : public Command {
   CLI::App& declare(CLI::App& parent) override {
     CLI::App& app = *parent.add_subcommand("sample", "every terrain field at one point");
     set_help(app, "usage: chunkforge sample X Z [--y Y] [--world FILE] [--seed N] [--json]\n",
-             "Samples the terrain at world position (X, Z): elevation, temperature, moisture, slope,\n"
-             "biome, material, and the 3D density at height Y. X and Z are decimals, exact up to\n"
-             "|value| <= 2^40.\n");
+             "Samples the terrain at world position (X, Z): " + field_names() +
+                 ",\nbiome, material, and the 3D density at height Y. X and Z are decimals, exact up to\n"
+                 "|value| <= 2^40.\n");
     app.add_option("X", x_, "world x, a decimal")->required()->check(coordinate());
     app.add_option("Z", z_, "world z, a decimal")->required()->check(coordinate());
     add_world_options(app, world_);
@@ -104,9 +114,11 @@ int SampleCommand::run() {
     std::cout << to_json(s) << '\n';
     return kExitOk;
   }
-  std::cout << "at (" << s.x() << ", " << s.z() << "): elevation " << s.elevation()
-            << ", temperature " << s.temperature() << ", moisture " << s.moisture() << ", slope "
-            << s.slope() << "\n  biome " << s.biome() << " (" << s.biome_id() << "), material "
+  std::cout << "at (" << s.x() << ", " << s.z() << ")";
+  for (size_t f = 0; f < kTerrainFieldCount; ++f) {
+    std::cout << (f == 0 ? ": " : ", ") << kTerrainFields[f].name << ' ' << s.GetReflection()->GetDouble(s, &sample_field(f));
+  }
+  std::cout << "\n  biome " << s.biome() << " (" << s.biome_id() << "), material "
             << s.material() << " (" << s.material_id() << "), density at y=" << y_ << ": "
             << s.density() << '\n';
   return kExitOk;

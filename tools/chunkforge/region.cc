@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <iostream>
 #include <thread>
 
 #include "chunkforge/encode.h"
@@ -18,6 +19,15 @@ std::optional<Order> parse_order(const std::string& text) {
   if (text == "spiral") return Order::kSpiral;
   if (text == "shuffle") return Order::kShuffle;
   return std::nullopt;
+}
+
+std::optional<Rect> ordered_rect(const int64_t (&corners)[4], const std::string& command) {
+  const Rect rect{corners[0], corners[1], corners[2], corners[3]};
+  if (rect.x1 < rect.x0 || rect.z1 < rect.z0) {
+    std::cerr << command << ": needs CX0 <= CX1, CZ0 <= CZ1\n";
+    return std::nullopt;
+  }
+  return rect;
 }
 
 std::vector<ChunkCoord> ordered(const Rect& rect, Order order) {

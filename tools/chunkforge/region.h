@@ -26,6 +26,10 @@ struct Rect {
   int64_t height() const { return z1 - z0 + 1; }
 };
 
+// The rectangle CX0 CZ0 CX1 CZ1 of add_corner_arguments (args.h); nullopt, after printing
+// "<command>: needs CX0 <= CX1, CZ0 <= CZ1", when the corners are out of order.
+std::optional<Rect> ordered_rect(const int64_t (&corners)[4], const std::string& command);
+
 // The chunks of the rectangle in generation order.
 std::vector<ChunkCoord> ordered(const Rect& rect, Order order);
 

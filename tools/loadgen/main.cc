@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "chunkforge/v1/service.grpc.pb.h"
+#include "parse_command_line.h"
 
 namespace {
 
@@ -245,16 +246,7 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
       ->type_name("PID")
       ->check(CLI::Range(0, std::numeric_limits<int>::max()).description(""));
   app.add_flag("--json", o.json, "one line of JSON");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "chunkforge-loadgen: " << e.what() << '\n';
-    return 2;
-  }
-  return std::nullopt;
+  return chunkforge::tool::parse_command_line(app, argc, argv);
 }
 
 }  // namespace

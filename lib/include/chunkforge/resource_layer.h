@@ -47,8 +47,7 @@ struct ResourceLayer {
   double correlate_weight = 0;
   // Filters (empty lists: any).
   std::vector<uint32_t> biomes, materials;
-  Interval elevation;
-  double max_slope = std::numeric_limits<double>::infinity();
+  TerrainBounds terrain;  // elevation range, slope up to max_slope
   double jitter = 0;  // jittered_grid only
   double peak_window = 0;  // noise_peaks only
   uint32_t variants = 0;
@@ -60,8 +59,7 @@ struct ResourceLayer {
   double r_min() const { return spacing / dmax; }
   double r_max() const { return spacing / dmin; }
   bool filtered() const {
-    return !biomes.empty() || !materials.empty() || elevation.min > -1e300 ||
-           elevation.max < 1e300 || max_slope < 1e300;
+    return !biomes.empty() || !materials.empty() || terrain.bounded();
   }
 };
 

@@ -36,7 +36,8 @@ class World;
 
 struct StructureCheck {
   double x = 0, y = 0, z = 0;  // offset from the origin in the structure's own frame
-  Interval density, slope, elevation;
+  Interval density;
+  TerrainBounds fields;  // the check's ranges over the terrain fields (slope, elevation)
   std::vector<uint32_t> materials, biomes;  // sorted ids; empty: any
 };
 

@@ -3,9 +3,12 @@
 // The prescriptive terrain: every field at any point of the infinite plane, computed on demand
 // by pure functions (docs/world-definition.md). Structure checks and resource filters call
 // the same functions as the chunk grid, so nothing depends on which chunks were generated.
+// The fields themselves (elevation, temperature, moisture, slope) are the rows of
+// kTerrainFields (terrain_fields.h); points and grids hold their values by row.
 //
 //   const Terrain& t = world.terrain();
 //   TerrainPoint p = t.sample(Coord::from_double(10.5), Coord::from_double(-4.0));
+//   double height = p.elevation();
 //   TerrainGrid g = t.grid(/*cx=*/3, /*cz=*/-2, /*step=*/2);  // 32 x 32 for 64-unit chunks
 //
 // grid() returns exactly the values sample() returns at the same points (tested bit for bit).
@@ -16,33 +19,24 @@
 // evaluate 5 n^2, still batched.
 #pragma once
 
+#include <array>
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <vector>
 
 #include "chunkforge/coord.h"
 #include "chunkforge/noise.h"
+#include "chunkforge/terrain_fields.h"
 
 namespace chunkforge {
 
-namespace v1 {
-class WorldDefinition;
-}
-
-struct Interval {
-  double min = -std::numeric_limits<double>::infinity();
-  double max = std::numeric_limits<double>::infinity();
-  bool contains(double v) const { return v >= min && v <= max; }
-};
-
 struct TerrainPoint {
-  double elevation = 0;    // surface y, world units
-  double temperature = 0;  // unitless
-  double moisture = 0;     // unitless
-  double slope = 0;        // rise over run
+  TerrainValues values{};  // by row of kTerrainFields
   uint32_t biome = 0;      // index into WorldDefinition.biomes
   uint32_t material = 0;   // index into WorldDefinition.materials
+
+  double elevation() const { return values[kElevation]; }  // surface y, world units
+  double slope() const { return values[kSlope]; }          // rise over run
 };
 
 // Samples of a square lattice at a step: sample (i, j) stands at (x0 + i * step, z0 + j * step),
@@ -50,9 +44,11 @@ struct TerrainPoint {
 struct TerrainGrid {
   int size = 0;  // samples per side: chunk_size / step for a chunk
   int64_t step = 1;
-  std::vector<double> elevation, temperature, moisture, slope;
+  std::array<std::vector<double>, kTerrainFieldCount> values;  // by row of kTerrainFields
   std::vector<uint32_t> biome, material;
+
   size_t index(int i, int j) const { return static_cast<size_t>(j) * size + i; }
+  const std::vector<double>& elevation() const { return values[kElevation]; }
   TerrainPoint at(int i, int j) const;
 };
 
@@ -64,7 +60,7 @@ class Terrain {
   double elevation(Coord x, Coord z) const;
   double slope(Coord x, Coord z) const;
   TerrainPoint sample(Coord x, Coord z) const;
-  // The biome alone (no slope, no material): elevation, temperature and moisture.
+  // The biome alone (no slope, no material): the fields biome rules can test.
   uint32_t biome(Coord x, Coord z) const;
   // elevation - y, with caves carved; > 0 inside the ground, < 0 in the air.
   double density(Coord x, double y, Coord z) const;
@@ -77,11 +73,8 @@ class Terrain {
   TerrainGrid lattice(Coord x0, Coord z0, int64_t step, int size) const;
 
  private:
-  struct BiomeRule {
-    Interval elevation, temperature, moisture;
-  };
   struct MaterialRule {
-    Interval elevation, temperature, moisture, slope;
+    TerrainBounds fields;
     std::vector<uint32_t> biomes;  // empty: any
     std::optional<Fractal> noise;
     Interval noise_range;
@@ -92,16 +85,21 @@ class Terrain {
     double strength;
   };
 
-  uint32_t classify_biome(double elevation, double temperature, double moisture) const;
+  // `values` needs only the fields biome rules can test; the others are unbounded in them.
+  uint32_t classify_biome(const TerrainValues& values) const;
   // `detail_noise(id)` gives material id's detail noise at the point; called only for rules
   // that reach their noise condition.
   template <typename DetailNoise>
   uint32_t classify_material(const TerrainPoint& p, const DetailNoise& detail_noise) const;
+  // Every field with a noise of its own but elevation (which the slope needs around it).
+  void fill_noise_fields(Coord x0, Coord z0, int64_t step, TerrainGrid& g) const;
+  void fill_elevation_and_slope(Coord x0, Coord z0, int64_t step, TerrainGrid& g) const;
+  void classify_grid(Coord x0, Coord z0, int64_t step, TerrainGrid& g) const;
 
   int64_t chunk_size_;
-  Fractal elevation_, temperature_, moisture_;
+  std::array<Fractal, kTerrainFieldCount> noise_;  // by field; unused for derived fields
   std::optional<Caves> caves_;
-  std::vector<BiomeRule> biomes_;
+  std::vector<TerrainBounds> biomes_;
   std::vector<MaterialRule> materials_;
 };
 

@@ -54,7 +54,7 @@ bool ScatterField::viable(uint32_t layer, Cell& c, Candidate& a) {
   bool ok = c.density >= l.threshold;
   if (ok && l.filtered()) {
     const TerrainPoint p = terrain_.sample(world_x(layer, c, a), world_z(layer, c, a));
-    ok = l.elevation.contains(p.elevation) && p.slope <= l.max_slope &&
+    ok = l.terrain.contains(p.values) &&
          (l.biomes.empty() || std::binary_search(l.biomes.begin(), l.biomes.end(), p.biome)) &&
          (l.materials.empty() || std::binary_search(l.materials.begin(), l.materials.end(), p.material));
   }
