@@ -13,13 +13,11 @@
 #pragma once
 
 #include <cstddef>
-#include <list>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "byte_bounded_lru.h"
 #include "chunkforge/chunk.h"
 
 namespace chunkforge::map {
@@ -28,25 +26,23 @@ using ChunkObjects = std::shared_ptr<const std::vector<ResourceObject>>;
 
 class TileChunks {
  public:
-  explicit TileChunks(size_t max_bytes) : max_bytes_(max_bytes) {}
-  ChunkObjects find(const std::string& fingerprint, ChunkCoord chunk);
-  void insert(const std::string& fingerprint, ChunkCoord chunk, ChunkObjects objects);
-  size_t bytes() const;
-  size_t entries() const;
+  explicit TileChunks(size_t max_bytes) : objects_(max_bytes) {}
+  ChunkObjects find(const std::string& fingerprint, ChunkCoord chunk) { return objects_.find(key_of(fingerprint, chunk)); }
+  void insert(const std::string& fingerprint, ChunkCoord chunk, ChunkObjects objects) {
+    objects_.insert(key_of(fingerprint, chunk), std::move(objects));
+  }
+  size_t bytes() const { return objects_.bytes(); }
+  size_t entries() const { return objects_.entries(); }
 
  private:
-  struct Entry {
-    std::string key;
-    ChunkObjects objects;
-  };
-  static std::string key_of(const std::string& fingerprint, ChunkCoord chunk);
-  static size_t cost(const Entry& e) { return e.key.size() + e.objects->size() * sizeof(ResourceObject) + 128; }
+  static size_t objects_bytes(const std::vector<ResourceObject>& objects) {
+    return objects.size() * sizeof(ResourceObject);
+  }
+  static std::string key_of(const std::string& fingerprint, ChunkCoord chunk) {
+    return fingerprint + ":" + std::to_string(chunk.x) + "," + std::to_string(chunk.z);
+  }
 
-  const size_t max_bytes_;
-  mutable std::mutex mutex_;
-  std::list<Entry> order_;  // most recently used first
-  std::unordered_map<std::string, std::list<Entry>::iterator> index_;
-  size_t bytes_ = 0;
+  ByteBoundedLru<std::vector<ResourceObject>, &TileChunks::objects_bytes> objects_;
 };
 
 }  // namespace chunkforge::map
