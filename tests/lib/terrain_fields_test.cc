@@ -72,6 +72,13 @@ TEST(TerrainFieldsTest, NoiseColumnReachesTheNoiseFieldOfItsName) {
   }
 }
 
+// terrain.cc computes slope from elevation and samples every other field from its own noise.
+TEST(TerrainFieldsTest, SlopeIsTheOnlyFieldWithoutANoise) {
+  for (size_t f = 0; f < kTerrainFieldCount; ++f) {
+    EXPECT_EQ(kTerrainFields[f].noise == nullptr, f == kSlope) << kTerrainFields[f].name;
+  }
+}
+
 TEST(TerrainFieldsTest, EveryNoiseFieldOfTerrainIsARow) {
   const google::protobuf::Descriptor& terrain = *v1::Terrain::descriptor();
   for (int i = 0; i < terrain.field_count(); ++i) {
