@@ -2,8 +2,8 @@
 // size, the border of cells it compares with, whether sparse blocks may use coarse cells,
 // whether it keeps a minimum spacing within its layer, and how it fills a cell with
 // candidates), so that a method lives in one place. method_record() is the one switch over
-// ScatterMethod; it has no `default:`, so -Wswitch (in -Wall; an error with
-// CHUNKFORGE_WARNINGS_AS_ERRORS) names a forgotten method.
+// ScatterMethod; it has no `default:`, so a forgotten method does not build (-Werror=switch,
+// cmake/ChunkforgeFlags.cmake).
 // Internal to lib/.
 #pragma once
 
