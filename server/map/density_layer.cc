@@ -26,17 +26,6 @@ std::vector<Coord> pixel_coords(int64_t origin, const TileKey& key) {
   return out;
 }
 
-// Whether the terrain at pixel k passes the layer's filters (as the scatter field checks them).
-bool passes(const ResourceLayer& l, const TileTerrain& t, size_t k) {
-  return l.terrain.contains(t.at(k)) &&
-         (l.biomes.empty() || std::binary_search(l.biomes.begin(), l.biomes.end(), t.biome[k])) &&
-         (l.materials.empty() || std::binary_search(l.materials.begin(), l.materials.end(), t.material[k]));
-}
-
-void check(const std::atomic<bool>* abandon) {
-  if (abandon != nullptr && abandon->load(std::memory_order_relaxed)) throw GenerationAbandoned();
-}
-
 }  // namespace
 
 // Alpha from where the density lies in [dmin, dmax]: 40 to 220 where objects can stand, a
@@ -45,7 +34,7 @@ TileImage draw_density(const World& world, const TileKey& key, const std::atomic
   const ResourceLayer& l = world.resources().layer(static_cast<uint32_t>(key.resource));
   const std::vector<Coord> xs = pixel_coords(key.world_x0(), key), zs = pixel_coords(key.world_z0(), key);
   std::vector<double> density(static_cast<size_t>(kTilePixels) * kTilePixels);
-  check(abandon);
+  throw_if_abandoned(abandon);
   world.resources().density_grid(l.id, xs.data(), kTilePixels, zs.data(), kTilePixels, density.data());
   // The terrain only for a filtered layer: it costs as much as a base tile.
   const std::optional<TileTerrain> terrain =
@@ -57,7 +46,7 @@ TileImage draw_density(const World& world, const TileKey& key, const std::atomic
     for (int x = 0; x < kTilePixels; ++x) {
       const size_t k = TileTerrain::index(x, y);
       const double t = std::clamp((density[k] - l.dmin) / range, 0.0, 1.0);
-      const bool can_stand = density[k] >= l.threshold && (!terrain || passes(l, *terrain, k));
+      const bool can_stand = density[k] >= l.threshold && (!terrain || l.admits(terrain->at(k), terrain->biome[k], terrain->material[k]));
       const double alpha = (40 + 180 * t) * (can_stand ? 1.0 : 0.25);
       image.set(x, y, {color.r, color.g, color.b, static_cast<uint8_t>(alpha)});
     }

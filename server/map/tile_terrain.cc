@@ -7,13 +7,13 @@
 #include "chunkforge/coord.h"
 
 namespace chunkforge::map {
+void throw_if_abandoned(const std::atomic<bool>* abandon) {
+  if (abandon != nullptr && abandon->load(std::memory_order_relaxed)) throw GenerationAbandoned();
+}
+
 namespace {
 
 constexpr size_t kPixels = static_cast<size_t>(kTilePixels) * kTilePixels;
-
-void check(const std::atomic<bool>* abandon) {
-  if (abandon != nullptr && abandon->load(std::memory_order_relaxed)) throw GenerationAbandoned();
-}
 
 // Copies one sample into its block of `block` x `block` pixels.
 void put(TileTerrain& out, int px, int py, int block, const TerrainGrid& grid, size_t from) {
@@ -37,7 +37,7 @@ void visit_lattice(const World& world, const TileKey& key, int64_t step, int blo
   const int side = std::min(kSquare, samples);
   for (int sj = 0; sj < samples; sj += side) {
     for (int si = 0; si < samples; si += side) {
-      check(abandon);
+      throw_if_abandoned(abandon);
       const TerrainGrid grid = world.terrain().lattice(Coord::from_parts(key.world_x0() + si * step, 0.0),
                                                        Coord::from_parts(key.world_z0() + sj * step, 0.0), step, side);
       visit(grid, si * block, sj * block, block);

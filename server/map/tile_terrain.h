@@ -38,6 +38,10 @@ struct TileTerrain {
   }
 };
 
+// Throws GenerationAbandoned once `abandon` (may be null) reads true: a render's check between
+// steps.
+void throw_if_abandoned(const std::atomic<bool>* abandon);
+
 TileTerrain sample_tile_terrain(const World& world, const TileKey& key, const std::atomic<bool>* abandon);
 
 // The same samples square by square, without the copy: `visit(grid, px, py, block)` for each

@@ -12,6 +12,7 @@
 // Thread safety: immutable; all methods const and thread-safe.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -60,6 +61,13 @@ struct ResourceLayer {
   double r_max() const { return spacing / dmin; }
   bool filtered() const {
     return !biomes.empty() || !materials.empty() || terrain.bounded();
+  }
+  // Whether terrain of these field values, biome and material passes the filters: what the
+  // scatter engine asks of a candidate, and the map's density layer of a pixel.
+  bool admits(const TerrainValues& values, uint32_t biome, uint32_t material) const {
+    return terrain.contains(values) &&
+           (biomes.empty() || std::binary_search(biomes.begin(), biomes.end(), biome)) &&
+           (materials.empty() || std::binary_search(materials.begin(), materials.end(), material));
   }
 };
 

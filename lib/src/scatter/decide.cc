@@ -54,9 +54,7 @@ bool ScatterField::viable(uint32_t layer, Cell& c, Candidate& a) {
   bool ok = c.density >= l.threshold;
   if (ok && l.filtered()) {
     const TerrainPoint p = terrain_.sample(world_x(layer, c, a), world_z(layer, c, a));
-    ok = l.terrain.contains(p.values) &&
-         (l.biomes.empty() || std::binary_search(l.biomes.begin(), l.biomes.end(), p.biome)) &&
-         (l.materials.empty() || std::binary_search(l.materials.begin(), l.materials.end(), p.material));
+    ok = l.admits(p.values, p.biome, p.material);
   }
   if (ok && structures_ != nullptr) {
     ok = !structures_->covers(world_x(layer, c, a), world_z(layer, c, a), l.footprint);
