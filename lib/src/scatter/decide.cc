@@ -12,42 +12,6 @@ namespace chunkforge {
 
 using namespace scatter;
 
-double ScatterField::distance2(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb,
-                               const Cell& cb, const Candidate& b) const {
-  // Positions in each layer's sub-cell units relative to a's chunk; cross-multiplying by the
-  // other layer's cells per chunk puts both on one integer scale. The difference does not
-  // depend on the reference chunk, so neither does the result.
-  if (la == lb) {  // one grid: the plain sub-cell difference (covers() relies on this formula)
-    return scatter::same_layer_distance2((ca.i - cb.i) * kSub + a.u - b.u, (ca.j - cb.j) * kSub + a.v - b.v,
-                                         layer_[la].unit);
-  }
-  const int64_t na = layer_[la].n, nb = layer_[lb].n;
-  const int64_t cx = floor_div(ca.i, na), cz = floor_div(ca.j, na);
-  const int64_t dx = local_sub(la, ca.i, a.u, cx) * nb - local_sub(lb, cb.i, b.u, cx) * na;
-  const int64_t dz = local_sub(la, ca.j, a.v, cz) * nb - local_sub(lb, cb.j, b.v, cz) * na;
-  const double scale = pair_scale_[la * layers_.size() + lb];
-  const double x = static_cast<double>(dx) * scale, z = static_cast<double>(dz) * scale;
-  return x * x + z * z;
-}
-
-bool ScatterField::could_block(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb,
-                               Cell& cb, Candidate& b) {
-  if (la == lb) {
-    const double r = std::max(ca.r, cb.r);
-    return distance2(la, ca, a, lb, cb, b) < r * r;
-  }
-  const double reach = layer_[la].def->footprint + layer_[lb].def->footprint;
-  // A candidate that is not viable never exists, so it never blocks another layer: checking
-  // that first spares deciding it (and its own dependencies).
-  return distance2(la, ca, a, lb, cb, b) < reach * reach && viable(lb, cb, b);
-}
-
-bool ScatterField::blocks(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, Cell& cb) {
-  if (cb.accepted < 0) return false;
-  Candidate& b = cb.candidates[cb.accepted];
-  return earlier(lb, cb, b, la, ca, a) && could_block(la, ca, a, lb, cb, b);
-}
-
 bool ScatterField::viable(uint32_t layer, Cell& c, Candidate& a) {
   if (a.viable >= 0) return a.viable == 1;
   const ResourceLayer& l = *layer_[layer].def;
@@ -63,12 +27,19 @@ bool ScatterField::viable(uint32_t layer, Cell& c, Candidate& a) {
   return ok;
 }
 
-void ScatterField::decide_next(uint32_t layer, Cell& start) {
-  frames_.push_back(Frame{layer, &start});
-  while (!frames_.empty()) {
+void ScatterField::decide_next(uint32_t layer, Cell& start, bool nearby_checked) {
+  // The stack lives in frames_ (kept between calls: no allocation per decision); `depth` is
+  // its height.
+  size_t depth = 0;
+  auto push = [&](const Frame& f) {
+    if (depth == frames_.size()) frames_.resize(depth + 1);
+    frames_[depth++] = f;
+  };
+  push(Frame{layer, &start, nearby_checked});
+  while (depth > 0) {
     // One step decides or defers one candidate: the finest grain of the scatter work.
     poll_abandon(abandon_);
-    const size_t fi = frames_.size() - 1;
+    const size_t fi = depth - 1;
     Frame f = frames_[fi];
     Cell& c = *f.cell;
     const Candidate& a = candidate(f.layer, c, c.next);
@@ -77,12 +48,16 @@ void ScatterField::decide_next(uint32_t layer, Cell& start) {
     if (!f.listed) {
       f.neighbours_begin = neighbours_.size();
       f.listed = true;
-      blocked = spaced && blocked_by_accepted_nearby(f.layer, c, a);
+      blocked = spaced && !f.nearby_checked && blocked_by_accepted_nearby(f.layer, c, a);
       if (!blocked) {
         list_neighbours(f.layer, c, a);
         // A conflict with an already accepted earlier candidate settles it without more work.
+        // (Same-layer cells whose r is at most c's were checked by blocked_by_accepted_nearby,
+        // which covers every cell within c.r.)
         for (size_t k = f.neighbours_begin; k < neighbours_.size() && !blocked; ++k) {
-          blocked = blocks(f.layer, c, a, neighbours_[k].layer, *neighbours_[k].cell);
+          const Neighbour& nb = neighbours_[k];
+          if (spaced && nb.layer == f.layer && nb.cell->r <= c.r) continue;
+          blocked = blocks(f.layer, c, a, nb.layer, *nb.cell);
         }
       }
       f.neighbours_end = neighbours_.size();
@@ -105,12 +80,12 @@ void ScatterField::decide_next(uint32_t layer, Cell& start) {
     }
     if (pushed) {
       frames_[fi] = f;
-      frames_.push_back(Frame{neighbours_[f.cursor].layer, neighbours_[f.cursor].cell});
+      push(Frame{neighbours_[f.cursor].layer, neighbours_[f.cursor].cell});
       continue;
     }
     settle(f.layer, c, blocked, spaced);
     neighbours_.resize(f.neighbours_begin);
-    frames_.pop_back();
+    --depth;
   }
 }
 
@@ -133,7 +108,19 @@ void ScatterField::settle(uint32_t layer, Cell& c, bool blocked, bool spaced) {
 }
 
 void ScatterField::decide_all(uint32_t layer, Cell& c) {
-  while (c.next < c.count) decide_next(layer, c);
+  const bool spaced = layer_[layer].method->spaced;
+  while (c.next < c.count) {
+    // Most candidates of a spaced layer fall to an accepted neighbour: settle those without
+    // the stack.
+    if (spaced) {
+      poll_abandon(abandon_);
+      if (blocked_by_accepted_nearby(layer, c, candidate(layer, c, c.next))) {
+        settle(layer, c, true, true);
+        continue;
+      }
+    }
+    decide_next(layer, c, spaced);
+  }
 }
 
 }  // namespace chunkforge

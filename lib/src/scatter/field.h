@@ -26,6 +26,7 @@
 // Not thread-safe: one ScatterField per request (Generator::generate makes one per call).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -38,6 +39,8 @@
 #include "chunkforge/terrain.h"
 #include "scatter/block_index.h"
 #include "scatter/candidate.h"
+#include "scatter/constants.h"
+#include "scatter/geometry.h"
 #include "scatter/method.h"
 
 namespace chunkforge {
@@ -71,6 +74,7 @@ class ScatterField {
     Block* block = nullptr;
     int64_t i = 0, j = 0;  // the cell's lowest scatter-cell coordinates in the layer's grid
     int span = 1;          // scatter cells per side: 1, 2 or 4 (coarse cells in sparse blocks)
+    int reach = 0;         // spaced methods: ceil(r / cell side), the cells r reaches across
     double density = 0;    // layer density at the cell centre
     double r = 0;          // minimum spacing there, world units
     // Into the candidate slabs, in time order, room for `count`; only the first `made` are
@@ -107,8 +111,9 @@ class ScatterField {
     int halo;           // method's border of cells around a block
   };
   struct Frame {
-    uint32_t layer;
-    Cell* cell;
+    uint32_t layer = 0;
+    Cell* cell = nullptr;
+    bool nearby_checked = false;  // blocked_by_accepted_nearby is known to be false
     size_t neighbours_begin = 0, neighbours_end = 0, cursor = 0;
     bool listed = false;
   };
@@ -167,29 +172,34 @@ class ScatterField {
   bool visit_cells(uint32_t layer, const Position& p, double reach, Reach cell_reach, double a_r, Fn&& fn);
   void list_neighbours(uint32_t layer, Cell& c, const Candidate& a);
   bool blocked_by_accepted_nearby(uint32_t layer, Cell& c, const Candidate& a);
+  // Bits of b's cells that overlap scatter cells [i0, i1] x [j0, j1] (relative to b's lowest
+  // corner; may reach beyond the block).
+  static uint32_t window_mask(const Block& b, int64_t i0, int64_t i1, int64_t j0, int64_t j1);
   // Whether blocker's accepted candidate is earlier than every undecided candidate of c after
   // the next one and lies within its own r of all of c: then it blocks them all.
   bool covers(uint32_t layer, const Cell& blocker, const Cell& c) const;
 
   // decide.cc
   void decide_all(uint32_t layer, Cell& c);
-  void decide_next(uint32_t layer, Cell& c);
+  // Decides c's next candidate, after the earlier candidates within its reach. `nearby_checked`:
+  // the caller found it not blocked_by_accepted_nearby.
+  void decide_next(uint32_t layer, Cell& c, bool nearby_checked);
   // Records the decision of c's next candidate: rejected (with the rest of the cell if its
   // blocker covers it) or accepted.
   void settle(uint32_t layer, Cell& c, bool blocked, bool spaced);
   // Global arrival order: time, then layer, cell and index (times almost never tie).
-  static bool earlier(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, const Cell& cb,
+  [[gnu::always_inline]] static bool earlier(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, const Cell& cb,
                       const Candidate& b) {
     if (a.t != b.t) return a.t < b.t;
     return std::tie(la, ca.i, ca.j, a.k) < std::tie(lb, cb.i, cb.j, b.k);
   }
   // Squared world distance between two candidates; exact integer differences, so the same
   // pair gives the same bits from any request.
-  double distance2(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, const Cell& cb,
+  [[gnu::always_inline]] double distance2(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, const Cell& cb,
                    const Candidate& b) const;
   // Whether b (earlier than a) could block a once accepted, and whether it does.
-  bool could_block(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, Cell& cb, Candidate& b);
-  bool blocks(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, Cell& cb);
+  [[gnu::always_inline]] bool could_block(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, Cell& cb, Candidate& b);
+  [[gnu::always_inline]] bool blocks(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, Cell& cb);
   // Whether a candidate would exist once accepted: threshold and filters (memoised).
   bool viable(uint32_t layer, Cell& c, Candidate& a);
 
@@ -230,5 +240,44 @@ class ScatterField {
   std::vector<Neighbour> neighbours_;
   const std::atomic<bool>* abandon_ = nullptr;
 };
+
+// The exact tests of the arrival-order resolution, inline: every candidate decision runs them
+// many times (decide.cc and neighbours.cc both).
+
+inline double ScatterField::distance2(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, const Cell& cb,
+                                      const Candidate& b) const {
+  // Positions in each layer's sub-cell units relative to a's chunk; cross-multiplying by the
+  // other layer's cells per chunk puts both on one integer scale. The difference does not
+  // depend on the reference chunk, so neither does the result.
+  if (la == lb) {  // one grid: the plain sub-cell difference (covers() relies on this formula)
+    return scatter::same_layer_distance2((ca.i - cb.i) * scatter::kSub + a.u - b.u,
+                                         (ca.j - cb.j) * scatter::kSub + a.v - b.v, layer_[la].unit);
+  }
+  const int64_t na = layer_[la].n, nb = layer_[lb].n;
+  const int64_t cx = floor_div(ca.i, na), cz = floor_div(ca.j, na);
+  const int64_t dx = local_sub(la, ca.i, a.u, cx) * nb - local_sub(lb, cb.i, b.u, cx) * na;
+  const int64_t dz = local_sub(la, ca.j, a.v, cz) * nb - local_sub(lb, cb.j, b.v, cz) * na;
+  const double scale = pair_scale_[la * layers_.size() + lb];
+  const double x = static_cast<double>(dx) * scale, z = static_cast<double>(dz) * scale;
+  return x * x + z * z;
+}
+
+inline bool ScatterField::could_block(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, Cell& cb,
+                                      Candidate& b) {
+  if (la == lb) {
+    const double r = std::max(ca.r, cb.r);
+    return distance2(la, ca, a, lb, cb, b) < r * r;
+  }
+  const double reach = layer_[la].def->footprint + layer_[lb].def->footprint;
+  // A candidate that is not viable never exists, so it never blocks another layer: checking
+  // that first spares deciding it (and its own dependencies).
+  return distance2(la, ca, a, lb, cb, b) < reach * reach && viable(lb, cb, b);
+}
+
+inline bool ScatterField::blocks(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, Cell& cb) {
+  if (cb.accepted < 0) return false;
+  Candidate& b = cb.candidates[cb.accepted];
+  return earlier(lb, cb, b, la, ca, a) && could_block(la, ca, a, lb, cb, b);
+}
 
 }  // namespace chunkforge

@@ -38,7 +38,7 @@ bool ScatterField::visit_cells(uint32_t layer, const Position& p, double reach, 
                                Fn&& fn) {
   const int64_t n = layer_[layer].n;
   const double s = layer_[layer].side;
-  auto index = [&](double v, int64_t chunk) { return chunk * n + static_cast<int64_t>(std::floor(v / s)); };
+  auto index = [&](double v, int64_t chunk) { return chunk * n + floor_to_int(v / s); };
   const double r = reach + kPruneMargin;
   const int64_t i0 = index(p.x - r, p.cx), i1 = index(p.x + r, p.cx);
   const int64_t j0 = index(p.z - r, p.cz), j1 = index(p.z + r, p.cz);
@@ -97,14 +97,17 @@ bool ScatterField::blocked_by_accepted_nearby(uint32_t layer, Cell& c, const Can
   // the blocks within r(a) (a bit mask per block), stopping at the first blocker. Blocks that
   // do not exist yet hold nothing accepted and are not created.
   if (c.last_blocker != nullptr && blocks(layer, c, a, layer, *c.last_blocker)) return true;
-  const double s = layer_[layer].side;
-  const int64_t reach = static_cast<int64_t>(std::ceil(c.r / s));  // in cells
-  const int64_t last = c.span - 1;  // a coarse cell spans several scatter cells
-  for (int64_t bj = floor_div(c.j - reach, kBlockSide); bj <= floor_div(c.j + last + reach, kBlockSide); ++bj) {
-    for (int64_t bi = floor_div(c.i - reach, kBlockSide); bi <= floor_div(c.i + last + reach, kBlockSide); ++bi) {
+  // The window of scatter cells within r of the cell, and per block the bits of its cells that
+  // overlap the window.
+  const int64_t i0 = c.i - c.reach, i1 = c.i + c.span - 1 + c.reach;
+  const int64_t j0 = c.j - c.reach, j1 = c.j + c.span - 1 + c.reach;
+  for (int64_t bj = floor_div(j0, kBlockSide); bj <= floor_div(j1, kBlockSide); ++bj) {
+    for (int64_t bi = floor_div(i0, kBlockSide); bi <= floor_div(i1, kBlockSide); ++bi) {
       Block* b = find_block(layer, bi, bj);
-      if (b == nullptr) continue;
-      for (uint32_t mask = b->accepted_mask; mask != 0; mask &= mask - 1) {
+      if (b == nullptr || b->accepted_mask == 0) continue;
+      const uint32_t window = window_mask(*b, i0 - bi * kBlockSide, i1 - bi * kBlockSide, j0 - bj * kBlockSide,
+                                          j1 - bj * kBlockSide);
+      for (uint32_t mask = b->accepted_mask & window; mask != 0; mask &= mask - 1) {
         Cell& other = b->cells[std::countr_zero(mask)];
         if (&other != &c && blocks(layer, c, a, layer, other)) {
           c.last_blocker = &other;
@@ -114,6 +117,19 @@ bool ScatterField::blocked_by_accepted_nearby(uint32_t layer, Cell& c, const Can
     }
   }
   return false;
+}
+
+uint32_t ScatterField::window_mask(const Block& b, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+  // Window bounds in scatter cells relative to the block's corner, clipped to the block, then
+  // in the block's cells (which span 2^level scatter cells).
+  auto first = [&](int64_t v) { return static_cast<int>(std::max<int64_t>(v, 0)) >> b.level; };
+  auto last = [&](int64_t v) { return static_cast<int>(std::min<int64_t>(v, kBlockSide - 1)) >> b.level; };
+  const int per_side = kBlockSide >> b.level;
+  const int ci0 = first(i0), ci1 = last(i1), cj0 = first(j0), cj1 = last(j1);
+  const uint32_t row = ((1u << (ci1 - ci0 + 1)) - 1) << ci0;
+  uint32_t mask = 0;
+  for (int cj = cj0; cj <= cj1; ++cj) mask |= row << (cj * per_side);
+  return mask;
 }
 
 void ScatterField::list_neighbours(uint32_t layer, Cell& c, const Candidate& a) {
