@@ -18,13 +18,12 @@
 namespace chunkforge {
 namespace {
 
-// One octave's columns, zero padded to the kernel's row length.
+// One octave's columns, zero padded to the kernel's row length (views into GridScratch).
 struct Columns {
-  explicit Columns(size_t stride) : cell(stride), frac(stride), frac1(stride), u(stride) {}
-  std::vector<int64_t> cell;  // lattice cell c_i of column i
-  std::vector<double> frac;   // fx_i
-  std::vector<double> frac1;  // fx_i - 1.0
-  std::vector<double> u;      // fade(fx_i)
+  int64_t* cell;  // lattice cell c_i of column i
+  double* frac;   // fx_i
+  double* frac1;  // fx_i - 1.0
+  double* u;      // fade(fx_i)
 };
 
 void set_columns(const Coord* xs, int nx, double frequency, Columns& cols) {
@@ -37,12 +36,38 @@ void set_columns(const Coord* xs, int nx, double frequency, Columns& cols) {
   }
 }
 
-// The gradients of lattice row zc at every column's two x corners (perlin_rows.h).
+// The gradients of lattice row zc at every column's two x corners (perlin_rows.h; views into
+// GridScratch).
 struct LatticeRow {
-  explicit LatticeRow(size_t stride) : aa(stride), ab(stride), ga(stride), gb(stride) {}
-  perlin_rows::LatticeRowView view() const { return {aa.data(), ab.data(), ga.data(), gb.data()}; }
+  perlin_rows::LatticeRowView view() const { return {aa, ab, ga, gb}; }
   int64_t zc = 0;
-  std::vector<double> aa, ab, ga, gb;
+  double *aa, *ab, *ga, *gb;
+};
+
+// A thread's working memory for grids: small grids (a scatter block's 16 densities) are
+// computed by the hundred per chunk, and allocating their dozen buffers each time cost more
+// than a third of such a call. It grows to the largest grid the thread has computed (a map
+// tile's, at most 256 x 256 samples: about 0.6 MB) and stays.
+struct GridScratch {
+  std::vector<double> doubles;
+  std::vector<int64_t> cells;
+  // Carves the accumulator (zeroed), the columns and two lattice rows for rows of `stride`.
+  double* carve(size_t stride, size_t rows, Columns& cols, LatticeRow& lo, LatticeRow& hi) {
+    const size_t acc_size = stride * rows;
+    doubles.resize(acc_size + 11 * stride);
+    cells.resize(stride);
+    double* next = doubles.data() + acc_size;
+    auto take = [&] {
+      double* p = next;
+      next += stride;
+      return p;
+    };
+    cols = Columns{cells.data(), take(), take(), take()};
+    lo.aa = take(), lo.ab = take(), lo.ga = take(), lo.gb = take();
+    hi.aa = take(), hi.ab = take(), hi.ga = take(), hi.gb = take();
+    std::fill(doubles.data(), doubles.data() + acc_size + 11 * stride, 0.0);
+    return doubles.data();
+  }
 };
 
 // Hashes each distinct corner of the row once: neighbouring columns share a cell, or the next
@@ -87,7 +112,7 @@ void accumulate_octave(const OctaveRun& o, const Columns& cols, int nx, const Co
       build_lattice_row(o.seed, cols, nx, lz.cell + 1, hi);
       have_rows = true;
     }
-    const perlin_rows::RowInputs in{lo.view(), hi.view(), cols.u.data(), lz.frac, lz.frac - 1.0,
+    const perlin_rows::RowInputs in{lo.view(), hi.view(), cols.u, lz.frac, lz.frac - 1.0,
                                     lattice::fade(lz.frac), o.weight,
                                     acc + static_cast<size_t>(j) * stride, stride};
     perlin_rows::accumulate_row(in);
@@ -101,17 +126,17 @@ void Fractal::grid_perlin_batched(const Coord* xs, int nx, const Coord* zs, int 
   constexpr size_t kPad = perlin_rows::kPadLanes;
   const size_t stride = (static_cast<size_t>(nx) + kPad - 1) / kPad * kPad;
   // Starts at 0.0 like the scalar sum: 0.0 + (-0.0) is +0.0, so the start value shows in the bits.
-  std::vector<double> acc(stride * static_cast<size_t>(nz), 0.0);
-  Columns cols(stride);
-  LatticeRow lo(stride), hi(stride);
+  thread_local GridScratch scratch;
+  Columns cols;
+  LatticeRow lo, hi;
+  double* acc = scratch.carve(stride, static_cast<size_t>(nz), cols, lo, hi);
   for (const Octave& o : octaves_) {
     set_columns(xs, nx, o.frequency, cols);
-    accumulate_octave(OctaveRun{o.seed, o.frequency, o.weight}, cols, nx, zs, nz, lo, hi,
-                      acc.data(), stride);
+    accumulate_octave(OctaveRun{o.seed, o.frequency, o.weight}, cols, nx, zs, nz, lo, hi, acc, stride);
   }
-  perlin_rows::finish(acc.data(), acc.size(), spec_.offset, spec_.amplitude, norm_);
+  perlin_rows::finish(acc, stride * static_cast<size_t>(nz), spec_.offset, spec_.amplitude, norm_);
   for (int j = 0; j < nz; ++j) {
-    const double* row = acc.data() + static_cast<size_t>(j) * stride;
+    const double* row = acc + static_cast<size_t>(j) * stride;
     std::copy(row, row + nx, out + static_cast<size_t>(j) * static_cast<size_t>(nx));
   }
 }

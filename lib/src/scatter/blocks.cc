@@ -225,6 +225,7 @@ void ScatterField::materialize(uint32_t layer, int64_t bi, int64_t bj, Block& b)
       if (ly.method->spaced) c.reach = static_cast<int>(std::ceil(c.r / ly.side));
       c.peak = halo > 0 && is_local_peak(scratch_peaks_, side, halo, ci, cj);
       b.r_max = std::max(b.r_max, c.r);
+      b.density_max = std::max(b.density_max, c.density);
     }
   }
 }

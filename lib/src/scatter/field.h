@@ -94,7 +94,8 @@ class ScatterField {
   // cell, which darts exist when a scan first reaches the cell, and each dart's position and
   // time when first looked at. Neighbour scans prune whole blocks on their densities alone.
   struct Block {
-    double r_max = 0;  // largest r among its cells
+    double r_max = 0;        // largest r among its cells
+    double density_max = 0;  // largest density among its cells
     int level = 0;     // cells span 2^level scatter cells per side
     int cell_count = kBlockCells;
     uint16_t accepted_mask = 0;  // bit k: cells[k] has an accepted candidate
@@ -164,12 +165,13 @@ class ScatterField {
 
   // neighbours.cc
   Position position(uint32_t layer, const Cell& c, const Candidate& a) const;
-  // Calls fn(cell) for the cells of `layer` with candidates whose square lies within
-  // cell_reach(a_r, cell.r) of p (never beyond `reach`), block by block; stops when fn
-  // returns false (and then returns false).
+  // Calls fn(cell) for the cells of `layer` with candidates and a density of at least
+  // `min_density` whose square lies within cell_reach(a_r, cell.r) of p (never beyond `reach`),
+  // block by block; stops when fn returns false (and then returns false).
   // (A template, not a function pointer, so that cell_reach inlines into the per-cell loop.)
   template <typename Reach, typename Fn>
-  bool visit_cells(uint32_t layer, const Position& p, double reach, Reach cell_reach, double a_r, Fn&& fn);
+  bool visit_cells(uint32_t layer, const Position& p, double reach, Reach cell_reach, double a_r, double min_density,
+                   Fn&& fn);
   void list_neighbours(uint32_t layer, Cell& c, const Candidate& a);
   bool blocked_by_accepted_nearby(uint32_t layer, Cell& c, const Candidate& a);
   // Bits of b's cells that overlap scatter cells [i0, i1] x [j0, j1] (relative to b's lowest

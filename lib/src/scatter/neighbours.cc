@@ -35,7 +35,7 @@ struct FixedReach {
 
 template <typename Reach, typename Fn>
 bool ScatterField::visit_cells(uint32_t layer, const Position& p, double reach, Reach cell_reach, double a_r,
-                               Fn&& fn) {
+                               double min_density, Fn&& fn) {
   const int64_t n = layer_[layer].n;
   const double s = layer_[layer].side;
   auto index = [&](double v, int64_t chunk) { return chunk * n + floor_to_int(v / s); };
@@ -50,7 +50,7 @@ bool ScatterField::visit_cells(uint32_t layer, const Position& p, double reach, 
       const double bz0 = static_cast<double>(bj * kBlockSide - p.cz * n) * s;
       // The block's largest reach bounds every cell in it.
       const double rb = cell_reach(a_r, b.r_max) + kPruneMargin;
-      if (gap2(p.x, p.z, bx0, bz0, kBlockSide * s) >= rb * rb) continue;
+      if (b.density_max < min_density || gap2(p.x, p.z, bx0, bz0, kBlockSide * s) >= rb * rb) continue;
       // Cells by rows, positions stepped from the block's corner (kPruneMargin covers the
       // rounding); a row out of the block's reach is out of every cell's.
       const int per_side = kBlockSide >> b.level;
@@ -64,7 +64,7 @@ bool ScatterField::visit_cells(uint32_t layer, const Position& p, double reach, 
           const double rc = cell_reach(a_r, cell.r) + kPruneMargin;
           const double x0 = bx0 + ci * side;
           const double dx = gap(p.x, x0, x0 + side);
-          if (dx * dx + dz2 >= rc * rc) continue;
+          if (cell.density < min_density || dx * dx + dz2 >= rc * rc) continue;
           if (!cell.drawn) draw_cell(layer, cell);
           if (cell.count == 0) continue;
           if (!fn(cell)) return false;
@@ -135,19 +135,25 @@ uint32_t ScatterField::window_mask(const Block& b, int64_t i0, int64_t i1, int64
 void ScatterField::list_neighbours(uint32_t layer, Cell& c, const Candidate& a) {
   const ResourceLayer& l = *layer_[layer].def;
   const Position p = position(layer, c, a);
+  // A decided cell (no undecided candidate left) matters only through its accepted candidate,
+  // and not even then if it is of c's own layer with r <= c.r: blocked_by_accepted_nearby,
+  // which the caller found false, has checked every such cell within c.r.
   auto add = [&](uint32_t lb) {
-    return [this, lb, &c](Cell& n) {
-      if (&n != &c) neighbours_.push_back(Neighbour{lb, &n});
+    return [this, lb, layer, &c](Cell& n) {
+      const bool decided = n.next >= n.count;
+      const bool settled = decided && (n.accepted < 0 || (lb == layer && n.r <= c.r));
+      if (&n != &c && !settled) neighbours_.push_back(Neighbour{lb, &n});
       return true;
     };
   };
   if (layer_[layer].method->spaced) {
-    visit_cells(layer, p, l.r_max(), SameLayerReach{}, c.r, add(layer));
+    visit_cells(layer, p, l.r_max(), SameLayerReach{}, c.r, 0.0, add(layer));
   }
   for (uint32_t lb = 0; lb < layers_.size(); ++lb) {
     if (lb == layer) continue;
     const double reach = l.footprint + layer_[lb].def->footprint;
-    visit_cells(lb, p, reach, FixedReach{}, reach, add(lb));
+    // Cells below their layer's threshold hold no candidate that exists: none blocks c.
+    visit_cells(lb, p, reach, FixedReach{}, reach, layer_[lb].def->threshold, add(lb));
   }
 }
 
