@@ -1,6 +1,6 @@
 // ScatterField's blocks and cells (see field.h): the pools they live in, lookup by coordinate,
-// and how a block is filled when first needed: its cells' densities (and, for noise_peaks,
-// which cells are peaks), coarser cells in sparse blocks, and each cell's candidates, drawn
+// and how a block is filled when first needed (with the other blocks of its 2 x 2 group): its
+// cells' densities (and, for noise_peaks, which cells are peaks), coarser cells in sparse blocks, and each cell's candidates, drawn
 // from hashes of the cell alone by the layer's method record.
 #include <algorithm>
 #include <bit>
@@ -121,9 +121,9 @@ ScatterField::Candidate* ScatterField::candidate_storage(size_t count) {
 ScatterField::Block& ScatterField::new_or_indexed_block(uint32_t layer, int64_t bi, int64_t bj, RecentBlock& recent) {
   Block* b = index_.find(layer, bi, bj);
   if (b == nullptr) {
-    b = new_block();
-    index_.insert(layer, bi, bj, b);
-    materialize(layer, bi, bj, *b);
+    // Blocks are made by groups of kGroupSide x kGroupSide, so none of this group exists yet.
+    materialize_group(layer, floor_div(bi, kGroupSide), floor_div(bj, kGroupSide));
+    b = index_.find(layer, bi, bj);
   }
   recent = RecentBlock{bi, bj, b};
   return *b;
@@ -172,13 +172,15 @@ bool is_local_peak(const PeakValues& peak, int side, int halo, int ii, int jj) {
 
 }  // namespace
 
-void ScatterField::materialize(uint32_t layer, int64_t bi, int64_t bj, Block& b) {
+void ScatterField::materialize_group(uint32_t layer, int64_t gi, int64_t gj) {
   const Layer& ly = layer_[layer];
-  const ResourceLayer& l = *ly.def;
-  // A method with a halo (noise_peaks) compares each cell with +-halo cells: evaluate the
-  // block plus that border, all in one batch.
+  // The group's densities in one batch (a noise grid costs much less per sample when larger).
+  // A method with a halo (noise_peaks) compares each cell with +-halo cells: the batch has that
+  // border too.
   const int halo = ly.halo;
-  const int side = kBlockSide + 2 * halo;
+  const int cells = kGroupSide * kBlockSide;
+  const int side = cells + 2 * halo;
+  const int64_t first_i = gi * cells, first_j = gj * cells;  // the group's lowest scatter cell
   std::vector<Coord>& xs = scratch_xs_;
   std::vector<Coord>& zs = scratch_zs_;
   std::vector<double>& density = scratch_density_;
@@ -187,13 +189,30 @@ void ScatterField::materialize(uint32_t layer, int64_t bi, int64_t bj, Block& b)
   density.resize(static_cast<size_t>(side) * side);
   for (int k = 0; k < side; ++k) {
     // Cell centre: (2 * cell + 1) / 2 cells, exactly.
-    xs[k] = grid_coord(bi * kBlockSide - halo + k, 1u << (kSubBits - 1), ly.n, layers_.chunk_size());
-    zs[k] = grid_coord(bj * kBlockSide - halo + k, 1u << (kSubBits - 1), ly.n, layers_.chunk_size());
+    xs[k] = grid_coord(first_i - halo + k, 1u << (kSubBits - 1), ly.n, layers_.chunk_size());
+    zs[k] = grid_coord(first_j - halo + k, 1u << (kSubBits - 1), ly.n, layers_.chunk_size());
   }
   layers_.density_grid(layer, xs.data(), side, zs.data(), side, density.data());
-  if (halo > 0) peak_values(seed_, l, bi * kBlockSide, bj * kBlockSide, halo, side, density, scratch_peaks_);
-  auto r_at = [&](int ii, int jj) { return l.spacing / density[static_cast<size_t>(jj + halo) * side + (ii + halo)]; };
+  if (halo > 0) peak_values(seed_, *ly.def, first_i, first_j, halo, side, density, scratch_peaks_);
+  for (int oj = 0; oj < kGroupSide; ++oj) {
+    for (int oi = 0; oi < kGroupSide; ++oi) {
+      const int64_t bi = gi * kGroupSide + oi, bj = gj * kGroupSide + oj;
+      Block* b = new_block();
+      index_.insert(layer, bi, bj, b);
+      fill_block(layer, bi, bj, oi * kBlockSide, oj * kBlockSide, *b);
+    }
+  }
+}
 
+void ScatterField::fill_block(uint32_t layer, int64_t bi, int64_t bj, int ox, int oz, Block& b) {
+  const Layer& ly = layer_[layer];
+  const ResourceLayer& l = *ly.def;
+  const int halo = ly.halo;
+  const int side = kGroupSide * kBlockSide + 2 * halo;
+  const std::vector<double>& density = scratch_density_;
+  auto r_at = [&](int ii, int jj) {
+    return l.spacing / density[static_cast<size_t>(oz + jj + halo) * side + (ox + ii + halo)];
+  };
   // Sparse blocks of methods with coarse cells use coarser cells (level 1: 2 x 2 scatter
   // cells, level 2: the whole block) when every density in the block allows it: cell
   // diagonals stay below the smallest spacing in the cell, so a cell still holds at most one
@@ -223,12 +242,13 @@ void ScatterField::materialize(uint32_t layer, int64_t bi, int64_t bj, Block& b)
       }
       c.density = l.spacing / c.r;
       if (ly.method->spaced) c.reach = static_cast<int>(std::ceil(c.r / ly.side));
-      c.peak = halo > 0 && is_local_peak(scratch_peaks_, side, halo, ci, cj);
+      c.peak = halo > 0 && is_local_peak(scratch_peaks_, side, halo, ox + ci, oz + cj);
       b.r_max = std::max(b.r_max, c.r);
       b.density_max = std::max(b.density_max, c.density);
     }
   }
 }
+
 
 void ScatterField::draw_cell(uint32_t layer, Cell& c) {
   const Layer& ly = layer_[layer];

@@ -68,6 +68,9 @@ class ScatterField {
   static_assert(kBlockSide * kBlockSide <= 16, "Block::accepted_mask has 16 bits");
   static constexpr int kMaxLevel = 2;  // coarsest cells: the whole 4 x 4 block
   static constexpr size_t kBlockCells = kBlockSide * kBlockSide;
+  // Blocks are materialised by groups of 2 x 2: one noise grid of 8 x 8 densities costs about
+  // half as much per block as four of 4 x 4 (measured: 1,087 vs 4 x 507 ns).
+  static constexpr int kGroupSide = 2;
 
   struct Block;
   struct Cell {
@@ -90,7 +93,7 @@ class ScatterField {
     bool peak = false;              // noise_peaks: the cell holds its window's maximum
     Cell* last_blocker = nullptr;   // same-layer cell that blocked the previous candidate
   };
-  // Materialised in steps: densities (cheap, batched) for the whole block when first seen; per
+  // Materialised in steps: densities (batched) for the whole group of blocks when first seen; per
   // cell, which darts exist when a scan first reaches the cell, and each dart's position and
   // time when first looked at. Neighbour scans prune whole blocks on their densities alone.
   struct Block {
@@ -150,7 +153,10 @@ class ScatterField {
   }
   Block& new_or_indexed_block(uint32_t layer, int64_t bi, int64_t bj, RecentBlock& recent);
   Cell& cell(uint32_t layer, int64_t i, int64_t j);
-  void materialize(uint32_t layer, int64_t bi, int64_t bj, Block& b);
+  // Makes the kGroupSide x kGroupSide blocks of group (gi, gj), densities first (one batch).
+  void materialize_group(uint32_t layer, int64_t gi, int64_t gj);
+  // Block (bi, bj)'s cells from the group's densities; (ox, oz): its first cell in the group.
+  void fill_block(uint32_t layer, int64_t bi, int64_t bj, int ox, int oz, Block& b);
   // Which of the cell's darts exist (the method's thinning), and room for them.
   void draw_cell(uint32_t layer, Cell& c);
   // Candidate `index` of c, drawn (with the ones before it) if it is not yet.
