@@ -209,19 +209,21 @@ void ScatterField::fill_block(uint32_t layer, int64_t bi, int64_t bj, int ox, in
   const ResourceLayer& l = *ly.def;
   const int halo = ly.halo;
   const int side = kGroupSide * kBlockSide + 2 * halo;
-  const std::vector<double>& density = scratch_density_;
-  auto r_at = [&](int ii, int jj) {
-    return l.spacing / density[static_cast<size_t>(oz + jj + halo) * side + (ox + ii + halo)];
-  };
+  // r at each scatter cell of the block, and the smallest.
+  double r_at[kBlockSide][kBlockSide];
+  double r_lo = std::numeric_limits<double>::infinity();
+  for (int jj = 0; jj < kBlockSide; ++jj) {
+    const double* row = scratch_density_.data() + static_cast<size_t>(oz + jj + halo) * side + (ox + halo);
+    for (int ii = 0; ii < kBlockSide; ++ii) {
+      r_at[jj][ii] = l.spacing / row[ii];
+      r_lo = std::min(r_lo, r_at[jj][ii]);
+    }
+  }
   // Sparse blocks of methods with coarse cells use coarser cells (level 1: 2 x 2 scatter
   // cells, level 2: the whole block) when every density in the block allows it: cell
   // diagonals stay below the smallest spacing in the cell, so a cell still holds at most one
   // point, and thinning by the level's spacing keeps dart intensity proportional to 1 / r^2.
   // Work then follows the number of points rather than the area.
-  double r_lo = std::numeric_limits<double>::infinity();
-  for (int jj = 0; jj < kBlockSide; ++jj) {
-    for (int ii = 0; ii < kBlockSide; ++ii) r_lo = std::min(r_lo, r_at(ii, jj));
-  }
   b.level = 0;
   if (ly.method->coarse_cells) {
     while (b.level < kMaxLevel && r_lo >= l.r_min() * static_cast<double>(2 << b.level)) ++b.level;
@@ -238,10 +240,10 @@ void ScatterField::fill_block(uint32_t layer, int64_t bi, int64_t bj, int ox, in
       // A coarse cell's spacing is the smallest of its scatter cells'.
       c.r = std::numeric_limits<double>::infinity();
       for (int jj = cj * span; jj < (cj + 1) * span; ++jj) {
-        for (int ii = ci * span; ii < (ci + 1) * span; ++ii) c.r = std::min(c.r, r_at(ii, jj));
+        for (int ii = ci * span; ii < (ci + 1) * span; ++ii) c.r = std::min(c.r, r_at[jj][ii]);
       }
       c.density = l.spacing / c.r;
-      if (ly.method->spaced) c.reach = static_cast<int>(std::ceil(c.r / ly.side));
+      if (ly.method->spaced) c.reach = static_cast<int>(-floor_to_int(-(c.r / ly.side)));  // ceil, inline
       c.peak = halo > 0 && is_local_peak(scratch_peaks_, side, halo, ox + ci, oz + cj);
       b.r_max = std::max(b.r_max, c.r);
       b.density_max = std::max(b.density_max, c.density);
