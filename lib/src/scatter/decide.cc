@@ -92,11 +92,13 @@ void ScatterField::decide_next(uint32_t layer, Cell& start, bool nearby_checked)
 void ScatterField::settle(uint32_t layer, Cell& c, bool blocked, bool spaced) {
   if (blocked) {
     // If the same-layer blocker's disc covers the whole cell, it blocks every later candidate
-    // of the cell too: reject them all at once.
+    // of the cell too: reject them all at once. A blocker that did not cover the cell never
+    // will (the disc stays, and the cell's later candidates only arrive later): try each once.
     bool covered = false;
-    if (c.last_blocker != nullptr) {
+    if (c.last_blocker != nullptr && !c.last_blocker_tried) {
       if (c.next + 1 < c.count) candidate(layer, c, c.next + 1);  // covers() reads it
       covered = covers(layer, *c.last_blocker, c);
+      c.last_blocker_tried = true;
     }
     c.next = covered ? c.count : c.next + 1;
   } else {

@@ -92,6 +92,7 @@ class ScatterField {
     int32_t accepted = -1;          // the accepted candidate (at most one per cell), or -1
     bool peak = false;              // noise_peaks: the cell holds its window's maximum
     Cell* last_blocker = nullptr;   // same-layer cell that blocked the previous candidate
+    bool last_blocker_tried = false;  // covers(last_blocker, this) was asked (and said no)
   };
   // Materialised in steps: densities (batched) for the whole group of blocks when first seen; per
   // cell, which darts exist when a scan first reaches the cell, and each dart's position and

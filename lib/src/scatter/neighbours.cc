@@ -91,34 +91,6 @@ bool ScatterField::covers(uint32_t layer, const Cell& blocker, const Cell& c) co
   return scatter::disc_covers_square(bx, bz, kSub * c.span, layer_[layer].unit, blocker.r);
 }
 
-bool ScatterField::blocked_by_accepted_nearby(uint32_t layer, Cell& c, const Candidate& a) {
-  // Most rejections are settled here by an accepted earlier candidate of the same layer close
-  // by: first the cell that blocked the cell's previous candidate, then the accepted cells of
-  // the blocks within r(a) (a bit mask per block), stopping at the first blocker. Blocks that
-  // do not exist yet hold nothing accepted and are not created.
-  if (c.last_blocker != nullptr && blocks(layer, c, a, layer, *c.last_blocker)) return true;
-  // The window of scatter cells within r of the cell, and per block the bits of its cells that
-  // overlap the window.
-  const int64_t i0 = c.i - c.reach, i1 = c.i + c.span - 1 + c.reach;
-  const int64_t j0 = c.j - c.reach, j1 = c.j + c.span - 1 + c.reach;
-  for (int64_t bj = floor_div(j0, kBlockSide); bj <= floor_div(j1, kBlockSide); ++bj) {
-    for (int64_t bi = floor_div(i0, kBlockSide); bi <= floor_div(i1, kBlockSide); ++bi) {
-      Block* b = find_block(layer, bi, bj);
-      if (b == nullptr || b->accepted_mask == 0) continue;
-      const uint32_t window = window_mask(*b, i0 - bi * kBlockSide, i1 - bi * kBlockSide, j0 - bj * kBlockSide,
-                                          j1 - bj * kBlockSide);
-      for (uint32_t mask = b->accepted_mask & window; mask != 0; mask &= mask - 1) {
-        Cell& other = b->cells[std::countr_zero(mask)];
-        if (&other != &c && blocks(layer, c, a, layer, other)) {
-          c.last_blocker = &other;
-          return true;
-        }
-      }
-    }
-  }
-  return false;
-}
-
 uint32_t ScatterField::window_mask(const Block& b, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
   // Window bounds in scatter cells relative to the block's corner, clipped to the block, then
   // in the block's cells (which span 2^level scatter cells).
@@ -130,6 +102,42 @@ uint32_t ScatterField::window_mask(const Block& b, int64_t i0, int64_t i1, int64
   uint32_t mask = 0;
   for (int cj = cj0; cj <= cj1; ++cj) mask |= row << (cj * per_side);
   return mask;
+}
+
+bool ScatterField::blocked_by_accepted_nearby(uint32_t layer, Cell& c, const Candidate& a) {
+  // Most rejections are settled here by an accepted earlier candidate of the same layer close
+  // by: first the cell that blocked the cell's previous candidate, then the accepted cells of
+  // the blocks within r(a) (a bit mask per block), c's own block first (the nearest cells),
+  // stopping at the first blocker. Blocks that do not exist yet hold nothing accepted and are
+  // not created. Which blocker is found first never changes the answer.
+  if (c.last_blocker != nullptr && blocks(layer, c, a, layer, *c.last_blocker)) return true;
+  // The window of scatter cells within r of the cell, and per block the bits of its cells that
+  // overlap the window.
+  const int64_t i0 = c.i - c.reach, i1 = c.i + c.span - 1 + c.reach;
+  const int64_t j0 = c.j - c.reach, j1 = c.j + c.span - 1 + c.reach;
+  auto blocked_in = [&](Block& b, int64_t bi, int64_t bj) {
+    const uint32_t window = window_mask(b, i0 - bi * kBlockSide, i1 - bi * kBlockSide, j0 - bj * kBlockSide,
+                                        j1 - bj * kBlockSide);
+    for (uint32_t mask = b.accepted_mask & window; mask != 0; mask &= mask - 1) {
+      Cell& other = b.cells[std::countr_zero(mask)];
+      if (&other != &c && blocks(layer, c, a, layer, other)) {
+        c.last_blocker = &other;
+        c.last_blocker_tried = false;
+        return true;
+      }
+    }
+    return false;
+  };
+  const int64_t own_bi = floor_div(c.i, kBlockSide), own_bj = floor_div(c.j, kBlockSide);
+  if (blocked_in(*c.block, own_bi, own_bj)) return true;
+  for (int64_t bj = floor_div(j0, kBlockSide); bj <= floor_div(j1, kBlockSide); ++bj) {
+    for (int64_t bi = floor_div(i0, kBlockSide); bi <= floor_div(i1, kBlockSide); ++bi) {
+      if (bi == own_bi && bj == own_bj) continue;
+      Block* b = find_block(layer, bi, bj);
+      if (b != nullptr && b->accepted_mask != 0 && blocked_in(*b, bi, bj)) return true;
+    }
+  }
+  return false;
 }
 
 void ScatterField::list_neighbours(uint32_t layer, Cell& c, const Candidate& a) {
