@@ -73,25 +73,25 @@ class ScatterField {
   static constexpr int kGroupSide = 2;
 
   struct Block;
-  struct Cell {
+  struct Cell {  // 96 bytes: the wide fields first, then the narrow ones packed
     Block* block = nullptr;
     int64_t i = 0, j = 0;  // the cell's lowest scatter-cell coordinates in the layer's grid
-    int span = 1;          // scatter cells per side: 1, 2 or 4 (coarse cells in sparse blocks)
-    int reach = 0;         // spaced methods: ceil(r / cell side), the cells r reaches across
     double density = 0;    // layer density at the cell centre
     double r = 0;          // minimum spacing there, world units
     // Into the candidate slabs, in time order, room for `count`; only the first `made` are
     // drawn yet (candidate() draws more on demand: most are never looked at).
     Candidate* candidates = nullptr;
+    uint64_t draws_hash = 0;        // CellDraws::hash() of the cell
+    Cell* last_blocker = nullptr;   // same-layer cell that blocked the previous candidate
+    int span = 1;          // scatter cells per side: 1, 2 or 4 (coarse cells in sparse blocks)
+    int reach = 0;         // spaced methods: ceil(r / cell side), the cells r reaches across
     uint32_t count = 0;
     uint32_t made = 0;
-    uint32_t unmade = 0;     // darts (bit k: dart k) that exist but are not drawn yet
-    uint64_t draws_hash = 0;  // CellDraws::hash() of the cell
-    bool drawn = false;       // which darts exist (count, unmade) is known
+    uint32_t unmade = 0;            // darts (bit k: dart k) that exist but are not drawn yet
     uint32_t next = 0;              // candidates before `next` are decided
     int32_t accepted = -1;          // the accepted candidate (at most one per cell), or -1
+    bool drawn = false;             // which darts exist (count, unmade) is known
     bool peak = false;              // noise_peaks: the cell holds its window's maximum
-    Cell* last_blocker = nullptr;   // same-layer cell that blocked the previous candidate
     bool last_blocker_tried = false;  // covers(last_blocker, this) was asked (and said no)
   };
   // Materialised in steps: densities (batched) for the whole group of blocks when first seen; per
