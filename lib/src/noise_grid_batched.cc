@@ -8,6 +8,7 @@
 // Products are formed exactly as the scalar path forms them, so the bits are the same; the
 // saving is in hashing (once per lattice row, not per grid row) and in the vector kernel.
 #include <algorithm>
+#include <initializer_list>
 #include <vector>
 
 #include "chunkforge/noise.h"
@@ -44,17 +45,18 @@ struct LatticeRow {
   double *aa, *ab, *ga, *gb;
 };
 
-// A thread's working memory for grids: small grids (a scatter block's 16 densities) are
-// computed by the hundred per chunk, and allocating their dozen buffers each time cost more
-// than a third of such a call. It grows to the largest grid the thread has computed (a map
-// tile's, at most 256 x 256 samples: about 0.6 MB) and stays.
+// A thread's working memory for grids: small grids (a scatter group's 8 x 8 densities) are
+// computed by the hundred per chunk, and allocating a dozen buffers each time cost about a
+// third of such a call. It grows to the largest grid the thread has computed and stays: in the
+// server a map tile's 256 x 256 samples, about 0.6 MB.
 struct GridScratch {
   std::vector<double> doubles;
   std::vector<int64_t> cells;
   // Carves the accumulator (zeroed), the columns and two lattice rows for rows of `stride`.
   double* carve(size_t stride, size_t rows, Columns& cols, LatticeRow& lo, LatticeRow& hi) {
+    constexpr size_t kArrays = 3 + 2 * 4;  // the columns' doubles, then each lattice row's
     const size_t acc_size = stride * rows;
-    doubles.resize(acc_size + 11 * stride);
+    doubles.assign(acc_size + kArrays * stride, 0.0);
     cells.resize(stride);
     double* next = doubles.data() + acc_size;
     auto take = [&] {
@@ -63,9 +65,12 @@ struct GridScratch {
       return p;
     };
     cols = Columns{cells.data(), take(), take(), take()};
-    lo.aa = take(), lo.ab = take(), lo.ga = take(), lo.gb = take();
-    hi.aa = take(), hi.ab = take(), hi.ga = take(), hi.gb = take();
-    std::fill(doubles.data(), doubles.data() + acc_size + 11 * stride, 0.0);
+    for (LatticeRow* row : {&lo, &hi}) {
+      row->aa = take();
+      row->ab = take();
+      row->ga = take();
+      row->gb = take();
+    }
     return doubles.data();
   }
 };

@@ -1,7 +1,8 @@
 // ScatterField's blocks and cells (see field.h): the pools they live in, lookup by coordinate,
 // and how a block is filled when first needed (with the other blocks of its 2 x 2 group): its
-// cells' densities (and, for noise_peaks, which cells are peaks), coarser cells in sparse blocks, and each cell's candidates, drawn
-// from hashes of the cell alone by the layer's method record.
+// cells' densities (and, for noise_peaks, which cells are peaks), coarser cells in sparse
+// blocks, and each cell's candidates, drawn from hashes of the cell alone by the layer's method
+// record.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -250,7 +251,6 @@ void ScatterField::fill_block(uint32_t layer, int64_t bi, int64_t bj, int ox, in
     }
   }
 }
-
 
 void ScatterField::draw_cell(uint32_t layer, Cell& c) {
   const Layer& ly = layer_[layer];
