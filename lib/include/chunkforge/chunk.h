@@ -9,7 +9,7 @@
 //
 // Thread safety: Generator is immutable; generate() may run on any number of threads at once.
 // Each call keeps its own memo of the scatter cells it touched (docs/resources.md, "Lazy, exact evaluation").
-// Cost: about 1.5 ms per cold 64-unit chunk of the default world (chunk_bench, BM_ChunkCold);
+// Cost: about 1.25 ms per cold 64-unit chunk of the default world (chunk_bench, BM_ChunkCold);
 // less through a ChunkStream, where neighbours share their halo.
 //
 // Abandoning a generation (a server shutting down, a request given up): pass a flag and raise
