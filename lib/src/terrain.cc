@@ -96,6 +96,11 @@ double Terrain::slope(Coord x, Coord z) const {
                     elevation(x, z.plus(int64_t{-1})), elevation(x, z.plus(int64_t{1})));
 }
 
+double Terrain::field(size_t f, Coord x, Coord z) const {
+  const FloatEnvironmentGuard fp_guard;
+  return has_own_noise(f) ? noise_[f].at(x, z) : slope(x, z);
+}
+
 TerrainPoint Terrain::sample(Coord x, Coord z) const {
   const FloatEnvironmentGuard fp_guard;
   TerrainPoint p;

@@ -669,6 +669,34 @@ INSTANTIATE_TEST_SUITE_P(
                     FilterCase{"materials", [](v1::ResourceLayer& l) { l.add_materials("grass"); }}),
     [](const testing::TestParamInfo<FilterCase>& test) { return std::string(test.param.name); });
 
+// ResourceLayer::admits_at computes only what a layer's filters read; it must answer as
+// admits() of the whole sample, for every layer of a world that uses every kind of filter.
+TEST(ResourceFilterTest, AdmitsAtAnswersAsTheWholeSample) {
+  WorldResult golden = load_world_file(CHUNKFORGE_SOURCE_DIR "/tests/lib/worlds/golden_everything.json");
+  ASSERT_TRUE(golden.world);
+  for (const World* world : {&default_world(), static_cast<const World*>(&*golden.world)}) {
+    const Terrain& terrain = world->terrain();
+    for (const ResourceLayer& l : world->resources().all()) {
+      if (!l.filtered()) continue;
+      size_t admitted = 0;
+      constexpr int kPoints = 4000;
+      for (int k = 0; k < kPoints; ++k) {
+        const uint64_t h = hash(11, salt("test.admits_at"), static_cast<uint64_t>(k));
+        const Coord x = Coord::from_double(unit_double(h) * 4000.0 - 2000.0);
+        const Coord z = Coord::from_double(unit_double(mix64(h)) * 4000.0 - 2000.0);
+        const TerrainPoint p = terrain.sample(x, z);
+        const bool whole = l.admits(p.values, p.biome, p.material);
+        ASSERT_EQ(l.admits_at(terrain, x, z), whole)
+            << l.name << " at (" << x.to_double() << ", " << z.to_double() << ")";
+        admitted += whole ? 1 : 0;
+      }
+      // Both answers occur, so the comparison was not trivial.
+      EXPECT_GT(admitted, 0u) << l.name;
+      EXPECT_LT(admitted, static_cast<size_t>(kPoints)) << l.name;
+    }
+  }
+}
+
 TEST(ResourceFilterTest, FiltersRemoveObjectsThatWouldOtherwiseStand) {
   // Without filters the forest grows on ground its filters forbid: the filters do work.
   const World& world = default_world();

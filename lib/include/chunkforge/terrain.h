@@ -59,6 +59,8 @@ class Terrain {
 
   double elevation(Coord x, Coord z) const;
   double slope(Coord x, Coord z) const;
+  // One field's value (a row of kTerrainFields), as sample() gives it, computing only that.
+  double field(size_t f, Coord x, Coord z) const;
   TerrainPoint sample(Coord x, Coord z) const;
   // The biome alone (no slope, no material): the fields biome rules can test.
   uint32_t biome(Coord x, Coord z) const;

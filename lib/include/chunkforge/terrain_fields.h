@@ -111,8 +111,14 @@ class TerrainBounds {
     return Interval{};
   }
   bool contains(const TerrainValues& values) const {
+    return holds([&](size_t field) { return values[field]; });
+  }
+  // contains() with each bounded field's value asked of value_of(field) when its condition is
+  // tested, so that a point query computes only the fields it needs, up to the first failing.
+  template <typename ValueOf>
+  bool holds(ValueOf value_of) const {
     for (size_t k = 0; k < count_; ++k) {
-      if (!conditions_[k].range.contains(values[conditions_[k].field])) return false;
+      if (!conditions_[k].range.contains(value_of(conditions_[k].field))) return false;
     }
     return true;
   }

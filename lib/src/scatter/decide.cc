@@ -16,10 +16,7 @@ bool ScatterField::viable(uint32_t layer, Cell& c, Candidate& a) {
   if (a.viable >= 0) return a.viable == 1;
   const ResourceLayer& l = *layer_[layer].def;
   bool ok = c.density >= l.threshold;
-  if (ok && l.filtered()) {
-    const TerrainPoint p = terrain_.sample(world_x(layer, c, a), world_z(layer, c, a));
-    ok = l.admits(p.values, p.biome, p.material);
-  }
+  if (ok && l.filtered()) ok = l.admits_at(terrain_, world_x(layer, c, a), world_z(layer, c, a));
   if (ok && structures_ != nullptr) {
     ok = !structures_->covers(world_x(layer, c, a), world_z(layer, c, a), l.footprint);
   }
