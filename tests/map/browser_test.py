@@ -17,6 +17,7 @@ usage: browser_test.py CHUNKFORGE_SERVER CHUNKFORGE_CLI CHUNKFORGE_WALKER SOURCE
 import base64
 import json
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -29,9 +30,16 @@ import websocket  # python3-websocket
 
 
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    # At random below the kernel's ephemeral range, as tests/support/free_port.h explains: a
+    # released ephemeral port may become another connection's source port before we bind it.
+    while True:
+        port = random.randint(20000, 32767)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
 
 
 def wait_for(predicate, timeout, what):
