@@ -1,5 +1,3 @@
-// File: server/map/byte_bounded_lru.h
-//
 // Shared values by string key, least recently used evicted first, bounded in bytes: an entry
 // costs its payload (`payload_bytes` of the value), its key and a fixed overhead for the list
 // node, the index entry and the control block. The map's tile cache and its shared chunks are

@@ -27,7 +27,9 @@ using ChunkObjects = std::shared_ptr<const std::vector<ResourceObject>>;
 class TileChunks {
  public:
   explicit TileChunks(size_t max_bytes) : objects_(max_bytes) {}
-  ChunkObjects find(const std::string& fingerprint, ChunkCoord chunk) { return objects_.find(key_of(fingerprint, chunk)); }
+  ChunkObjects find(const std::string& fingerprint, ChunkCoord chunk) {
+    return objects_.find(key_of(fingerprint, chunk));
+  }
   void insert(const std::string& fingerprint, ChunkCoord chunk, ChunkObjects objects) {
     objects_.insert(key_of(fingerprint, chunk), std::move(objects));
   }

@@ -1,6 +1,6 @@
-// The resolution of arrival order (see field.h): distances between candidates, which earlier
-// candidates can block which, viability, and the explicit-stack walk that decides a candidate
-// after the earlier ones within its reach.
+// The resolution of arrival order (see field.h): viability, and the explicit-stack walk that
+// decides a candidate after the earlier ones within its reach. The distance and blocking tests
+// it runs are inline in field.h.
 #include <algorithm>
 
 #include "abandon.h"
@@ -49,12 +49,8 @@ void ScatterField::decide_next(uint32_t layer, Cell& start, bool nearby_checked)
       if (!blocked) {
         list_neighbours(f.layer, c, a);
         // A conflict with an already accepted earlier candidate settles it without more work.
-        // (Same-layer cells whose r is at most c's were checked by blocked_by_accepted_nearby,
-        // which covers every cell within c.r.)
         for (size_t k = f.neighbours_begin; k < neighbours_.size() && !blocked; ++k) {
-          const Neighbour& nb = neighbours_[k];
-          if (spaced && nb.layer == f.layer && nb.cell->r <= c.r) continue;
-          blocked = blocks(f.layer, c, a, nb.layer, *nb.cell);
+          blocked = blocks(f.layer, c, a, neighbours_[k].layer, *neighbours_[k].cell);
         }
       }
       f.neighbours_end = neighbours_.size();
