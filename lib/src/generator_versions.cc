@@ -1,5 +1,6 @@
-// The table of generator versions and version 1's pipeline: structures planned first (resources
-// keep out of their footprints), then the resource layers scattered around them.
+// The table of generator versions and their pipeline: structures planned first (resources keep
+// out of their footprints), then the resource layers scattered around them, by the scatter rules
+// of the version (scatter/field.h, ScatterRules).
 #include "generator_versions.h"
 
 #include <array>
@@ -14,9 +15,10 @@
 namespace chunkforge {
 namespace {
 
-class PipelineV1 final : public ChunkPipeline {
+class PlannedScatterPipeline final : public ChunkPipeline {
  public:
-  PipelineV1(const World& world, size_t max_cells) : world_(world), max_cells_(max_cells) {}
+  PlannedScatterPipeline(const World& world, size_t max_cells, ScatterRules rules)
+      : world_(world), max_cells_(max_cells), rules_(rules) {}
 
   ChunkData generate(ChunkCoord coord, const std::atomic<bool>* abandon) override {
     if (!field_ || field_->cells_materialized() > max_cells_ || planner_->cells_planned() > max_cells_ / 16) {
@@ -43,22 +45,32 @@ class PipelineV1 final : public ChunkPipeline {
   void start_afresh() {
     field_.reset();  // first: it refers to the planner
     planner_ = std::make_unique<StructurePlanner>(world_);
-    field_ = std::make_unique<ScatterField>(world_.resources(), world_.terrain(), world_.seed(), planner_.get());
+    field_ = std::make_unique<ScatterField>(world_.resources(), world_.terrain(), world_.seed(), planner_.get(), rules_);
   }
 
   const World& world_;
   size_t max_cells_;
+  ScatterRules rules_;
   // Order matters: the field refers to the planner, so the planner is destroyed last.
   std::unique_ptr<StructurePlanner> planner_;
   std::unique_ptr<ScatterField> field_;
 };
 
+// Version 1: every layer sampled over the whole plane, thresholds and filters applied after.
 std::unique_ptr<ChunkPipeline> open_v1(const World& world, size_t max_cells) {
-  return std::make_unique<PipelineV1>(world, max_cells);
+  return std::make_unique<PlannedScatterPipeline>(world, max_cells, ScatterRules{});
+}
+
+// Version 2: each layer sampled apart, only where its density reaches its threshold; other
+// layers' objects remove points instead of blocking them.
+std::unique_ptr<ChunkPipeline> open_v2(const World& world, size_t max_cells) {
+  return std::make_unique<PlannedScatterPipeline>(
+      world, max_cells, ScatterRules{.threshold_gates_sampling = true, .layers_sampled_apart = true});
 }
 
 constexpr std::array kVersions{
     GeneratorVersion{1, kFingerprintForm1, &open_v1},
+    GeneratorVersion{2, kFingerprintForm1, &open_v2},
 };
 
 constexpr bool numbered_without_gaps() {

@@ -1,8 +1,10 @@
 // A whole default-world chunk (structures and every resource layer, objects only, no terrain
 // grid), the figure that decides how many players one core serves (issue figures in
-// docs/server.md, "Measuring"). Chunks are taken over a 32 x 32 area far from the origin:
-//   BM_ChunkCold/order:0|1      a fresh Generator call per chunk (rows, or random order)
-//   BM_ChunkStream/order:0|1    one ChunkStream for the whole area (neighbours share the memo)
+// docs/server.md, "Measuring"), by generator version 2 (the built-in world) and version 1
+// (docs/worlds/default-v1.json) side by side. Chunks are taken over a 32 x 32 area far from the
+// origin:
+//   BM_ChunkCold/order:0|1/version:1|2    a fresh Generator call per chunk (rows, or random order)
+//   BM_ChunkStream/order:0|1/version:1|2  one ChunkStream for the whole area (shared memo)
 // Each iteration is one chunk; the area wraps around, so later passes are as cold as the first
 // for Cold, and a Stream keeps its bounded memo.
 //
@@ -10,6 +12,8 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <map>
 #include <random>
 #include <vector>
 
@@ -32,8 +36,20 @@ std::vector<ChunkCoord> area(int64_t order) {
   return chunks;
 }
 
+// The default world run by generator version `version`.
+const World& world_at(int64_t version) {
+  static std::map<int64_t, World> worlds;
+  auto it = worlds.find(version);
+  if (it != worlds.end()) return it->second;
+  v1::WorldDefinition d = default_world().definition();
+  d.set_generator_version(static_cast<uint32_t>(version));
+  WorldResult r = World::create(d);
+  if (!r.ok()) std::abort();
+  return worlds.emplace(version, std::move(*r.world)).first->second;
+}
+
 void BM_ChunkCold(benchmark::State& state) {
-  const Generator generator(default_world());
+  const Generator generator(world_at(state.range(1)));
   const std::vector<ChunkCoord> chunks = area(state.range(0));
   size_t next = 0, objects = 0;
   for (auto _ : state) {
@@ -42,10 +58,10 @@ void BM_ChunkCold(benchmark::State& state) {
   }
   state.counters["objects_per_chunk"] = static_cast<double>(objects) / static_cast<double>(state.iterations());
 }
-BENCHMARK(BM_ChunkCold)->ArgName("order")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ChunkCold)->ArgNames({"order", "version"})->ArgsProduct({{0, 1}, {2, 1}})->Unit(benchmark::kMicrosecond);
 
 void BM_ChunkStream(benchmark::State& state) {
-  ChunkStream stream(default_world());
+  ChunkStream stream(world_at(state.range(1)));
   const std::vector<ChunkCoord> chunks = area(state.range(0));
   size_t next = 0;
   for (auto _ : state) {
@@ -53,7 +69,7 @@ void BM_ChunkStream(benchmark::State& state) {
     next = (next + 1) % chunks.size();
   }
 }
-BENCHMARK(BM_ChunkStream)->ArgName("order")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ChunkStream)->ArgNames({"order", "version"})->ArgsProduct({{0, 1}, {2, 1}})->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace chunkforge

@@ -13,7 +13,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <mutex>
 #include <string>
+#include <utility>
 
 #if defined(__x86_64__)
 #include <xmmintrin.h>
@@ -112,37 +117,73 @@ void check_default_world_terrain_grids(const World& world) {
 
 TEST(GoldenTest, DefaultWorldTerrainGrids) { check_default_world_terrain_grids(default_world()); }
 
-// Whole encoded chunks of the default world: objects of every layer, positions, ids.
-void check_default_world_chunks(const World& world) {
+// Golden hashes of whole encoded chunks: objects of every layer, positions, ids.
+struct DefaultWorldChunkGoldens {
+  const char* version;  // names the printed values
+  uint64_t chunk_0_0, chunk_m3_7, chunk_5_m2, chunk_far;
+};
+// docs/worlds/default-v1.json: the default world as it was with generator version 1.
+constexpr DefaultWorldChunkGoldens kDefaultV1Chunks{"v1", 0xe331c6a8569c7f83ULL, 0x2bceb1b1f8d2959aULL,
+                                                    0xc9afc19ab0bc7e26ULL, 0x44e6f562dc37965fULL};
+// docs/worlds/default.json, generator version 2.
+constexpr DefaultWorldChunkGoldens kDefaultV2Chunks{"v2", 0xf83493dbc1bd69e7ULL, 0xb82dcec73e212a3aULL,
+                                                    0xe077b5227cd8aea8ULL, 0x7f27c3893940e675ULL};
+
+void check_default_world_chunks(const World& world, const DefaultWorldChunkGoldens& golden) {
   const Generator generator(world);
   const int64_t far = (int64_t{1} << 40) / world.chunk_size() - 3;
   auto chunk = [&](int64_t x, int64_t z) { return chunk_hash(encode_chunk(world, generator.generate({x, z}))); };
-  expect_golden("chunk_0_0", chunk(0, 0), 0xe331c6a8569c7f83ULL);
-  expect_golden("chunk_m3_7", chunk(-3, 7), 0x2bceb1b1f8d2959aULL);
-  expect_golden("chunk_5_m2", chunk(5, -2), 0xc9afc19ab0bc7e26ULL);
-  expect_golden("chunk_far", chunk(far, -far), 0x44e6f562dc37965fULL);
+  auto name = [&](const char* what) { return std::string(golden.version) + "_" + what; };
+  expect_golden(name("chunk_0_0").c_str(), chunk(0, 0), golden.chunk_0_0);
+  expect_golden(name("chunk_m3_7").c_str(), chunk(-3, 7), golden.chunk_m3_7);
+  expect_golden(name("chunk_5_m2").c_str(), chunk(5, -2), golden.chunk_5_m2);
+  expect_golden(name("chunk_far").c_str(), chunk(far, -far), golden.chunk_far);
   // Through a ChunkStream (shared memo), in another order: the same bytes.
   ChunkStream stream(world);
-  expect_golden("stream_chunk_5_m2", chunk_hash(encode_chunk(world, stream.generate({5, -2}))), 0xc9afc19ab0bc7e26ULL);
-  expect_golden("stream_chunk_0_0", chunk_hash(encode_chunk(world, stream.generate({0, 0}))), 0xe331c6a8569c7f83ULL);
+  EXPECT_EQ(chunk_hash(encode_chunk(world, stream.generate({5, -2}))), golden.chunk_5_m2);
+  EXPECT_EQ(chunk_hash(encode_chunk(world, stream.generate({0, 0}))), golden.chunk_0_0);
 }
 
-TEST(GoldenTest, DefaultWorldChunks) { check_default_world_chunks(default_world()); }
+// A world file of the repository (relative to its root) run by generator version `version`: the
+// file's own pin, `"generator_version": 1,`, replaced when they differ.
+const World& golden_world(const std::string& path, uint32_t version) {
+  static std::map<std::pair<std::string, uint32_t>, World> worlds;
+  static std::mutex mutex;
+  const std::lock_guard lock(mutex);
+  const auto key = std::make_pair(path, version);
+  if (auto it = worlds.find(key); it != worlds.end()) return it->second;
+  std::ifstream in(std::string(CHUNKFORGE_SOURCE_DIR) + "/" + path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string pin = "\"generator_version\": ";
+  const size_t at = text.find(pin);
+  if (at == std::string::npos) std::abort();
+  text.replace(at + pin.size(), 1, std::to_string(version));
+  WorldResult r = load_world_json(text);
+  if (!r.ok()) {
+    for (const FieldError& e : r.errors) std::fprintf(stderr, "%s\n", e.to_string().c_str());
+    std::abort();
+  }
+  return worlds.emplace(key, std::move(*r.world)).first->second;
+}
+
+const World& default_v1_world() { return golden_world("docs/worlds/default-v1.json", 1); }
+
+TEST(GoldenTest, DefaultWorldChunks) {
+  ASSERT_EQ(default_world().generator_version(), 2u);
+  check_default_world_chunks(default_world(), kDefaultV2Chunks);
+}
+
+TEST(GoldenTest, DefaultWorldChunksOfVersion1) {
+  ASSERT_EQ(default_v1_world().generator_version(), 1u);
+  check_default_world_chunks(default_v1_world(), kDefaultV1Chunks);
+}
 
 // tests/lib/worlds/golden_everything.json uses everything generation has: every scatter method,
 // non-integer sharpness (detmath's exp and log), simplex terrain (2D) and caves (3D),
 // correlation, every resource filter, rotated and tilted structures with depth, surface falloff
 // and padding. Chunks near the origin, negative and far; terrain; locate.
-const World& everything_world() {
-  static const World world = [] {
-    WorldResult r = load_world_file(CHUNKFORGE_SOURCE_DIR "/tests/lib/worlds/golden_everything.json");
-    if (!r.ok()) {
-      for (const FieldError& e : r.errors) std::fprintf(stderr, "%s\n", e.to_string().c_str());
-      std::abort();
-    }
-    return *r.world;
-  }();
-  return world;
+const World& everything_world(uint32_t version = 1) {
+  return golden_world("tests/lib/worlds/golden_everything.json", version);
 }
 
 constexpr ChunkCoord kEverythingChunks[] = {{0, 0}, {-6, -4}, {2, 1}, {-3, 3}, {3, 4}, {12, -9}};
@@ -151,30 +192,48 @@ ChunkCoord everything_far_chunk() {
   return {far - 5, -far + 2};
 }
 
-void check_everything_world_chunks(const World& world) {
+struct EverythingChunkGoldens {
+  const char* version;  // names the printed values
+  uint64_t chunks[6];   // kEverythingChunks
+  uint64_t far;
+};
+constexpr EverythingChunkGoldens kEverythingV1Chunks{
+    "v1",
+    {0xcfafdcc5ac3c0a03ULL, 0xdf02931b55bbeb4cULL, 0xe2d99cf7e1093a3eULL, 0x4aa81f045c5bfa2aULL,
+     0x814f078db60a7820ULL, 0xa9486ddbcc490261ULL},
+    0xf2bdcdd2acf2f728ULL};
+constexpr EverythingChunkGoldens kEverythingV2Chunks{
+    "v2",
+    {0xa0381cbb52f5410fULL, 0x34b6be2f1d6e50bcULL, 0xd2fae13efcd2a87fULL, 0xef6ae4f579aa8657ULL,
+     0x927c03187e92b3caULL, 0x6395f05027dba163ULL},
+    0x181d30081a2ec1adULL};
+
+void check_everything_world_chunks(const World& world, const EverythingChunkGoldens& golden) {
   const Generator generator(world);
   auto chunk = [&](ChunkCoord c) { return chunk_hash(encode_chunk(world, generator.generate(c))); };
-  const uint64_t golden[] = {0xcfafdcc5ac3c0a03ULL, 0xdf02931b55bbeb4cULL, 0xe2d99cf7e1093a3eULL,
-                             0x4aa81f045c5bfa2aULL, 0x814f078db60a7820ULL, 0xa9486ddbcc490261ULL};
   for (size_t k = 0; k < std::size(kEverythingChunks); ++k) {
-    const std::string name = "everything_chunk_" + std::to_string(kEverythingChunks[k].x) + "_" +
-                             std::to_string(kEverythingChunks[k].z);
-    expect_golden(name.c_str(), chunk(kEverythingChunks[k]), golden[k]);
+    const std::string name = std::string(golden.version) + "_everything_chunk_" +
+                             std::to_string(kEverythingChunks[k].x) + "_" + std::to_string(kEverythingChunks[k].z);
+    expect_golden(name.c_str(), chunk(kEverythingChunks[k]), golden.chunks[k]);
   }
-  expect_golden("everything_chunk_far", chunk(everything_far_chunk()), 0xf2bdcdd2acf2f728ULL);
+  expect_golden((std::string(golden.version) + "_everything_chunk_far").c_str(), chunk(everything_far_chunk()),
+                golden.far);
   // A ChunkStream in reverse order: the same bytes.
   ChunkStream stream(world);
   for (size_t k = std::size(kEverythingChunks); k-- > 0;) {
-    EXPECT_EQ(chunk_hash(encode_chunk(world, stream.generate(kEverythingChunks[k]))), golden[k]) << k;
+    EXPECT_EQ(chunk_hash(encode_chunk(world, stream.generate(kEverythingChunks[k]))), golden.chunks[k]) << k;
   }
 }
 
-TEST(GoldenTest, EverythingWorldChunks) { check_everything_world_chunks(everything_world()); }
+TEST(GoldenTest, EverythingWorldChunks) { check_everything_world_chunks(everything_world(1), kEverythingV1Chunks); }
+
+TEST(GoldenTest, EverythingWorldChunksOfVersion2) {
+  check_everything_world_chunks(everything_world(2), kEverythingV2Chunks);
+}
 
 // The pinned chunks do reach every feature, so that an edit of the world file cannot quietly
 // drop one from the goldens.
-TEST(GoldenTest, EverythingWorldChunksCoverEveryFeature) {
-  const World& world = everything_world();
+void check_everything_world_chunks_cover_every_feature(const World& world) {
   const Generator generator(world);
   std::vector<bool> layer_seen(world.resources().size());
   bool tilted = false, rotated = false, buried = false;
@@ -207,6 +266,13 @@ TEST(GoldenTest, EverythingWorldChunksCoverEveryFeature) {
   }
   EXPECT_TRUE(fractional_sharpness);
   EXPECT_TRUE(correlated);
+}
+
+TEST(GoldenTest, EverythingWorldChunksCoverEveryFeature) {
+  for (uint32_t version = kOldestGeneratorVersion; version <= kGeneratorVersion; ++version) {
+    SCOPED_TRACE(version);
+    check_everything_world_chunks_cover_every_feature(everything_world(version));
+  }
 }
 
 void check_everything_world_terrain(const World& world) {
@@ -286,9 +352,11 @@ TEST(GoldenTest, HostFloatEnvironmentChangesNothing) {
   for (const World* world : {&default_world(), static_cast<const World*>(&*built_here.world)}) {
     check_default_world_terrain_points(*world);
     check_default_world_terrain_grids(*world);
-    check_default_world_chunks(*world);
+    check_default_world_chunks(*world, kDefaultV2Chunks);
   }
-  check_everything_world_chunks(everything_world());
+  check_default_world_chunks(default_v1_world(), kDefaultV1Chunks);
+  check_everything_world_chunks(everything_world(1), kEverythingV1Chunks);
+  check_everything_world_chunks(everything_world(2), kEverythingV2Chunks);
   check_everything_world_terrain(everything_world());
   check_everything_world_locate(everything_world());
   EXPECT_EQ(HostileFloatEnvironment::state(), state) << "the caller's environment was not restored";
@@ -296,9 +364,11 @@ TEST(GoldenTest, HostFloatEnvironmentChangesNothing) {
 }
 
 // The fingerprint is in every chunk's bytes: it may never change while the default world pins
-// generator version 1. More worlds' fingerprints: world_fingerprint_test.cc.
+// generator version 2 (version 1's file keeps 9e7c8509b1c4cc46). More worlds' fingerprints:
+// world_fingerprint_test.cc.
 TEST(GoldenTest, DefaultWorldFingerprint) {
-  EXPECT_EQ(default_world().fingerprint(), "9e7c8509b1c4cc46") << "fingerprint";
+  EXPECT_EQ(default_world().fingerprint(), "44ed0f2ae44a28d3") << "fingerprint";
+  EXPECT_EQ(default_v1_world().fingerprint(), "9e7c8509b1c4cc46") << "fingerprint";
   if (print_mode()) std::printf("fingerprint = %s\n", default_world().fingerprint().c_str());
 }
 

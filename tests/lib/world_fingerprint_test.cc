@@ -62,7 +62,8 @@ struct GoldenFingerprint {
   const char* fingerprint;
 };
 constexpr GoldenFingerprint kGoldenFingerprints[] = {
-    {"docs/worlds/default.json", "9e7c8509b1c4cc46"},
+    {"docs/worlds/default.json", "44ed0f2ae44a28d3"},
+    {"docs/worlds/default-v1.json", "9e7c8509b1c4cc46"},
     {"tests/lib/worlds/archipelago.json", "1159870e6e67f157"},
     {"tests/lib/worlds/caverns.json", "a95c907048ad6c34"},
     {"tests/lib/worlds/flatland.json", "78f1c474a52e7170"},
@@ -263,7 +264,7 @@ TEST(FingerprintFormTest, EveryGeneratorVersionSoFarUsesFormOne) {
   for (uint32_t v = kOldestGeneratorVersion; v <= kGeneratorVersion; ++v) {
     EXPECT_EQ(fingerprint_form(v), kFingerprintForm1) << v;
   }
-  EXPECT_EQ(world_fingerprint(default_world().definition()), "9e7c8509b1c4cc46");
+  EXPECT_EQ(world_fingerprint(default_world().definition()), "44ed0f2ae44a28d3");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -540,7 +541,10 @@ TEST(GeneratorPinTest, TheShippedWorldPinsItsGenerator) {
   std::vector<FieldError> errors;
   const auto shipped = read_world_file(kSourceDir + "/docs/worlds/default.json", errors);
   ASSERT_TRUE(shipped) << errors_of(errors);
-  EXPECT_EQ(shipped->generator_version(), 1u) << "the file itself names its version";
+  EXPECT_EQ(shipped->generator_version(), 2u) << "the file itself names its version";
+  const auto old = read_world_file(kSourceDir + "/docs/worlds/default-v1.json", errors);
+  ASSERT_TRUE(old) << errors_of(errors);
+  EXPECT_EQ(old->generator_version(), 1u) << "the built-in world of generator version 1";
   EXPECT_TRUE(default_world().generator_pinned());
 }
 

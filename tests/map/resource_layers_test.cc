@@ -71,7 +71,7 @@ TEST(ResourceLayerTilesTest, GoldenPixelHashes) {
   } golden[] = {
       {"/tiles/density.forest/-4/0/0.png", "1b4a474fdc2f11d7"}, {"/tiles/density.iron/0/1/-2.png", "1cce027a4c228436"},
       {"/tiles/density.coal/-8/3/3.png", "4396c98648267530"},   {"/tiles/density.boulders/2/-5/7.png", "217d9528fc6d1504"},
-      {"/tiles/objects.iron/0/3/5.png", "12d458928e09729c"},
+      {"/tiles/objects.iron/0/3/5.png", "fe15a7b863a72de1"},
   };
   for (const auto& g : golden) EXPECT_EQ(test::pixel_hash(render_tile(world, tile(g.path))), g.hash) << g.path;
 }

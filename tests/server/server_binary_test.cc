@@ -73,9 +73,9 @@ TEST(ServerBinaryTest, BadWorldFileStopsStartUpWithFieldErrorsAndExitCode2) {
 // could move it to a newer generator under its players.
 TEST(ServerBinaryTest, UnpinnedGeneratorVersionIsWarnedAbout) {
   std::string world = read_text(std::string(CHUNKFORGE_SOURCE_DIR) + "/docs/worlds/default.json");
-  const size_t at = world.find("\"generator_version\": 1,");
+  const size_t at = world.find("\"generator_version\": 2,");
   ASSERT_NE(at, std::string::npos);
-  world.erase(at, std::string("\"generator_version\": 1,").size());
+  world.erase(at, std::string("\"generator_version\": 2,").size());
   const std::string file = temp("unpinned.json");
   std::ofstream(file) << world;
   const Process p = spawn(CHUNKFORGE_SERVER, {"--world", file, "--listen", "127.0.0.1:0", "--http", ""},

@@ -138,7 +138,7 @@ TEST(CliValidateTest, AcceptsShippedWorld) {
 }
 
 TEST(CliValidateTest, WarnsAboutAnUnpinnedGeneratorVersion) {
-  const TempFile file(replaced(read_file(kDefaultWorldFile), R"("generator_version": 1,)", ""));
+  const TempFile file(replaced(read_file(kDefaultWorldFile), R"("generator_version": 2,)", ""));
   const CliResult r = run_cli({"validate", file.path()});
   EXPECT_EQ(r.exit_code, 0) << r;
   EXPECT_TRUE(contains(r.err, "warning: generator_version: not pinned")) << r;
@@ -197,7 +197,7 @@ TEST(CliValidateTest, RejectsFileAndWorldOptionTogether) {
 TEST(CliInfoTest, JsonDescribesBuiltInWorld) {
   const CliResult r = run_cli({"info", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r;
-  EXPECT_TRUE(contains(r.out, "\"generator_version\":1")) << r;
+  EXPECT_TRUE(contains(r.out, "\"generator_version\":2")) << r;
   EXPECT_TRUE(contains(r.out, "\"name\":\"forest\"")) << r;
   EXPECT_TRUE(contains(r.out, "\"name\":\"iron\"")) << r;
   EXPECT_TRUE(contains(r.out, "\"name\":\"coal\"")) << r;

@@ -16,8 +16,13 @@ namespace chunkforge {
 using namespace scatter;
 
 ScatterField::ScatterField(const ResourceLayers& layers, const Terrain& terrain, uint64_t seed,
-                           StructurePlanner* structures)
-    : layers_(layers), terrain_(terrain), seed_(seed), structures_(structures), recent_(layers.size() * kRecentBlocks) {
+                           StructurePlanner* structures, ScatterRules rules)
+    : layers_(layers),
+      terrain_(terrain),
+      seed_(seed),
+      structures_(structures),
+      rules_(rules),
+      recent_(layers.size() * kRecentBlocks) {
   const size_t count = layers.size();
   const double size = static_cast<double>(layers.chunk_size());
   for (uint32_t id = 0; id < count; ++id) {
@@ -256,7 +261,8 @@ void ScatterField::draw_cell(uint32_t layer, Cell& c) {
   const Layer& ly = layer_[layer];
   const CellDraws draws(ly.seed, c.i, c.j, c.span);
   c.draws_hash = draws.hash();
-  c.unmade = ly.method->kept(*ly.def, CellView{c.span, c.r, c.density, c.peak}, draws);
+  const bool sampled = !rules_.threshold_gates_sampling || c.density >= ly.def->threshold;
+  c.unmade = sampled ? ly.method->kept(*ly.def, CellView{c.span, c.r, c.density, c.peak}, draws) : 0;
   c.count = static_cast<uint32_t>(std::popcount(c.unmade));
   c.candidates = c.count > 0 ? candidate_storage(c.count) : nullptr;
   c.drawn = true;
@@ -275,6 +281,7 @@ void ScatterField::make_candidates(uint32_t layer, Cell& c, uint32_t until) {
     a.t = arrival_time(k, bits);
     a.k = k;
     a.viable = -1;
+    a.exists = -1;
   }
 }
 

@@ -15,6 +15,7 @@ struct Candidate {
   uint32_t u, v;  // position in the cell, units of 2^-24 scatter-cell side (< span * 2^24)
   uint32_t k;     // index in the cell's candidate sequence
   int8_t viable;  // density >= threshold and filters pass: -1 not evaluated yet, else 0 / 1
+  int8_t exists;  // ScatterRules::layers_sampled_apart: -1 not evaluated yet, else 0 / 1
 };
 
 // The random draws of one cell's candidates. One hash per cell (two mixes over the layer's

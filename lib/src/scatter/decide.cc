@@ -102,9 +102,14 @@ void ScatterField::settle(uint32_t layer, Cell& c, bool blocked, bool spaced) {
   }
 }
 
-void ScatterField::decide_all(uint32_t layer, Cell& c) {
+bool ScatterField::is_object(uint32_t layer, Cell& c) {
+  if (rules_.layers_sampled_apart) return exists(layer, c);
+  return viable(layer, c, c.candidates[c.accepted]);
+}
+
+void ScatterField::decide_until(uint32_t layer, Cell& c, uint32_t end) {
   const bool spaced = layer_[layer].method->spaced;
-  while (c.next < c.count) {
+  while (c.next < std::min(end, c.count)) {
     // Most candidates of a spaced layer fall to an accepted neighbour: settle those without
     // the stack.
     if (spaced) {
@@ -116,6 +121,47 @@ void ScatterField::decide_all(uint32_t layer, Cell& c) {
     }
     decide_next(layer, c, spaced);
   }
+}
+
+bool ScatterField::exists(uint32_t layer, Cell& c) {
+  if (c.candidates[c.accepted].exists >= 0) return c.candidates[c.accepted].exists == 1;
+  // A candidate exists iff it is viable and none of its rivals exists. Rivals arrived earlier,
+  // so the walk (depth first, one frame per candidate whose rivals are being asked) ends.
+  auto open = [&](uint32_t l, Cell& cell) {
+    Candidate& x = cell.candidates[cell.accepted];
+    if (!viable(l, cell, x)) {
+      x.exists = 0;
+      return;
+    }
+    const size_t begin = rivals_.size();
+    list_rivals(l, cell);
+    existence_frames_.push_back(ExistenceFrame{l, &cell, begin, rivals_.size(), begin});
+  };
+  open(layer, c);
+  while (!existence_frames_.empty()) {
+    poll_abandon(abandon_);
+    ExistenceFrame& f = existence_frames_.back();
+    int8_t verdict = 1;
+    bool opened = false;
+    for (; f.cursor < f.rivals_end; ++f.cursor) {
+      const Neighbour r = rivals_[f.cursor];
+      const int8_t rival_exists = r.cell->candidates[r.cell->accepted].exists;
+      if (rival_exists == 1) {
+        verdict = 0;
+        break;
+      }
+      if (rival_exists < 0) {  // ask it first (this may grow the stack: f is not used after)
+        open(r.layer, *r.cell);
+        opened = true;
+        break;
+      }
+    }
+    if (opened) continue;
+    f.cell->candidates[f.cell->accepted].exists = verdict;
+    rivals_.resize(f.rivals_begin);
+    existence_frames_.pop_back();
+  }
+  return c.candidates[c.accepted].exists == 1;
 }
 
 }  // namespace chunkforge

@@ -14,6 +14,11 @@
 // thresholds and filters never disturb a layer's sampling; they do not block other layers, so
 // a removed point leaves no hole in another layer.
 //
+// Generator version 2 changes two rules (ScatterRules below): cells below their layer's
+// threshold hold no candidates, and acceptance looks at the candidate's own layer only, while
+// existence also requires that no existing candidate of another layer with an earlier t lies
+// within the footprint sum.
+//
 // Evaluation is lazy: deciding a candidate first decides the earlier candidates within reach
 // (explicit stack, no recursion), so a chunk's answer is exact whatever was asked before, and
 // the work is the chunk's own cells plus a thin halo. No halo size is assumed.
@@ -21,7 +26,7 @@
 // The parts, one file each under lib/src/scatter/: method.{h,cc} (one record per scatter
 // method: cell size, halo, coarse cells, candidates), blocks.cc (blocks and cells: lookup,
 // densities, candidates), neighbours.cc (which cells can interact), decide.cc (distances and
-// the resolution of arrival order), objects.cc (a chunk's objects).
+// the resolution of arrival order, and existence), objects.cc (a chunk's objects).
 //
 // Not thread-safe: one ScatterField per request (Generator::generate makes one per call).
 #pragma once
@@ -45,11 +50,27 @@
 
 namespace chunkforge {
 
+// Where the scatter's definition differs between generator versions (generator_versions.cc
+// picks one per version; an old version's rules never change).
+struct ScatterRules {
+  // Version 2 on: a cell whose density is below its layer's threshold holds no candidates, so a
+  // layer is sampled only where its objects can exist. Version 1 samples everywhere and removes
+  // such points afterwards; as accepted points they still block their own layer, which costs
+  // the whole plane's sampling and thins the objects along the threshold's edge.
+  bool threshold_gates_sampling = false;
+  // Version 2 on: each layer is sampled apart (acceptance looks at its own layer only), and
+  // another layer's object removes an accepted point instead: an accepted, viable point exists
+  // unless an existing point of another layer arrived earlier within the footprint sum.
+  // Version 1 lets such a point block acceptance, which ties every layer's sampling to every
+  // other layer's near each candidate.
+  bool layers_sampled_apart = false;
+};
+
 class ScatterField {
  public:
   // `structures` (may be null): objects keep their footprint out of kept structures.
   ScatterField(const ResourceLayers& layers, const Terrain& terrain, uint64_t seed,
-               StructurePlanner* structures);
+               StructurePlanner* structures, ScatterRules rules);
   ~ScatterField();
 
   // The existing objects anchored in chunk `c`, in canonical order.
@@ -181,6 +202,10 @@ class ScatterField {
                    Fn&& fn);
   void list_neighbours(uint32_t layer, Cell& c, const Candidate& a);
   bool blocked_by_accepted_nearby(uint32_t layer, Cell& c, const Candidate& a);
+  // ScatterRules::layers_sampled_apart: appends to rivals_ the cells of other layers whose
+  // accepted candidate arrived before c's and lies within the footprint sum of it, deciding
+  // those cells as far as that needs.
+  void list_rivals(uint32_t layer, Cell& c);
   // Bits of b's cells that overlap scatter cells [i0, i1] x [j0, j1] (relative to b's lowest
   // corner; may reach beyond the block).
   static uint32_t window_mask(const Block& b, int64_t i0, int64_t i1, int64_t j0, int64_t j1);
@@ -189,7 +214,10 @@ class ScatterField {
   bool covers(uint32_t layer, const Cell& blocker, const Cell& c) const;
 
   // decide.cc
-  void decide_all(uint32_t layer, Cell& c);
+  void decide_all(uint32_t layer, Cell& c) { decide_until(layer, c, c.count); }
+  // Decides c's candidates before index `end` (all of them once one is accepted, for spaced
+  // methods).
+  void decide_until(uint32_t layer, Cell& c, uint32_t end);
   // Decides c's next candidate, after the earlier candidates within its reach. `nearby_checked`:
   // the caller found it not blocked_by_accepted_nearby.
   void decide_next(uint32_t layer, Cell& c, bool nearby_checked);
@@ -214,6 +242,13 @@ class ScatterField {
   [[gnu::always_inline]] bool blocks(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, Cell& cb);
   // Whether a candidate would exist once accepted: threshold and filters (memoised).
   bool viable(uint32_t layer, Cell& c, Candidate& a);
+  // Whether c's accepted candidate becomes an object, by the version's rules.
+  bool is_object(uint32_t layer, Cell& c);
+
+  // ScatterRules::layers_sampled_apart: whether c's accepted candidate exists: viable, and no
+  // existing accepted candidate of another layer arrived earlier within the footprint sum
+  // (memoised; an explicit stack).
+  bool exists(uint32_t layer, Cell& c);
 
   // objects.cc
   // World position of a candidate (exact rational arithmetic into a Coord).
@@ -235,6 +270,7 @@ class ScatterField {
   const Terrain& terrain_;
   uint64_t seed_;
   StructurePlanner* structures_;
+  ScatterRules rules_;
   std::vector<Layer> layer_;
   std::vector<double> pair_scale_;  // [la * n + lb]: world units per unit of the cross product
   scatter::BlockIndex<Block> index_;
@@ -250,6 +286,13 @@ class ScatterField {
   std::vector<double> scratch_density_;
   std::vector<std::pair<double, uint64_t>> scratch_peaks_;
   std::vector<Neighbour> neighbours_;
+  struct ExistenceFrame {
+    uint32_t layer;
+    Cell* cell;
+    size_t rivals_begin, rivals_end, cursor;
+  };
+  std::vector<ExistenceFrame> existence_frames_;
+  std::vector<Neighbour> rivals_;
   const std::atomic<bool>* abandon_ = nullptr;
 };
 

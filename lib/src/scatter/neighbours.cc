@@ -155,13 +155,42 @@ void ScatterField::list_neighbours(uint32_t layer, Cell& c, const Candidate& a) 
     };
   };
   if (layer_[layer].method->spaced) {
-    visit_cells(layer, p, l.r_max(), SameLayerReach{}, c.r, 0.0, add(layer));
+    const double sampled_from = rules_.threshold_gates_sampling ? l.threshold : 0.0;
+    visit_cells(layer, p, l.r_max(), SameLayerReach{}, c.r, sampled_from, add(layer));
   }
+  if (rules_.layers_sampled_apart) return;  // other layers act on existence only (rivals.cc)
   for (uint32_t lb = 0; lb < layers_.size(); ++lb) {
     if (lb == layer) continue;
     const double reach = l.footprint + layer_[lb].def->footprint;
     // Cells below their layer's threshold hold no candidate that exists: none blocks c.
     visit_cells(lb, p, reach, FixedReach{}, reach, layer_[lb].def->threshold, add(lb));
+  }
+}
+
+void ScatterField::list_rivals(uint32_t layer, Cell& c) {
+  const Candidate& a = c.candidates[c.accepted];
+  const Position p = position(layer, c, a);
+  for (uint32_t lb = 0; lb < layers_.size(); ++lb) {
+    if (lb == layer) continue;
+    const double reach = layer_[layer].def->footprint + layer_[lb].def->footprint;
+    visit_cells(lb, p, reach, FixedReach{}, reach, layer_[lb].def->threshold, [&](Cell& n) {
+      // n is decided (in its own order) up to its last candidate before a within reach: only
+      // such a candidate, accepted, is a rival. The ones after it never need deciding here.
+      uint32_t end = n.next;
+      for (uint32_t k = n.next; k < n.count; ++k) {
+        const Candidate& b = candidate(lb, n, k);
+        if (!earlier(lb, n, b, layer, c, a)) break;
+        if (distance2(layer, c, a, lb, n, b) < reach * reach) end = k + 1;
+      }
+      decide_until(lb, n, end);
+      if (n.accepted >= 0) {
+        const Candidate& b = n.candidates[n.accepted];
+        if (earlier(lb, n, b, layer, c, a) && distance2(layer, c, a, lb, n, b) < reach * reach) {
+          rivals_.push_back(Neighbour{lb, &n});
+        }
+      }
+      return true;
+    });
   }
 }
 

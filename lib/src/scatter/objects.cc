@@ -47,7 +47,7 @@ std::vector<ResourceObject> ScatterField::objects_in_chunk(ChunkCoord chunk) {
         Candidate& a = c.candidates[c.accepted];
         const int64_t sub_x = local_sub(layer, c.i, a.u, chunk.x), sub_z = local_sub(layer, c.j, a.v, chunk.z);
         if (sub_x < 0 || sub_z < 0 || sub_x >= n * kSub || sub_z >= n * kSub) continue;  // anchored elsewhere
-        if (!viable(layer, c, a)) continue;
+        if (!is_object(layer, c)) continue;
         const uint64_t attributes = hash(seed_, kAttributeSalt, l.salt.value, c.i, c.j, a.k);
         ResourceObject o;
         o.layer = layer;
