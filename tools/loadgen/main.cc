@@ -41,6 +41,7 @@ struct Options {
   int players = 10, radius = 4, duration = 10, server_pid = 0;
   double speed = 2;  // chunks per second
   double steady_after = 10;  // seconds: latencies before are the start burst, after the steady walk
+  bool stagger = false;      // players step at spread phases instead of all at the same instant
   bool json = false;
 };
 
@@ -85,10 +86,14 @@ Percentiles percentiles(const std::vector<Sample>& samples, double from_s, doubl
 
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
-// Player p walks straight along its own direction, one chunk every 1/speed seconds.
-std::pair<int64_t, int64_t> position(int player, double seconds, double speed) {
+// Player p walks straight along its own direction, one chunk every 1/speed seconds: all players
+// at the same instants (the worst case for a server: every step's new chunks at once), or with
+// --stagger each at its own phase, spread evenly over the step (golden-ratio offsets), as the
+// players of a game cross chunk borders independently.
+std::pair<int64_t, int64_t> position(int player, double seconds, const Options& o) {
   static const int dirs[8][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}, {1, 1}, {-1, 1}, {1, -1}, {-1, -1}};
-  const int64_t steps = static_cast<int64_t>(seconds * speed);
+  const double phase = o.stagger ? std::fmod(player * 0.6180339887498949, 1.0) : 0.0;
+  const int64_t steps = static_cast<int64_t>(seconds * o.speed + phase);
   const auto* d = dirs[player % 8];
   const int64_t base = (player / 8) * 1000;  // players start far apart
   return {base + d[0] * steps, base * 3 + d[1] * steps};
@@ -112,7 +117,7 @@ void run_session(WorldService::Stub& stub, int player, const Options& o, Clock::
   const auto start = Clock::now();
   std::pair<int64_t, int64_t> last{INT64_MIN, 0};
   while (Clock::now() < end) {
-    const auto p = position(player, std::chrono::duration<double>(Clock::now() - start).count(), o.speed);
+    const auto p = position(player, std::chrono::duration<double>(Clock::now() - start).count(), o);
     if (p != last) {
       {
         std::lock_guard lock(mutex);
@@ -144,7 +149,7 @@ void run_session(WorldService::Stub& stub, int player, const Options& o, Clock::
 void run_chunk(WorldService::Stub& stub, int player, const Options& o, Clock::time_point end, Results& r) {
   const auto start = Clock::now();
   while (Clock::now() < end) {
-    const auto p = position(player, std::chrono::duration<double>(Clock::now() - start).count(), o.speed);
+    const auto p = position(player, std::chrono::duration<double>(Clock::now() - start).count(), o);
     for (int64_t dz = -o.radius; dz <= o.radius && Clock::now() < end; ++dz) {
       for (int64_t dx = -o.radius; dx <= o.radius && Clock::now() < end; ++dx) {
         grpc::ClientContext context;
@@ -168,7 +173,7 @@ void run_chunk(WorldService::Stub& stub, int player, const Options& o, Clock::ti
 void run_region(WorldService::Stub& stub, int player, const Options& o, Clock::time_point end, Results& r) {
   const auto start = Clock::now();
   while (Clock::now() < end) {
-    const auto p = position(player, std::chrono::duration<double>(Clock::now() - start).count(), o.speed);
+    const auto p = position(player, std::chrono::duration<double>(Clock::now() - start).count(), o);
     grpc::ClientContext context;
     chunkforge::v1::StreamRegionRequest request;
     request.mutable_centre()->set_x(p.first);
@@ -245,6 +250,7 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
   app.add_option("--server-pid", o.server_pid, "a local server's process id: report its resident memory")
       ->type_name("PID")
       ->check(CLI::Range(0, std::numeric_limits<int>::max()).description(""));
+  app.add_flag("--stagger", o.stagger, "players step at spread phases, not all at the same instant");
   app.add_flag("--json", o.json, "one line of JSON");
   return chunkforge::tool::parse_command_line(app, argc, argv);
 }
@@ -282,7 +288,7 @@ int main(int argc, char** argv) {
   const auto [rss, peak] = o.server_pid > 0 ? rss_mib(o.server_pid) : std::pair{0.0, 0.0};
   if (o.json) {
     std::cout << "{\"mode\":\"" << o.mode << "\",\"players\":" << o.players << ",\"radius\":" << o.radius
-              << ",\"seconds\":" << seconds << ",\"chunks\":" << r.chunks << ",\"chunks_per_second\":"
+              << ",\"stagger\":" << (o.stagger ? "true" : "false") << ",\"seconds\":" << seconds << ",\"chunks\":" << r.chunks << ",\"chunks_per_second\":"
               << static_cast<double>(r.chunks) / seconds << ",\"latency_p50_ms\":" << all.p50
               << ",\"latency_p99_ms\":" << all.p99 << ",\"latency_max_ms\":" << all.max
               << ",\"start_latency_p50_ms\":" << burst.p50 << ",\"start_latency_p99_ms\":" << burst.p99
