@@ -52,12 +52,13 @@ struct Placed {
 std::vector<Placed> objects_in(const World& world, int64_t x0, int64_t z0, int64_t n) {
   std::vector<Placed> out;
   ChunkStream stream(world);
-  const double size = world.chunk_size();
+  const double size = static_cast<double>(world.chunk_size());
   for (int64_t z = z0; z < z0 + n; ++z) {
     for (int64_t x = x0; x < x0 + n; ++x) {
       for (const ResourceObject& o : stream.generate({x, z}).objects) {
         const ResourceLayer& l = world.resources().layer(o.layer);
-        out.push_back(Placed{l.name, x * size + o.x, z * size + o.z, o.id, l.footprint});
+        const double x0 = static_cast<double>(x) * size, z0 = static_cast<double>(z) * size;
+        out.push_back(Placed{l.name, x0 + o.x, z0 + o.z, o.id, l.footprint});
       }
     }
   }
@@ -93,7 +94,8 @@ TEST(ScatterRulesTest, Version2SamplesEachLayerApart) {
       EXPECT_TRUE(stood_on) << "object " << p.id << " at " << p.x << ", " << p.z << " vanished with no rival";
     }
     for (const Placed& o : all) {
-      if (o.layer == name) EXPECT_TRUE(contains(alone, o)) << "object " << o.id << " is not the layer's own";
+      if (o.layer != name) continue;
+      EXPECT_TRUE(contains(alone, o)) << "object " << o.id << " is not the layer's own";
     }
   }
   EXPECT_GT(kept, 500u);
