@@ -57,8 +57,8 @@ std::vector<Placed> objects_in(const World& world, int64_t x0, int64_t z0, int64
     for (int64_t x = x0; x < x0 + n; ++x) {
       for (const ResourceObject& o : stream.generate({x, z}).objects) {
         const ResourceLayer& l = world.resources().layer(o.layer);
-        const double x0 = static_cast<double>(x) * size, z0 = static_cast<double>(z) * size;
-        out.push_back(Placed{l.name, x0 + o.x, z0 + o.z, o.id, l.footprint});
+        const double cx = static_cast<double>(x) * size, cz = static_cast<double>(z) * size;
+        out.push_back(Placed{l.name, cx + o.x, cz + o.z, o.id, l.footprint});
       }
     }
   }
