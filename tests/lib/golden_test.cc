@@ -13,10 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <map>
-#include <mutex>
 #include <string>
 #include <utility>
 
@@ -144,24 +141,23 @@ void check_default_world_chunks(const World& world, const DefaultWorldChunkGolde
   EXPECT_EQ(chunk_hash(encode_chunk(world, stream.generate({0, 0}))), golden.chunk_0_0);
 }
 
-// A world file of the repository (relative to its root) run by generator version `version`: the
-// file's own pin, `"generator_version": 1,`, replaced when they differ.
+// A world file of the repository (relative to its root), run by generator version `version`
+// (its own pin replaced in the definition when they differ). Loaded once per (file, version).
 const World& golden_world(const std::string& path, uint32_t version) {
   static std::map<std::pair<std::string, uint32_t>, World> worlds;
-  static std::mutex mutex;
-  const std::lock_guard lock(mutex);
   const auto key = std::make_pair(path, version);
   if (auto it = worlds.find(key); it != worlds.end()) return it->second;
-  std::ifstream in(std::string(CHUNKFORGE_SOURCE_DIR) + "/" + path);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::string pin = "\"generator_version\": ";
-  const size_t at = text.find(pin);
-  if (at == std::string::npos) std::abort();
-  text.replace(at + pin.size(), 1, std::to_string(version));
-  WorldResult r = load_world_json(text);
-  if (!r.ok()) {
+  auto fail = [](const WorldResult& r) {
     for (const FieldError& e : r.errors) std::fprintf(stderr, "%s\n", e.to_string().c_str());
     std::abort();
+  };
+  WorldResult r = load_world_file(std::string(CHUNKFORGE_SOURCE_DIR) + "/" + path);
+  if (!r.ok()) fail(r);
+  if (r.world->generator_version() != version) {
+    v1::WorldDefinition d = r.world->definition();
+    d.set_generator_version(version);
+    r = World::create(d);
+    if (!r.ok()) fail(r);
   }
   return worlds.emplace(key, std::move(*r.world)).first->second;
 }
