@@ -77,16 +77,19 @@ ChunkCache::JoinResult ChunkCache::join(const std::string& key, Waiter waiter) {
     return JoinResult{hit->second->bytes, false};
   }
   auto [it, first] = s.pending.try_emplace(key);
-  it->second.push_back(std::move(waiter));
+  Shard::Pending& p = it->second;
   ++(first ? s.stats.misses : s.stats.joined);
-  return JoinResult{nullptr, first};
+  const bool produce = first || (!p.started && waiter.priority < p.priority);
+  if (produce) p.priority = waiter.priority;
+  p.waiters.push_back(std::move(waiter));
+  return JoinResult{nullptr, produce};
 }
 
 std::vector<ChunkCache::Waiter> ChunkCache::take_waiters(Shard& s, const std::string& key) {
   std::vector<Waiter> waiters;
   auto it = s.pending.find(key);
   if (it != s.pending.end()) {
-    waiters = std::move(it->second);
+    waiters = std::move(it->second.waiters);
     s.pending.erase(it);
   }
   return waiters;
@@ -128,21 +131,22 @@ void ChunkCache::fulfil(const std::string& key, Bytes bytes) {
   for (Waiter& w : waiters) w.on_ready(bytes);
 }
 
-bool ChunkCache::abandon_if_unwanted(const std::string& key) {
+bool ChunkCache::start(const std::string& key) {
   Shard& s = shard(key);
   std::vector<Waiter> waiters;
   {
     std::lock_guard lock(s.mutex);
     auto it = s.pending.find(key);
-    if (it != s.pending.end()) {
-      for (const Waiter& w : it->second) {
-        if (!w.cancelled()) return false;
-      }
+    if (it == s.pending.end() || it->second.started) return false;
+    const auto wanted = [](const Waiter& w) { return !w.cancelled(); };
+    if (std::any_of(it->second.waiters.begin(), it->second.waiters.end(), wanted)) {
+      it->second.started = true;
+      return true;
     }
     waiters = take_waiters(s, key);
   }
   for (Waiter& w : waiters) w.on_ready(nullptr);
-  return true;
+  return false;
 }
 
 void ChunkCache::abandon(const std::string& key) {

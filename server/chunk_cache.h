@@ -5,10 +5,14 @@
 // generation.
 //
 //   ChunkCache cache(256 << 20);
-//   auto r = cache.join(key, {on_ready, is_cancelled});
+//   auto r = cache.join(key, {on_ready, is_cancelled, priority});
 //   if (r.hit) send(*r.hit);
-//   else if (r.produce) schedule([&] { cache.fulfil(key, generate()); });
+//   else if (r.produce) schedule(priority, [&] { if (cache.start(key)) cache.fulfil(key, generate()); });
 //   // on_ready(bytes) runs when the generation completes (bytes null if it was dropped)
+//
+// A waiter more urgent than every production queued for its key asks for one more at its own
+// priority (a player's nearest chunk joining a look-ahead prefetch must not wait at the
+// prefetch's place in the queue); start() lets only the first of them generate.
 //
 // The capacity bounds what the entries cost in memory, not just their payload: each entry is
 // charged its bytes, its key, its index and list nodes, the shared_ptr block and the
@@ -46,10 +50,13 @@ class ChunkCache {
   struct Waiter {
     std::function<void(Bytes)> on_ready;  // null Bytes: the generation was dropped
     std::function<bool()> cancelled;      // true once the requester no longer wants it
+    double priority = 0;                  // the queue priority it would produce at (smaller first)
   };
   struct JoinResult {
-    Bytes hit;             // set on a cache hit
-    bool produce = false;  // a miss that nobody is producing yet: the caller must produce it
+    Bytes hit;  // set on a cache hit
+    // A miss the caller must have produced: nobody is producing it yet, or its productions
+    // still queued are all less urgent than this waiter.
+    bool produce = false;
   };
 
   // capacity_bytes is split evenly between the shards; an entry costing more than a shard's
@@ -62,10 +69,11 @@ class ChunkCache {
   // to every waiter of the key. Bytes whose string holds much unused capacity are stored, and
   // handed on, as an exact copy.
   void fulfil(const std::string& key, Bytes bytes);
-  // Drops a pending generation if none of its waiters still wants it (all cancelled): they
-  // get null. Checked and dropped under one lock, so a waiter joining meanwhile is never
-  // dropped. True if dropped.
-  bool abandon_if_unwanted(const std::string& key);
+  // Called by a production as it begins: true if it is to generate the key now. False when the
+  // key is no longer pending, another production already began, or none of its waiters still
+  // wants it (all cancelled: the generation is dropped and they get null). Checked under one
+  // lock, so a waiter joining meanwhile is never dropped.
+  bool start(const std::string& key);
   // Drops a pending generation unconditionally (it failed): every waiter gets null.
   void abandon(const std::string& key);
 
@@ -86,7 +94,12 @@ class ChunkCache {
     mutable std::mutex mutex;
     Lru lru;
     std::unordered_map<std::string_view, Lru::iterator> index;  // keys: views into lru's nodes
-    std::unordered_map<std::string, std::vector<Waiter>> pending;
+    struct Pending {
+      std::vector<Waiter> waiters;
+      double priority = 0;   // the most urgent production queued
+      bool started = false;  // a production began (start() said true)
+    };
+    std::unordered_map<std::string, Pending> pending;
     size_t entry_bytes = 0;    // the entries' charges
     size_t payload_bytes = 0;  // their bytes' sizes
     CacheStats stats;

@@ -235,11 +235,13 @@ Bytes WorldService::generate(const ChunkJob& job) const {
 
 Bytes WorldService::fetch(const ChunkJob& job, double priority, std::function<bool()> cancelled,
                           std::function<void(Bytes)> on_ready) {
-  ChunkCache::JoinResult r = cache_.join(job.key, ChunkCache::Waiter{std::move(on_ready), std::move(cancelled)});
+  ChunkCache::JoinResult r =
+      cache_.join(job.key, ChunkCache::Waiter{std::move(on_ready), std::move(cancelled), priority});
   if (r.hit || !r.produce) return r.hit;  // a hit, or joined a generation already under way
   queue_.submit(priority, GenerationQueue::region_of(job.coord.x, job.coord.z), [this, job] {
-    // Requests that were cancelled or expired while queued cost nothing.
-    if (cache_.abandon_if_unwanted(job.key)) return;
+    // Requests that were cancelled or expired while queued cost nothing; nor does a production
+    // whose chunk a more urgent one (queued later) already made.
+    if (!cache_.start(job.key)) return;
     Bytes bytes;
     try {
       bytes = produce(job);

@@ -1,5 +1,6 @@
 // ChunkCache on its own: hits and misses, single-flight joins, LRU eviction within the charged
-// capacity, abandoned generations, oversized entries, and the statistics /metrics shows.
+// capacity, productions started once (or dropped when unwanted), a more urgent waiter asking for
+// its own production, oversized entries, and the statistics /metrics shows.
 #include "chunk_cache.h"
 
 #include <gtest/gtest.h>
@@ -17,12 +18,12 @@ struct Recorder {
   std::vector<Bytes> received;
   int calls = 0;
   bool wanted = true;
-  ChunkCache::Waiter waiter() {
+  ChunkCache::Waiter waiter(double priority = 0) {
     return {[this](Bytes b) {
               ++calls;
               received.push_back(std::move(b));
             },
-            [this] { return !wanted; }};
+            [this] { return !wanted; }, priority};
   }
 };
 
@@ -91,13 +92,14 @@ TEST(ChunkCacheTest, AbandonHandsNullToEveryWaiterAndForgetsTheGeneration) {
   EXPECT_EQ(cache.stats().entries, 0u);
 }
 
-TEST(ChunkCacheTest, AbandonIfUnwantedKeepsAGenerationSomeoneStillWants) {
+TEST(ChunkCacheTest, StartKeepsAGenerationSomeoneStillWants) {
   ChunkCache cache(1 << 20);
   Recorder gone, waiting;
   gone.wanted = false;
   cache.join("k", gone.waiter());
   cache.join("k", waiting.waiter());
-  EXPECT_FALSE(cache.abandon_if_unwanted("k"));
+  EXPECT_TRUE(cache.start("k"));
+  EXPECT_FALSE(cache.start("k")) << "one production generates";
   EXPECT_EQ(gone.calls + waiting.calls, 0);
 
   const Bytes chunk = bytes_of(10);
@@ -106,15 +108,32 @@ TEST(ChunkCacheTest, AbandonIfUnwantedKeepsAGenerationSomeoneStillWants) {
   EXPECT_EQ(gone.calls, 1) << "a cancelled waiter is still told, and ignores it";
 }
 
-TEST(ChunkCacheTest, AbandonIfUnwantedDropsAGenerationNobodyWants) {
+TEST(ChunkCacheTest, StartDropsAGenerationNobodyWants) {
   ChunkCache cache(1 << 20);
   Recorder a, b;
   a.wanted = b.wanted = false;
   cache.join("k", a.waiter());
   cache.join("k", b.waiter());
-  EXPECT_TRUE(cache.abandon_if_unwanted("k"));
+  EXPECT_FALSE(cache.start("k"));
   EXPECT_EQ(a.received, std::vector<Bytes>{nullptr});
   EXPECT_EQ(b.received, std::vector<Bytes>{nullptr});
+  Recorder later;
+  EXPECT_TRUE(cache.join("k", later.waiter()).produce) << "the next request must produce it again";
+}
+
+TEST(ChunkCacheTest, AMoreUrgentWaiterAsksForItsOwnProductionAndTheFirstToStartMakesIt) {
+  ChunkCache cache(1 << 20);
+  Recorder prefetch, same, urgent, late;
+  EXPECT_TRUE(cache.join("k", prefetch.waiter(5)).produce);
+  EXPECT_FALSE(cache.join("k", same.waiter(5)).produce) << "as urgent as the one queued";
+  EXPECT_TRUE(cache.join("k", urgent.waiter(1)).produce) << "more urgent than any queued";
+  EXPECT_TRUE(cache.start("k")) << "the urgent production, run first";
+  EXPECT_FALSE(cache.join("k", late.waiter(0)).produce) << "generation under way: nothing to hurry";
+  const Bytes chunk = bytes_of(10);
+  cache.fulfil("k", chunk);
+  EXPECT_FALSE(cache.start("k")) << "the prefetch's production, run later, finds it made";
+  for (const Recorder* r : {&prefetch, &same, &urgent, &late}) EXPECT_EQ(r->received, std::vector<Bytes>{chunk});
+  EXPECT_EQ(cache.stats().misses, 1u);
 }
 
 TEST(ChunkCacheTest, AnEntryLargerThanAShardIsDeliveredButNotStored) {
