@@ -83,16 +83,20 @@ CLI::Option* add_optional(CLI::App& app, const std::string& name, std::optional<
       ->envname(variable_for(name));
 }
 
+// A feature turned on or off: the value "on" or "off".
+CLI::Option* add_switch(CLI::App& app, const std::string& name, bool& value, const std::string& description) {
+  return app.add_option_function<std::string>(name, [&value](const std::string& v) { value = v == "on"; }, description)
+      ->type_name("on|off")
+      ->envname(variable_for(name))
+      ->check(CLI::IsMember({"on", "off"}));
+}
+
 void declare_flags(CLI::App& app, Flags& f) {
   add_value(app, "--listen", f.server.listen, "ADDR", "host:port to listen on (default 0.0.0.0:50051)");
   add_value(app, "--http", f.server.http, "ADDR",
            "host:port for GET /healthz, /metrics and /map/ (default\n0.0.0.0:8080; \"\": none)");
-  app.add_option_function<std::string>("--map", [&f](const std::string& v) { f.server.map = v == "on"; },
-                                       "the live map at /map/ on the --http port: on or off\n(default on; "
-                                       "behind --auth-token-file when set)")
-      ->type_name("on|off")
-      ->envname(variable_for("--map"))
-      ->check(CLI::IsMember({"on", "off"}));
+  add_switch(app, "--map", f.server.map,
+             "the live map at /map/ on the --http port: on or off\n(default on; behind --auth-token-file when set)");
   app.add_flag("--map-players", f.server.map_players,
                "show live sessions' positions on the map (a number and\na position each; default off)")
       ->envname(variable_for("--map-players"));
@@ -110,6 +114,8 @@ void declare_flags(CLI::App& app, Flags& f) {
   add_value(app, "--max-radius", f.server.limits.max_radius, "N",
            "largest StreamRegion radius and Session view radius,\nchunks, 0 to 64 (default 16)")
       ->transform(integer_in(0, 64));
+  add_switch(app, "--look-ahead", f.server.limits.look_ahead,
+             "sessions prefetch what a walking player's next step brings\ninto view: on or off (default on)");
   add_value(app, "--max-sessions", f.server.limits.max_sessions, "N", "player sessions at once, 1 to 1000000 (default 1000)")
       ->transform(integer_in(1, 1000000));
   add_value(app, "--max-streams", f.server.limits.max_streams, "N", "StreamRegion calls at once, 1 to 1000000 (default 256)")

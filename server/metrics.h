@@ -1,8 +1,8 @@
 // File: server/metrics.h
 //
 // Counters the server keeps for /metrics (Prometheus text format): requests by method, errors,
-// generation time as a histogram, active StreamRegion calls and player sessions. Cache and queue figures are read from their
-// owners when the page is rendered.
+// generation time as a histogram, active StreamRegion calls and player sessions, look-ahead
+// prefetches. Cache and queue figures are read from their owners when the page is rendered.
 //
 // Thread safety: every member is atomic; record from any thread.
 #pragma once
@@ -34,6 +34,8 @@ class Metrics {
   // A call refused for the server's capacity (sessions, streams) or ended for not reading.
   void refused() { ++refused_; }
   void chunk_sent() { ++chunks_sent_; }
+  // A Session prefetched a chunk not cached yet, ahead of its walking player.
+  void looked_ahead() { ++look_ahead_fetches_; }
   // One chunk generated and encoded in `seconds` of wall time, `cpu_seconds` of its thread's
   // CPU time (the cost of a chunk whatever else shares the cores).
   void generated(double seconds, double cpu_seconds);
@@ -49,7 +51,7 @@ class Metrics {
   std::array<std::atomic<uint64_t>, kBuckets.size() + 1> generation_buckets_{};
   std::atomic<uint64_t> generation_count_{0}, generation_micros_{0}, generation_cpu_micros_{0};
   std::atomic<int64_t> active_streams_{0}, active_sessions_{0};
-  std::atomic<uint64_t> chunks_sent_{0}, refused_{0};
+  std::atomic<uint64_t> chunks_sent_{0}, refused_{0}, look_ahead_fetches_{0};
 };
 
 }  // namespace chunkforge::server

@@ -1,14 +1,17 @@
 // WorldService::Session: one player's view over a bidirectional stream. Reads position updates,
-// writes unloads, committed edits of loaded chunks (docs/edits.md) and loads (nearest to the latest position first, the cached chunk bytes wrapped
-// in a SessionEvent without re-encoding). The bookkeeping is SessionView's; this file is the
-// gRPC side: at most kWindow generations or ready chunks per session, no further reads while
-// the client owes too many unloads, and a client that stops reading ended by the stall watch.
+// writes unloads, committed edits of loaded chunks (docs/edits.md) and loads (nearest to the
+// latest position first, the cached chunk bytes wrapped in a SessionEvent without re-encoding),
+// and prefetches what a walking player's next step brings into view (LookAhead). The
+// bookkeeping is SessionView's; this file is the gRPC side: at most kWindow generations or ready
+// chunks per session, no further reads while the client owes too many unloads, and a client
+// that stops reading ended by the stall watch.
 #include <spdlog/spdlog.h>
 
 #include <memory>
 #include <mutex>
 
 #include "byte_buffer.h"
+#include "look_ahead.h"
 #include "rpc_call.h"
 #include "session_view.h"
 #include "stall_watch.h"
@@ -41,7 +44,8 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
  public:
   SessionReactor(WorldService& service, grpc::CallbackServerContext* context)
       : service_(service), context_(context), state_(std::make_shared<State>()),
-        view_(service.world().chunk_size(), service.chunk_limit(), kWindow), watch_(service.limits().stall_timeout) {
+        view_(service.world().chunk_size(), service.chunk_limit(), kWindow), ahead_(service.chunk_limit()),
+        watch_(service.limits().stall_timeout) {
     state_->reactor = this;
     service_.metrics().session_started();
     std::lock_guard lock(state_->mutex);
@@ -131,7 +135,35 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
     view_.move(update);
     service_.players().move(player_, update.x(), update.z());  // the live map's players overlay
     catch_up_held();
+    look_ahead(update.view_radius());
     return grpc::Status::OK;
+  }
+
+  // Queues, into the cache only, the chunks the player's next step brings into view if it walks
+  // on as it came: after every view's own chunks, so that a walking player finds them made.
+  void look_ahead(uint32_t radius) {
+    if (!service_.limits().look_ahead) return;
+    for (const LookAhead::Chunk& chunk : ahead_.move(view_.centre(), radius)) {
+      ChunkJob job;
+      if (!service_.make_job(coord_of(chunk.key), options_, "position", job).ok()) continue;  // clipped: cannot fail
+      const double priority = service_.limits().max_radius + 1.0 + static_cast<double>(chunk.ring);
+      if (!service_.fetch(job, priority, unwanted(chunk.unwanted), [](Bytes) {})) service_.metrics().looked_ahead();
+    }
+  }
+
+  // The `cancelled` of this session's fetches: the call is over, or the flag is raised.
+  std::function<bool()> unwanted(std::shared_ptr<std::atomic<bool>> flag) const {
+    return [state = std::weak_ptr<State>(state_), flag = std::move(flag)] {
+      const std::shared_ptr<State> s = state.lock();
+      return !s || s->over.load() || flag->load();
+    };
+  }
+
+  static v1::ChunkCoord coord_of(ChunkKey key) {
+    v1::ChunkCoord coord;
+    coord.set_x(key.x);
+    coord.set_z(key.z);
+    return coord;
   }
 
   // Committed edits reach the session from the EditService's tail thread; it stops listening
@@ -199,20 +231,15 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
   }
 
   void request(const SessionView::Generation& generation) {
-    v1::ChunkCoord coord;
-    coord.set_x(generation.key.x);
-    coord.set_z(generation.key.z);
     ChunkJob job;
-    if (grpc::Status status = service_.make_job(coord, options_, "position", job); !status.ok()) return finish(status);
+    if (grpc::Status status = service_.make_job(coord_of(generation.key), options_, "position", job); !status.ok()) {
+      return finish(status);
+    }
     std::weak_ptr<State> state = state_;
     const ChunkKey key = generation.key;
     const uint64_t version = job.version;
     Bytes hit = service_.fetch(
-        job, static_cast<double>(view_.ring(key)),
-        [state, unwanted = generation.unwanted] {
-          const std::shared_ptr<State> s = state.lock();
-          return !s || s->over.load() || unwanted->load();
-        },
+        job, static_cast<double>(view_.ring(key)), unwanted(generation.unwanted),
         [state, key, version](Bytes bytes) {  // later, on a worker thread
           State::with_reactor(state, [&](auto& reactor) { reactor.delivered(key, std::move(bytes), version); });
         });
@@ -256,6 +283,7 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
   grpc::CallbackServerContext* context_;
   std::shared_ptr<State> state_;
   SessionView view_;
+  LookAhead ahead_;
   StallWatch watch_;
   grpc::ByteBuffer incoming_, outgoing_;
   v1::ChunkOptions options_;

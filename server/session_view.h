@@ -105,6 +105,8 @@ class SessionView {
   size_t loaded() const { return loaded_.size(); }
   size_t under_way() const { return in_flight_.size(); }
   size_t ready() const { return ready_.size(); }
+  // The chunk the player stands in.
+  ChunkKey centre() const { return centre_; }
   // Squared distance in chunks from the view's centre (the order within the view).
   int64_t distance2(ChunkKey key) const;
   // The ring of `key` around the view's centre, max(|dx|, |dz|) in chunks: the generation

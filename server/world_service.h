@@ -49,6 +49,9 @@ struct Limits {
   // Locate's largest radius, world units. Planning cost grows with the area: 4096 takes about
   // 0.1 s for any type of the default world on one thread, 65536 about a minute (wells).
   double max_locate_radius = 4096;
+  // Not a limit: a Session prefetches the chunks a walking player's next step brings into view
+  // (look_ahead.h).
+  bool look_ahead = true;
 };
 
 // At most `max` calls of one kind at once (sessions, region streams).
@@ -116,9 +119,11 @@ class WorldService final : public WorldServiceBase {
   // Locate's request checked; the structure type's id in `type`.
   grpc::Status check_locate(const v1::LocateRequest& request, uint32_t& type) const;
   // The job's bytes now on a cache hit; otherwise null, and `on_ready` gets them later (null if
-  // the generation was dropped), by joining a running generation or queueing one at
-  // `priority` (smaller first: the chunk's ring in its requester's view, 0 for GetChunk) on the
-  // generation worker that owns the chunk's region.
+  // the generation was dropped), by joining a generation under way or queueing one at
+  // `priority` (smaller first: the chunk's ring in its requester's view, 0 for GetChunk; a
+  // Session's look-ahead after every view's rings) on the generation worker that owns the
+  // chunk's region. A request more urgent than a queued generation it joins queues one more at
+  // its own priority; whichever runs first makes the chunk.
   Bytes fetch(const ChunkJob& job, double priority, std::function<bool()> cancelled,
               std::function<void(Bytes)> on_ready);
   // The generated chunk of `coord` with every layer and no terrain (what edits are checked

@@ -107,6 +107,9 @@ TEST(ServerBinaryTest, BadFlagsExitWith2) {
   const Process p = spawn(CHUNKFORGE_SERVER, {"--cache-mb", "lots"}, temp("bad_flag.log"));
   EXPECT_EQ(wait_for(p, std::chrono::seconds(10)), 2);
   EXPECT_NE(read_text(p.log).find("--cache-mb: must be an integer"), std::string::npos) << read_text(p.log);
+  const Process q = spawn(CHUNKFORGE_SERVER, {"--look-ahead", "sometimes"}, temp("bad_switch.log"));
+  EXPECT_EQ(wait_for(q, std::chrono::seconds(10)), 2);
+  EXPECT_NE(read_text(q.log).find("--look-ahead: sometimes not in {on,off}"), std::string::npos) << read_text(q.log);
 }
 
 }  // namespace

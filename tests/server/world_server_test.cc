@@ -297,6 +297,43 @@ TEST_F(WorldServerTest, SessionFollowsAWalkingPlayer) {
   EXPECT_TRUE(session->Finish().ok());
 }
 
+// A session generates ahead of its player: the ring around a first view (where any first step
+// lands), then the edge that repeating the last step brings into view. Each step east then finds
+// its five new chunks in the cache.
+TEST_F(WorldServerTest, SessionPrefetchesWhatAWalkingPlayersNextStepBringsIntoView) {
+  grpc::ClientContext context;
+  auto session = stub_->Session(&context);
+  const int64_t radius = 2, size = default_world().chunk_size();
+  auto step_to = [&](int64_t cx, int events) {
+    v1::SessionUpdate update;
+    update.set_x(static_cast<double>(cx * size) + 1);
+    update.set_view_radius(static_cast<uint32_t>(radius));
+    ASSERT_TRUE(session->Write(update));
+    v1::SessionEvent event;
+    for (int k = 0; k < events; ++k) ASSERT_TRUE(session->Read(&event)) << "event " << k;
+  };
+  auto cached_once = [&](uint64_t expected) {  // waits for the generations under way
+    for (int k = 0; k < 1000 && server_->cache().stats().entries < expected; ++k) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return server_->cache().stats().entries;
+  };
+  step_to(0, 25);
+  EXPECT_EQ(cached_once(49), 49u) << "the view's 25 chunks and the 24 of the ring around it";
+  uint64_t hits = server_->cache().stats().hits;
+  step_to(1, 10);  // 5 loads, 5 unloads
+  EXPECT_EQ(server_->cache().stats().hits, hits + 5) << "the first step's new chunks were made ahead";
+  EXPECT_EQ(cached_once(54), 54u) << "and column x = 4";
+  hits = server_->cache().stats().hits;
+  step_to(2, 10);
+  EXPECT_EQ(server_->cache().stats().hits, hits + 5) << "so were the second step's";
+  EXPECT_EQ(cached_once(59), 59u) << "and column x = 5 is next";
+  EXPECT_EQ(server_->cache().stats().misses, 59u);
+  EXPECT_NE(server_->metrics_page().find("chunkforge_look_ahead_fetches_total 34\n"), std::string::npos);
+  session->WritesDone();
+  EXPECT_TRUE(session->Finish().ok());
+}
+
 TEST_F(WorldServerTest, SessionDeliversTheWholeViewAfterTheClientHalfCloses) {
   grpc::ClientContext context;
   auto session = stub_->Session(&context);

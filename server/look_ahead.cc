@@ -1,0 +1,54 @@
+// LookAhead: the chunks a walking player's next step brings into view (see look_ahead.h).
+#include "look_ahead.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <tuple>
+#include <utility>
+
+namespace chunkforge::server {
+
+LookAhead::Box LookAhead::box(ChunkKey centre, int64_t radius) const {
+  return {{std::max(centre.x - radius, -chunk_limit_), std::max(centre.z - radius, -chunk_limit_)},
+          {std::min(centre.x + radius, chunk_limit_), std::min(centre.z + radius, chunk_limit_)}};
+}
+
+std::vector<LookAhead::Chunk> LookAhead::move(ChunkKey centre, int64_t radius) {
+  if (centre_ == centre) return {};
+  const std::optional<ChunkKey> last = std::exchange(centre_, centre);
+  const Box view = box(centre, radius);
+  ChunkKey predicted = centre;  // no step to repeat: any step of one chunk
+  int64_t next_radius = radius + 1;
+  if (last) {
+    const int64_t dx = centre.x - last->x, dz = centre.z - last->z;
+    if (std::max(std::abs(dx), std::abs(dz)) <= radius) {
+      predicted = {centre.x + dx, centre.z + dz};
+      next_radius = radius;
+    }
+  }
+  const Box next = box(predicted, next_radius);
+  for (auto it = flags_.begin(); it != flags_.end();) {
+    if (view.contains(it->first) || next.contains(it->first)) {
+      ++it;
+    } else {
+      it->second->store(true);
+      it = flags_.erase(it);
+    }
+  }
+  std::vector<Chunk> out;
+  for (int64_t z = next.low.z; z <= next.high.z; ++z) {
+    for (int64_t x = next.low.x; x <= next.high.x; ++x) {
+      const ChunkKey k{x, z};
+      if (view.contains(k) || flags_.contains(k)) continue;
+      const int64_t ring = std::max(std::abs(x - predicted.x), std::abs(z - predicted.z));
+      out.push_back({k, ring, std::make_shared<std::atomic<bool>>(false)});
+      flags_.emplace(k, out.back().unwanted);
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const Chunk& a, const Chunk& b) {
+    return std::tuple(a.ring, a.key.z, a.key.x) < std::tuple(b.ring, b.key.z, b.key.x);
+  });
+  return out;
+}
+
+}  // namespace chunkforge::server
