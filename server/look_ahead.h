@@ -4,14 +4,15 @@
 // generated into the cache before the player takes that step (docs/server.md, "Look-ahead").
 // The next step is predicted as a repeat of the last one; with no last step to repeat (the
 // first view, a jump) it is any step of one chunk, which lands in the ring just outside the
-// view. Each chunk looked ahead at gets a
-// flag, raised once the chunk is neither in the view nor ahead of it any more, so that a player
-// who turned or stopped leaves behind prefetches that cost nothing while still queued.
+// view. Each chunk looked ahead at gets a flag, raised once the chunk is neither in the view
+// nor ahead of it any more, so that a player who turned or stopped leaves behind prefetches
+// that cost nothing while still queued.
 //
 //   LookAhead ahead(chunk_limit);
 //   for (const LookAhead::Chunk& c : ahead.move(centre, radius)) prefetch(c.key, c.ring, c.unwanted);
 //
-// Bounded: it tracks at most the view and the next one, (2 radius + 1)^2 + (2 radius + 3)^2 chunks.
+// Bounded: it tracks at most the view and the next one, (2 radius + 1)^2 + (2 radius + 3)^2
+// chunks.
 //
 // Thread safety: none; the session calls it under its own mutex. The flags are read anywhere.
 #pragma once

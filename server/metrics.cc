@@ -35,7 +35,7 @@ std::string Metrics::render(const CacheStats& cache, size_t queue_depth) const {
   by_method("request_errors_total", "RPCs that ended with an error status, by method.", errors_);
   single("chunks_sent_total", "counter", "Chunks sent by GetChunk, StreamRegion and Session.", chunks_sent_.load());
   single("refused_total", "counter", "Calls refused or ended for capacity (RESOURCE_EXHAUSTED).", refused_.load());
-  single("look_ahead_fetches_total", "counter", "Chunks a Session prefetched ahead of a walking player (not cached yet).",
+  single("look_ahead_fetches_total", "counter", "Chunks not cached yet that a Session prefetched ahead of its player.",
          look_ahead_fetches_.load());
   single("cache_hits_total", "counter", "Chunk requests answered from the cache.", cache.hits);
   single("cache_misses_total", "counter", "Chunk requests that started a generation.", cache.misses);
