@@ -8,15 +8,10 @@
 
 namespace chunkforge::server {
 
-LookAhead::Box LookAhead::box(ChunkKey centre, int64_t radius) const {
-  return {{std::max(centre.x - radius, -chunk_limit_), std::max(centre.z - radius, -chunk_limit_)},
-          {std::min(centre.x + radius, chunk_limit_), std::min(centre.z + radius, chunk_limit_)}};
-}
-
 std::vector<LookAhead::Chunk> LookAhead::move(ChunkKey centre, int64_t radius) {
   if (centre_ == centre) return {};
   const std::optional<ChunkKey> last = std::exchange(centre_, centre);
-  const Box view = box(centre, radius);
+  const ChunkBox view = ChunkBox::around(centre, radius, chunk_limit_);
   ChunkKey predicted = centre;  // no step to repeat: any step of one chunk
   int64_t next_radius = radius + 1;
   if (last) {
@@ -26,7 +21,7 @@ std::vector<LookAhead::Chunk> LookAhead::move(ChunkKey centre, int64_t radius) {
       next_radius = radius;
     }
   }
-  const Box next = box(predicted, next_radius);
+  const ChunkBox next = ChunkBox::around(predicted, next_radius, chunk_limit_);
   for (auto it = flags_.begin(); it != flags_.end();) {
     if (view.contains(it->first) || next.contains(it->first)) {
       ++it;

@@ -48,13 +48,6 @@ class LookAhead {
   size_t tracked() const { return flags_.size(); }
 
  private:
-  // The view of `radius` around `centre`, clipped to the world; contains() tests membership.
-  struct Box {
-    ChunkKey low{1, 1}, high{0, 0};  // empty
-    bool contains(ChunkKey k) const { return k.x >= low.x && k.x <= high.x && k.z >= low.z && k.z <= high.z; }
-  };
-  Box box(ChunkKey centre, int64_t radius) const;
-
   int64_t chunk_limit_;
   std::optional<ChunkKey> centre_;
   std::map<ChunkKey, std::shared_ptr<std::atomic<bool>>> flags_;  // in view or ahead

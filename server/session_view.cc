@@ -31,11 +31,7 @@ std::string update_error(const v1::SessionUpdate& update, uint32_t max_radius, d
 }
 
 SessionView::SessionView(int64_t chunk_size, int64_t chunk_limit, size_t window)
-    : chunk_size_(chunk_size), chunk_limit_(chunk_limit), window_(window), low_{1, 1}, high_{0, 0} {}
-
-bool SessionView::in_view(ChunkKey key) const {
-  return key.x >= low_.x && key.x <= high_.x && key.z >= low_.z && key.z <= high_.z;
-}
+    : chunk_size_(chunk_size), chunk_limit_(chunk_limit), window_(window) {}
 
 int64_t SessionView::distance2(ChunkKey key) const {
   const int64_t dx = key.x - centre_.x, dz = key.z - centre_.z;
@@ -56,9 +52,7 @@ void SessionView::move(double x, double z, uint32_t radius, std::span<const Chun
   const auto chunk_size = static_cast<uint32_t>(chunk_size_);
   centre_ = {chunk_coordinate(x, chunk_size), chunk_coordinate(z, chunk_size)};
   // Clipped, not refused: a player standing at the edge of the world sees what exists.
-  const int64_t r = radius;
-  low_ = {std::max(centre_.x - r, -chunk_limit_), std::max(centre_.z - r, -chunk_limit_)};
-  high_ = {std::min(centre_.x + r, chunk_limit_), std::min(centre_.z + r, chunk_limit_)};
+  box_ = ChunkBox::around(centre_, radius, chunk_limit_);
 
   // What the client holds counts as loaded, at the version it says, and it is owed no unload
   // for it.
@@ -87,8 +81,8 @@ void SessionView::move(double x, double z, uint32_t radius, std::span<const Chun
   // Generations under way stay counted until they return, so the window holds; a chunk back in
   // view is wanted again.
   for (auto& [k, unwanted] : in_flight_) unwanted->store(unneeded(k));
-  for (int64_t cz = low_.z; cz <= high_.z; ++cz) {
-    for (int64_t cx = low_.x; cx <= high_.x; ++cx) {
+  for (int64_t cz = box_.low.z; cz <= box_.high.z; ++cz) {
+    for (int64_t cx = box_.low.x; cx <= box_.high.x; ++cx) {
       const ChunkKey k{cx, cz};
       if (!loaded_.count(k) && !in_flight_.count(k) && !ready_.count(k)) wanted_.insert(k);
     }

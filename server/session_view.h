@@ -21,6 +21,7 @@
 // Thread safety: none; the reactor calls it under its own mutex.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <compare>
 #include <deque>
@@ -43,6 +44,18 @@ using Bytes = std::shared_ptr<const std::string>;
 struct ChunkKey {
   int64_t x = 0, z = 0;
   auto operator<=>(const ChunkKey&) const = default;
+};
+
+// The chunks within `radius` (in x and in z) of a centre, clipped to the supported world: a
+// view. Corners inclusive; the default box is empty.
+struct ChunkBox {
+  ChunkKey low{1, 1}, high{0, 0};
+  // `limit`: the largest |chunk coordinate| of the supported world.
+  static ChunkBox around(ChunkKey centre, int64_t radius, int64_t limit) {
+    return {{std::max(centre.x - radius, -limit), std::max(centre.z - radius, -limit)},
+            {std::min(centre.x + radius, limit), std::min(centre.z + radius, limit)}};
+  }
+  bool contains(ChunkKey k) const { return k.x >= low.x && k.x <= high.x && k.z >= low.z && k.z <= high.z; }
 };
 
 // Why an update cannot be applied (naming the field and the allowed range), or "" when it can.
@@ -114,14 +127,14 @@ class SessionView {
   int64_t ring(ChunkKey key) const;
 
  private:
-  bool in_view(ChunkKey key) const;
+  bool in_view(ChunkKey key) const { return box_.contains(key); }
   bool nearer(ChunkKey a, ChunkKey b) const;
   void reload_queued_changes();
 
   int64_t chunk_size_, chunk_limit_;
   size_t window_;
   ChunkKey centre_;
-  ChunkKey low_, high_;  // the view's corners, inclusive, clipped to the world
+  ChunkBox box_;  // the view, clipped to the world
   std::map<ChunkKey, uint64_t> loaded_;  // the version the client has
   std::set<ChunkKey> wanted_, owed_unloads_;
   std::map<ChunkKey, std::shared_ptr<std::atomic<bool>>> in_flight_;

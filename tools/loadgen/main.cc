@@ -288,7 +288,8 @@ int main(int argc, char** argv) {
   const auto [rss, peak] = o.server_pid > 0 ? rss_mib(o.server_pid) : std::pair{0.0, 0.0};
   if (o.json) {
     std::cout << "{\"mode\":\"" << o.mode << "\",\"players\":" << o.players << ",\"radius\":" << o.radius
-              << ",\"stagger\":" << (o.stagger ? "true" : "false") << ",\"seconds\":" << seconds << ",\"chunks\":" << r.chunks << ",\"chunks_per_second\":"
+              << ",\"stagger\":" << (o.stagger ? "true" : "false") << ",\"seconds\":" << seconds
+              << ",\"chunks\":" << r.chunks << ",\"chunks_per_second\":"
               << static_cast<double>(r.chunks) / seconds << ",\"latency_p50_ms\":" << all.p50
               << ",\"latency_p99_ms\":" << all.p99 << ",\"latency_max_ms\":" << all.max
               << ",\"start_latency_p50_ms\":" << burst.p50 << ",\"start_latency_p99_ms\":" << burst.p99
