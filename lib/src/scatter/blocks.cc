@@ -10,6 +10,7 @@
 
 #include "scatter/constants.h"
 #include "scatter/field.h"
+#include "scatter/spare_pools.h"
 
 namespace chunkforge {
 
@@ -41,70 +42,17 @@ ScatterField::ScatterField(const ResourceLayers& layers, const Terrain& terrain,
   }
 }
 
-// A field's pools outlive it on its thread, for the next field: a cold request (a Generator
-// call per chunk) would otherwise allocate and free its whole memo each time, and the freed
-// memory goes back to the system, so every request page-faulted it in again (measured: about
-// 100 page faults per cold chunk of blue_noise_bench's forest, ~15 % of its time). Bounded, so
-// a large ChunkStream memo does not stay.
-//
-// The list is reached through a trivially destructible thread_local pointer, never a
-// thread_local object: a field may be destroyed during thread exit after the list (a server
-// worker's thread_local ChunkStream), and must then find no list rather than a destroyed one.
-template <typename T>
-class SparePools {
- public:
-  using List = std::vector<std::unique_ptr<T[]>>;
-  // The thread's list; null once its owner was destroyed at thread exit.
-  static List* list() {
-    if (list_ == nullptr && !gone_) {
-      thread_local Owner owner;  // destroyed at thread exit before anything constructed earlier
-      list_ = new List();
-    }
-    return list_;
-  }
-
- private:
-  struct Owner {
-    ~Owner() {
-      delete list_;
-      list_ = nullptr;
-      gone_ = true;
-    }
-  };
-  static inline thread_local List* list_ = nullptr;
-  static inline thread_local bool gone_ = false;
-};
-constexpr size_t kMaxSparePools = 64;
-
-template <typename T>
-void keep_spares(std::vector<std::unique_ptr<T[]>>& pools) {
-  auto* spare = SparePools<T>::list();
-  if (spare == nullptr) return;  // the thread is ending: pools are freed with the field
-  for (auto& pool : pools) {
-    if (spare->size() < kMaxSparePools) spare->push_back(std::move(pool));
-  }
-}
-
-template <typename T>
-std::unique_ptr<T[]> take_pool(size_t size) {
-  auto* spare = SparePools<T>::list();
-  if (spare == nullptr || spare->empty()) return std::make_unique_for_overwrite<T[]>(size);
-  std::unique_ptr<T[]> pool = std::move(spare->back());
-  spare->pop_back();
-  return pool;
-}
-
 constexpr size_t kBlockPool = 16;      // blocks per pool
 constexpr size_t kCandidateSlab = 4096;  // candidates per slab (a block holds at most 192)
 
 ScatterField::~ScatterField() {
-  keep_spares(block_pools_);
-  keep_spares(slabs_);
+  SparePools<Block>::keep(block_pools_);
+  SparePools<Candidate>::keep(slabs_);
 }
 
 ScatterField::Block* ScatterField::new_block() {
   if (block_pools_.empty() || block_pool_used_ == kBlockPool) {
-    block_pools_.push_back(take_pool<Block>(kBlockPool));
+    block_pools_.push_back(SparePools<Block>::take(kBlockPool));
     block_pool_used_ = 0;
   }
   Block* b = &block_pools_.back()[block_pool_used_++];
@@ -116,7 +64,7 @@ ScatterField::Candidate* ScatterField::candidate_storage(size_t count) {
   static_assert(kCandidateSlab >= kBlockCells * kDartsPerCell);
   if (slabs_.empty() || slab_used_ + count > kCandidateSlab) {
     // Not initialised: make_candidates writes every field before it is read.
-    slabs_.push_back(take_pool<Candidate>(kCandidateSlab));
+    slabs_.push_back(SparePools<Candidate>::take(kCandidateSlab));
     slab_used_ = 0;
   }
   Candidate* out = slabs_.back().get() + slab_used_;
@@ -240,7 +188,7 @@ void ScatterField::fill_block(uint32_t layer, int64_t bi, int64_t bj, int ox, in
     for (int ci = 0; ci < per_side; ++ci) {
       Cell& c = b.cells[cj * per_side + ci];
       c.block = &b;
-      c.span = span;
+      c.span = static_cast<uint8_t>(span);
       c.i = bi * kBlockSide + ci * span;
       c.j = bj * kBlockSide + cj * span;
       // A coarse cell's spacing is the smallest of its scatter cells'.
@@ -262,8 +210,9 @@ void ScatterField::draw_cell(uint32_t layer, Cell& c) {
   const CellDraws draws(ly.seed, c.i, c.j, c.span);
   c.draws_hash = draws.hash();
   const bool sampled = !rules_.threshold_gates_sampling || c.density >= ly.def->threshold;
-  c.unmade = sampled ? ly.method->kept(*ly.def, CellView{c.span, c.r, c.density, c.peak}, draws) : 0;
-  c.count = static_cast<uint32_t>(std::popcount(c.unmade));
+  c.unmade = sampled ? static_cast<uint16_t>(ly.method->kept(*ly.def, CellView{c.span, c.r, c.density, c.peak}, draws))
+                     : uint16_t{0};
+  c.count = static_cast<uint8_t>(std::popcount(c.unmade));
   c.candidates = c.count > 0 ? candidate_storage(c.count) : nullptr;
   c.drawn = true;
 }
@@ -279,9 +228,6 @@ void ScatterField::make_candidates(uint32_t layer, Cell& c, uint32_t until) {
     Candidate& a = c.candidates[c.made];
     ly.method->place(*ly.def, view, bits, a.u, a.v);
     a.t = arrival_time(k, bits);
-    a.k = k;
-    a.viable = -1;
-    a.exists = -1;
   }
 }
 

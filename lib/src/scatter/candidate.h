@@ -10,12 +10,17 @@
 
 namespace chunkforge::scatter {
 
+// Arrival times carry the dart's round (its index k) in their top four bits.
+constexpr int kRoundShift = 60;
+static_assert(kDartsPerCell <= 16, "the round is 4 bits of t");
+
+// 16 bytes: a memo holds hundreds of thousands of them, and their memory is touched as it is
+// made (what a candidate's decision remembers lives in its cell).
 struct Candidate {
-  uint64_t t;     // arrival time
+  uint64_t t;     // arrival time; its top bits are the dart's index k (arrival_time)
   uint32_t u, v;  // position in the cell, units of 2^-24 scatter-cell side (< span * 2^24)
-  uint32_t k;     // index in the cell's candidate sequence
-  int8_t viable;  // density >= threshold and filters pass: -1 not evaluated yet, else 0 / 1
-  int8_t exists;  // ScatterRules::layers_sampled_apart: -1 not evaluated yet, else 0 / 1
+  // The dart's index among the cell's kDartsPerCell darts.
+  uint32_t k() const { return static_cast<uint32_t>(t >> kRoundShift); }
 };
 
 // The random draws of one cell's candidates. One hash per cell (two mixes over the layer's
@@ -48,7 +53,7 @@ class CellDraws {
 // cell's candidates are thus already in time order, and the process is still sequential dart
 // throwing in one global order.
 inline uint64_t arrival_time(uint32_t k, uint64_t bits) {
-  return (static_cast<uint64_t>(k) << 60) | (mix64(bits ^ kTimeSalt.value) >> 4);
+  return (static_cast<uint64_t>(k) << kRoundShift) | (mix64(bits ^ kTimeSalt.value) >> 4);
 }
 
 }  // namespace chunkforge::scatter

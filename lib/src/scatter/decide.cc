@@ -12,15 +12,17 @@ namespace chunkforge {
 
 using namespace scatter;
 
-bool ScatterField::viable(uint32_t layer, Cell& c, Candidate& a) {
-  if (a.viable >= 0) return a.viable == 1;
+bool ScatterField::viable(uint32_t layer, Cell& c, const Candidate& a) {
+  const auto bit = static_cast<uint16_t>(1u << (&a - c.candidates));
+  if ((c.viable_known & bit) != 0) return (c.viable_yes & bit) != 0;
   const ResourceLayer& l = *layer_[layer].def;
   bool ok = c.density >= l.threshold;
   if (ok && l.filtered()) ok = l.admits_at(terrain_, world_x(layer, c, a), world_z(layer, c, a));
   if (ok && structures_ != nullptr) {
     ok = !structures_->covers(world_x(layer, c, a), world_z(layer, c, a), l.footprint);
   }
-  a.viable = ok ? 1 : 0;
+  c.viable_known |= bit;
+  if (ok) c.viable_yes |= bit;
   return ok;
 }
 
@@ -93,12 +95,12 @@ void ScatterField::settle(uint32_t layer, Cell& c, bool blocked, bool spaced) {
       covered = covers(layer, *c.last_blocker, c);
       c.last_blocker_tried = true;
     }
-    c.next = covered ? c.count : c.next + 1;
+    c.next = covered ? c.count : static_cast<uint8_t>(c.next + 1);
   } else {
-    c.accepted = static_cast<int32_t>(c.next);
+    c.accepted = static_cast<int8_t>(c.next);
     c.block->accepted_mask |= static_cast<uint16_t>(1u << (&c - c.block->cells));
     // Spaced methods: every later candidate of the cell lies within r_min of this one.
-    c.next = spaced ? c.count : c.next + 1;
+    c.next = spaced ? c.count : static_cast<uint8_t>(c.next + 1);
   }
 }
 
@@ -109,7 +111,7 @@ bool ScatterField::is_object(uint32_t layer, Cell& c) {
 
 void ScatterField::decide_until(uint32_t layer, Cell& c, uint32_t end) {
   const bool spaced = layer_[layer].method->spaced;
-  while (c.next < std::min(end, c.count)) {
+  while (c.next < std::min<uint32_t>(end, c.count)) {
     // Most candidates of a spaced layer fall to an accepted neighbour: settle those without
     // the stack.
     if (spaced) {
@@ -124,13 +126,12 @@ void ScatterField::decide_until(uint32_t layer, Cell& c, uint32_t end) {
 }
 
 bool ScatterField::exists(uint32_t layer, Cell& c) {
-  if (c.candidates[c.accepted].exists >= 0) return c.candidates[c.accepted].exists == 1;
+  if (c.exists >= 0) return c.exists == 1;
   // A candidate exists iff it is viable and none of its rivals exists. Rivals arrived earlier,
   // so the walk (depth first, one frame per candidate whose rivals are being asked) ends.
   auto open = [&](uint32_t l, Cell& cell) {
-    Candidate& x = cell.candidates[cell.accepted];
-    if (!viable(l, cell, x)) {
-      x.exists = 0;
+    if (!viable(l, cell, cell.candidates[cell.accepted])) {
+      cell.exists = 0;
       return;
     }
     const size_t begin = rivals_.size();
@@ -145,7 +146,7 @@ bool ScatterField::exists(uint32_t layer, Cell& c) {
     bool opened = false;
     for (; f.cursor < f.rivals_end; ++f.cursor) {
       const Neighbour r = rivals_[f.cursor];
-      const int8_t rival_exists = r.cell->candidates[r.cell->accepted].exists;
+      const int8_t rival_exists = r.cell->exists;
       if (rival_exists == 1) {
         verdict = 0;
         break;
@@ -157,11 +158,11 @@ bool ScatterField::exists(uint32_t layer, Cell& c) {
       }
     }
     if (opened) continue;
-    f.cell->candidates[f.cell->accepted].exists = verdict;
+    f.cell->exists = verdict;
     rivals_.resize(f.rivals_begin);
     existence_frames_.pop_back();
   }
-  return c.candidates[c.accepted].exists == 1;
+  return c.exists == 1;
 }
 
 }  // namespace chunkforge

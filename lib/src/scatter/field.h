@@ -94,7 +94,7 @@ class ScatterField {
   static constexpr int kGroupSide = 2;
 
   struct Block;
-  struct Cell {  // 96 bytes: the wide fields first, then the narrow ones packed
+  struct Cell {  // 88 bytes: the wide fields first, then the narrow ones packed
     Block* block = nullptr;
     int64_t i = 0, j = 0;  // the cell's lowest scatter-cell coordinates in the layer's grid
     double density = 0;    // layer density at the cell centre
@@ -104,17 +104,24 @@ class ScatterField {
     Candidate* candidates = nullptr;
     uint64_t draws_hash = 0;        // CellDraws::hash() of the cell
     Cell* last_blocker = nullptr;   // same-layer cell that blocked the previous candidate
-    int span = 1;          // scatter cells per side: 1, 2 or 4 (coarse cells in sparse blocks)
-    int reach = 0;         // spaced methods: ceil(r / cell side), the cells r reaches across
-    uint32_t count = 0;
-    uint32_t made = 0;
-    uint32_t unmade = 0;            // darts (bit k: dart k) that exist but are not drawn yet
-    uint32_t next = 0;              // candidates before `next` are decided
-    int32_t accepted = -1;          // the accepted candidate (at most one per cell), or -1
-    bool drawn = false;             // which darts exist (count, unmade) is known
-    bool peak = false;              // noise_peaks: the cell holds its window's maximum
+    int32_t reach = 0;     // spaced methods: ceil(r / cell side), the cells r reaches across
+    uint16_t unmade = 0;   // darts (bit k: dart k) that exist but are not drawn yet
+    // viable(): bit n of `viable_known` says candidate n's viability is known, bit n of
+    // `viable_yes` what it is.
+    uint16_t viable_known = 0, viable_yes = 0;
+    uint8_t span = 1;      // scatter cells per side: 1, 2 or 4 (coarse cells in sparse blocks)
+    uint8_t count = 0;
+    uint8_t made = 0;
+    uint8_t next = 0;      // candidates before `next` are decided
+    int8_t accepted = -1;  // the accepted candidate (at most one per cell), or -1
+    // ScatterRules::layers_sampled_apart: whether the accepted candidate exists; -1 not known.
+    int8_t exists = -1;
+    bool drawn = false;    // which darts exist (count, unmade) is known
+    bool peak = false;     // noise_peaks: the cell holds its window's maximum
     bool last_blocker_tried = false;  // covers(last_blocker, this) was asked (and said no)
   };
+  static_assert(scatter::kDartsPerCell <= 16, "unmade and the viability masks have 16 bits");
+  static_assert(sizeof(Cell) == 88 && sizeof(Candidate) == 16, "the memo's memory per cell (docs/resources.md)");
   // Materialised in steps: densities (batched) for the whole group of blocks when first seen; per
   // cell, which darts exist when a scan first reaches the cell, and each dart's position and
   // time when first looked at. Neighbour scans prune whole blocks on their densities alone.
@@ -230,7 +237,7 @@ class ScatterField {
   [[gnu::always_inline]] static bool earlier(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb,
                                              const Cell& cb, const Candidate& b) {
     if (a.t != b.t) return a.t < b.t;
-    return std::tie(la, ca.i, ca.j, a.k) < std::tie(lb, cb.i, cb.j, b.k);
+    return std::tie(la, ca.i, ca.j) < std::tie(lb, cb.i, cb.j);  // equal t: equal k
   }
   // Squared world distance between two candidates; exact integer differences, so the same
   // pair gives the same bits from any request.
@@ -241,7 +248,7 @@ class ScatterField {
                                           Candidate& b);
   [[gnu::always_inline]] bool blocks(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, Cell& cb);
   // Whether a candidate would exist once accepted: threshold and filters (memoised).
-  bool viable(uint32_t layer, Cell& c, Candidate& a);
+  bool viable(uint32_t layer, Cell& c, const Candidate& a);
   // Whether c's accepted candidate becomes an object, by the version's rules.
   bool is_object(uint32_t layer, Cell& c);
 

@@ -32,7 +32,6 @@ int cells_per_chunk(const ResourceLayer& l, int64_t chunk_size) {
 // K darts per cell, thinned by (r_level / r)^2 so that dart intensity follows 1 / r^2 (r_level:
 // the spacing the cell's size is made for, r_min times its span).
 uint32_t kept(const ResourceLayer& l, const CellView& c, const CellDraws& draws) {
-  static_assert(kDartsPerCell <= 16, "the round is 4 bits of t");
   const double ratio = l.r_min() * c.span / c.r, keep = ratio * ratio;
   constexpr uint32_t kAll = (1u << kDartsPerCell) - 1;
   // A draw is at most 255/256: at keep >= 1 (dense cells) every dart stays, without drawing.

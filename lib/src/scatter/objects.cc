@@ -48,7 +48,7 @@ std::vector<ResourceObject> ScatterField::objects_in_chunk(ChunkCoord chunk) {
         const int64_t sub_x = local_sub(layer, c.i, a.u, chunk.x), sub_z = local_sub(layer, c.j, a.v, chunk.z);
         if (sub_x < 0 || sub_z < 0 || sub_x >= n * kSub || sub_z >= n * kSub) continue;  // anchored elsewhere
         if (!is_object(layer, c)) continue;
-        const uint64_t attributes = hash(seed_, kAttributeSalt, l.salt.value, c.i, c.j, a.k);
+        const uint64_t attributes = hash(seed_, kAttributeSalt, l.salt.value, c.i, c.j, a.k());
         ResourceObject o;
         o.layer = layer;
         o.x = local(layer, c.i, a.u, chunk.x);
@@ -56,7 +56,7 @@ std::vector<ResourceObject> ScatterField::objects_in_chunk(ChunkCoord chunk) {
         o.y = terrain_.elevation(world_x(layer, c, a), world_z(layer, c, a));
         o.yaw = unit_double(attributes) * 360.0;
         o.variant = static_cast<uint32_t>((attributes & 0xffffffffu) % l.variants);
-        o.id = hash(seed_, kIdSalt, l.salt.value, c.i, c.j, a.k);
+        o.id = hash(seed_, kIdSalt, l.salt.value, c.i, c.j, a.k());
         o.density = c.density;
         found.push_back(Keyed{sub_z, sub_x, o});
       }
