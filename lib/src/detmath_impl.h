@@ -51,11 +51,13 @@ inline double exp(double y) {
 }
 
 // x^a for x >= 0 (0^a = 0 for a > 0, x^0 = 1). Small whole exponents (1 to 8) are exact
-// repeated multiplication: faster, and the usual case for sharpness.
+// repeated multiplication: faster, and the usual case for sharpness. (Whole is tested by a
+// conversion, not std::floor: without SSE4.1 that is a library call, and the density of every
+// scatter cell comes through here.)
 inline double pow(double x, double a) {
   if (a == 0.0) return 1.0;
   if (x <= 0.0) return 0.0;
-  if (a == std::floor(a) && a >= 1.0 && a <= 8.0) {
+  if (a >= 1.0 && a <= 8.0 && a == static_cast<double>(static_cast<int>(a))) {
     double result = x;
     for (int k = 1; k < static_cast<int>(a); ++k) result *= x;
     return result;

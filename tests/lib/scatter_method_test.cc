@@ -45,6 +45,30 @@ TEST(ScatterMethodTest, BlueNoiseCellsAreSmallEnoughToHoldOnePoint) {
   EXPECT_LT(side * std::sqrt(2.0), layer.r_min());
 }
 
+// Blue noise keeps dart k iff its thinning draw is below keep = (r_min * span / r)^2; the record
+// tests that on the draw's integer byte. Both must agree for every draw, also where keep * 256
+// is a whole number (r = 2 r_min and 4 r_min: keep 1/4 and 1/16 exactly), where a draw equal to
+// keep is not kept.
+TEST(ScatterMethodTest, BlueNoiseThinningKeepsTheDartsWhoseDrawIsBelowKeep) {
+  WorldResult created = World::create(with_method(v1::ResourceLayer::blue_noise));
+  ASSERT_TRUE(created.ok());
+  const ResourceLayer& layer = created.world->resources().layer(0);
+  const scatter::MethodRecord& record = scatter::method_record(layer.method);
+  for (int step = 0; step <= 192; ++step) {
+    const double r = layer.r_min() * (1.0 + step / 64.0);
+    const scatter::CellView cell{1, r, layer.spacing / r, false};
+    const double ratio = layer.r_min() / r, keep = ratio * ratio;  // as the record computes it
+    for (int64_t i = 0; i < 200; ++i) {
+      const scatter::CellDraws draws(12345, i, step, 1);
+      uint32_t expected = 0;
+      for (uint32_t k = 0; k < scatter::kDartsPerCell; ++k) {
+        if (keep >= 1.0 || draws.thinning(k) < keep) expected |= 1u << k;
+      }
+      ASSERT_EQ(record.kept(layer, cell, draws), expected) << "keep " << keep << " cell " << i;
+    }
+  }
+}
+
 TEST(ScatterMethodTest, AnUnknownMethodNumberIsAValidationError) {
   const WorldResult r = World::create(with_method(17));
   ASSERT_FALSE(r.ok());

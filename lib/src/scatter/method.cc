@@ -36,11 +36,17 @@ uint32_t kept(const ResourceLayer& l, const CellView& c, const CellDraws& draws)
   constexpr uint32_t kAll = (1u << kDartsPerCell) - 1;
   // A draw is at most 255/256: at keep >= 1 (dense cells) every dart stays, without drawing.
   if (keep >= 1.0) return kAll;
+  // Dart k stays iff CellDraws::thinning(group, k) = byte / 256 < keep, that is iff byte < keep *
+  // 256 (scaling by a power of two is exact), iff byte < `below` = ceil(keep * 256): the same
+  // test on the integers, without a conversion per dart.
+  const double scaled = keep * 256.0;
+  const auto whole = static_cast<uint64_t>(scaled);  // keep < 1: below 256
+  const uint64_t below = whole + (static_cast<double>(whole) < scaled ? 1 : 0);
   uint32_t mask = 0;
   uint64_t group = 0;
   for (uint32_t k = 0; k < kDartsPerCell; ++k) {
     if (k % 8 == 0) group = draws.thinning_group(k / 8);
-    if (CellDraws::thinning(group, k) < keep) mask |= 1u << k;
+    if (((group >> (8 * (k % 8))) & 0xff) < below) mask |= 1u << k;
   }
   return mask;
 }
