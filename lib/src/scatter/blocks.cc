@@ -30,9 +30,11 @@ ScatterField::ScatterField(const ResourceLayers& layers, const Terrain& terrain,
     const ResourceLayer& l = layers.layer(id);
     const double n = static_cast<double>(l.cells_per_chunk);
     const MethodRecord& method = method_record(l.method);
-    layer_.push_back(Layer{&l, &method, l.cells_per_chunk, size / n, size / (n * kSubD),
+    const double side = size / n;
+    layer_.push_back(Layer{&l, &method, l.cells_per_chunk, side, size / (n * kSubD),
                            hash(seed, kDartSalt, l.salt.value),
-                           method.halo(l, l.cells_per_chunk, layers.chunk_size())});
+                           method.halo(l, l.cells_per_chunk, layers.chunk_size()),
+                           static_cast<int64_t>(std::ceil(l.r_max() / side)) + 1});
   }
   pair_scale_.resize(count * count);
   for (size_t a = 0; a < count; ++a) {

@@ -32,6 +32,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -142,6 +143,9 @@ class ScatterField {
     double unit;        // world units per sub-cell unit
     uint64_t seed;      // hash(world seed, dart salt, layer salt)
     int halo;           // method's border of cells around a block
+    // Spaced methods: scatter cells beyond a cell's own that the layer's largest spacing can
+    // reach across (ceil(r_max / side), plus one for rounding).
+    int64_t max_reach;
   };
   struct Frame {
     uint32_t layer = 0;
@@ -198,6 +202,36 @@ class ScatterField {
   // Room for `count` candidates that never move.
   Candidate* candidate_storage(size_t count);
 
+  // sweep.cc
+  // Whether a layer's chunk is decided by sweep_chunk: spaced, and acceptance by its own layer.
+  bool sweeps(uint32_t layer) const;
+  // Decides every candidate of the layer's cells overlapping `chunk`, in arrival order.
+  void sweep_chunk(uint32_t layer, ChunkCoord chunk);
+  // With every earlier candidate within its reach decided: whether an accepted one blocks a.
+  bool blocked_by_any_accepted(uint32_t layer, Cell& c, const Candidate& a);
+  // A cell waiting in sweep_chunk for its next candidate, whose arrival time is t.
+  struct Waiting {
+    uint64_t t;
+    Cell* cell;
+  };
+  // Sorts one round's waiting cells into arrival order (scratch: memory to reuse).
+  static void sort_round(std::vector<Waiting>& round, std::vector<Waiting>& scratch, std::vector<uint32_t>& counts);
+
+  // Calls fn(cell) for every cell of `layer` overlapping `chunk`, once each (a coarse cell may
+  // straddle the chunk's border), in rows.
+  template <typename Fn>
+  void for_each_cell_in_chunk(uint32_t layer, ChunkCoord chunk, Fn&& fn) {
+    const int64_t n = layer_[layer].n;
+    const int64_t i0 = chunk.x * n, j0 = chunk.z * n;
+    for (int64_t j = j0; j < j0 + n; ++j) {
+      for (int64_t i = i0; i < i0 + n; ++i) {
+        // Visit a coarse cell at its first position inside the chunk.
+        Cell& c = cell(layer, i, j);
+        if (i == std::max(c.i, i0) && j == std::max(c.j, j0)) fn(c);
+      }
+    }
+  }
+
   // neighbours.cc
   Position position(uint32_t layer, const Cell& c, const Candidate& a) const;
   // Calls fn(cell) for the cells of `layer` with candidates and a density of at least
@@ -209,6 +243,8 @@ class ScatterField {
                    Fn&& fn);
   void list_neighbours(uint32_t layer, Cell& c, const Candidate& a);
   bool blocked_by_accepted_nearby(uint32_t layer, Cell& c, const Candidate& a);
+  // Whether other's accepted candidate (of c's layer) blocks a; it is then c's last blocker.
+  bool blocked_by(uint32_t layer, Cell& c, const Candidate& a, Cell& other);
   // ScatterRules::layers_sampled_apart: appends to rivals_ the cells of other layers whose
   // accepted candidate arrived before c's and lies within the footprint sum of it, deciding
   // those cells as far as that needs.
@@ -300,6 +336,10 @@ class ScatterField {
   };
   std::vector<ExistenceFrame> existence_frames_;
   std::vector<Neighbour> rivals_;
+  // sweep_chunk's rounds, and scratch for sorting one.
+  std::array<std::vector<Waiting>, scatter::kDartsPerCell> rounds_;
+  std::vector<Waiting> sort_scratch_;
+  std::vector<uint32_t> sort_counts_;
   const std::atomic<bool>* abandon_ = nullptr;
 };
 

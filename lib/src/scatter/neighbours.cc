@@ -104,6 +104,13 @@ uint32_t ScatterField::window_mask(const Block& b, int64_t i0, int64_t i1, int64
   return mask;
 }
 
+bool ScatterField::blocked_by(uint32_t layer, Cell& c, const Candidate& a, Cell& other) {
+  if (!blocks(layer, c, a, layer, other)) return false;
+  c.last_blocker = &other;
+  c.last_blocker_tried = false;
+  return true;
+}
+
 bool ScatterField::blocked_by_accepted_nearby(uint32_t layer, Cell& c, const Candidate& a) {
   // Most rejections are settled here by an accepted earlier candidate of the same layer close
   // by: first the cell that blocked the cell's previous candidate, then the accepted cells of
@@ -120,11 +127,7 @@ bool ScatterField::blocked_by_accepted_nearby(uint32_t layer, Cell& c, const Can
                                         j1 - bj * kBlockSide);
     for (uint32_t mask = b.accepted_mask & window; mask != 0; mask &= mask - 1) {
       Cell& other = b.cells[std::countr_zero(mask)];
-      if (&other != &c && blocks(layer, c, a, layer, other)) {
-        c.last_blocker = &other;
-        c.last_blocker_tried = false;
-        return true;
-      }
+      if (&other != &c && blocked_by(layer, c, a, other)) return true;
     }
     return false;
   };

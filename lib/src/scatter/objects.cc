@@ -35,32 +35,28 @@ std::vector<ResourceObject> ScatterField::objects_in_chunk(ChunkCoord chunk) {
     poll_abandon(abandon_);
     const ResourceLayer& l = *layer_[layer].def;
     const int64_t n = layer_[layer].n;
-    const int64_t i0 = chunk.x * n, j0 = chunk.z * n;
-    for (int64_t j = j0; j < j0 + n; ++j) {
-      for (int64_t i = i0; i < i0 + n; ++i) {
-        // Coarse cells cover several positions (and may straddle the chunk's border): visit
-        // each cell once, at its first position inside the chunk.
-        Cell& c = cell(layer, i, j);
-        if (i != std::max(c.i, i0) || j != std::max(c.j, j0)) continue;
-        decide_all(layer, c);
-        if (c.accepted < 0) continue;
-        Candidate& a = c.candidates[c.accepted];
-        const int64_t sub_x = local_sub(layer, c.i, a.u, chunk.x), sub_z = local_sub(layer, c.j, a.v, chunk.z);
-        if (sub_x < 0 || sub_z < 0 || sub_x >= n * kSub || sub_z >= n * kSub) continue;  // anchored elsewhere
-        if (!is_object(layer, c)) continue;
-        const uint64_t attributes = hash(seed_, kAttributeSalt, l.salt.value, c.i, c.j, a.k());
-        ResourceObject o;
-        o.layer = layer;
-        o.x = local(layer, c.i, a.u, chunk.x);
-        o.z = local(layer, c.j, a.v, chunk.z);
-        o.y = terrain_.elevation(world_x(layer, c, a), world_z(layer, c, a));
-        o.yaw = unit_double(attributes) * 360.0;
-        o.variant = static_cast<uint32_t>((attributes & 0xffffffffu) % l.variants);
-        o.id = hash(seed_, kIdSalt, l.salt.value, c.i, c.j, a.k());
-        o.density = c.density;
-        found.push_back(Keyed{sub_z, sub_x, o});
-      }
-    }
+    // Spaced layers decide the whole chunk in arrival order first (sweep.cc); the rest ask cell
+    // by cell, which decides what each cell needs.
+    if (sweeps(layer)) sweep_chunk(layer, chunk);
+    for_each_cell_in_chunk(layer, chunk, [&](Cell& c) {
+      decide_all(layer, c);
+      if (c.accepted < 0) return;
+      Candidate& a = c.candidates[c.accepted];
+      const int64_t sub_x = local_sub(layer, c.i, a.u, chunk.x), sub_z = local_sub(layer, c.j, a.v, chunk.z);
+      if (sub_x < 0 || sub_z < 0 || sub_x >= n * kSub || sub_z >= n * kSub) return;  // anchored elsewhere
+      if (!is_object(layer, c)) return;
+      const uint64_t attributes = hash(seed_, kAttributeSalt, l.salt.value, c.i, c.j, a.k());
+      ResourceObject o;
+      o.layer = layer;
+      o.x = local(layer, c.i, a.u, chunk.x);
+      o.z = local(layer, c.j, a.v, chunk.z);
+      o.y = terrain_.elevation(world_x(layer, c, a), world_z(layer, c, a));
+      o.yaw = unit_double(attributes) * 360.0;
+      o.variant = static_cast<uint32_t>((attributes & 0xffffffffu) % l.variants);
+      o.id = hash(seed_, kIdSalt, l.salt.value, c.i, c.j, a.k());
+      o.density = c.density;
+      found.push_back(Keyed{sub_z, sub_x, o});
+    });
   }
   std::sort(found.begin(), found.end(), [](const Keyed& a, const Keyed& b) {
     return std::tie(a.object.layer, a.z, a.x, a.object.id) < std::tie(b.object.layer, b.z, b.x, b.object.id);
