@@ -34,7 +34,7 @@ ScatterField::ScatterField(const ResourceLayers& layers, const Terrain& terrain,
     layer_.push_back(Layer{&l, &method, l.cells_per_chunk, side, size / (n * kSubD),
                            hash(seed, kDartSalt, l.salt.value),
                            method.halo(l, l.cells_per_chunk, layers.chunk_size()),
-                           static_cast<int64_t>(std::ceil(l.r_max() / side)) + 1});
+                           static_cast<int64_t>(std::ceil((l.r_max() + kPruneMargin) / side))});
   }
   pair_scale_.resize(count * count);
   for (size_t a = 0; a < count; ++a) {

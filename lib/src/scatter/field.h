@@ -144,7 +144,8 @@ class ScatterField {
     uint64_t seed;      // hash(world seed, dart salt, layer salt)
     int halo;           // method's border of cells around a block
     // Spaced methods: scatter cells beyond a cell's own that the layer's largest spacing can
-    // reach across (ceil(r_max / side), plus one for rounding).
+    // reach across, with the margin visit_cells prunes with: a cell farther away is one that no
+    // listing of neighbours would list.
     int64_t max_reach;
   };
   struct Frame {
