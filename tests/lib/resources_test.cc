@@ -398,6 +398,68 @@ TEST(ResourceOrderTest, CanonicalBytesDoNotDependOnOrderOrThreads) {
   EXPECT_GT(distinct.size(), 90u);
 }
 
+// The objects of `chunks` (one layer's, in canonical order), cold or through one ChunkStream.
+std::vector<ResourceObject> objects_of(const World& world, const std::vector<ChunkCoord>& chunks, bool streamed) {
+  const Generator generator(world);
+  ChunkStream stream(world);
+  std::vector<ResourceObject> out;
+  for (const ChunkCoord& c : chunks) {
+    for (const ResourceObject& o : (streamed ? stream.generate(c) : generator.generate(c)).objects) {
+      if (o.layer == 0) out.push_back(o);
+    }
+  }
+  return out;
+}
+
+// forest_only with a spacing that changes fast (from 2 to 16 within a few units: a sharp,
+// high-frequency density), yet whose largest spacing leaves a chunk inner cells: a candidate
+// there is now and then blocked only by a neighbour whose own, larger spacing reaches it from
+// beyond the candidate's (the sweep's scan of far accepted cells).
+v1::WorldDefinition steep_forest(uint64_t seed) {
+  v1::WorldDefinition d = forest_only(seed);
+  v1::ResourceLayer& forest = *d.mutable_resources(0);
+  forest.mutable_density_range()->set_min(1.0 / 8);
+  forest.mutable_density_range()->set_max(1);
+  forest.set_spacing_scale(2);
+  forest.set_sharpness(8);
+  forest.set_sparsity(0.1);
+  return d;
+}
+
+// A spaced layer whose acceptance depends on its own candidates alone is decided a chunk at a
+// time in arrival order (lib/src/scatter/sweep.cc); with version 1's rules and a second layer it
+// is decided by the lazy resolution, cell by cell. A second layer that is never viable (its
+// elevation range is never met) blocks nothing, so both must place the same objects: the same
+// forest at constant, varying and steeply varying density, cold and streamed.
+TEST(ResourceOrderTest, TheArrivalOrderSweepPlacesWhatTheLazyResolutionPlaces) {
+  const std::pair<const char*, v1::WorldDefinition> cases[] = {
+      {"constant", constant_forest(7)}, {"forest", forest_only(7)}, {"steep", steep_forest(7)}};
+  for (const auto& [name, definition] : cases) {
+    v1::WorldDefinition alone = definition;
+    alone.set_generator_version(1);
+    v1::WorldDefinition with_inert = alone;
+    v1::ResourceLayer& inert = *with_inert.add_resources();
+    inert = alone.resources(0);
+    inert.set_name("inert");
+    inert.set_spacing_scale(8);
+    inert.set_footprint_radius(0.1);
+    inert.mutable_elevation()->set_min(1e8);  // never met: no candidate of it is viable
+    const World swept = build(alone), lazy = build(with_inert);
+    const std::vector<ChunkCoord> chunks = shuffled(window({-3, 2}, 5), 4);
+    const std::vector<ResourceObject> expected = objects_of(lazy, chunks, false);
+    ASSERT_GT(expected.size(), 300u) << name;
+    for (const bool streamed : {false, true}) {
+      const std::vector<ResourceObject> got = objects_of(swept, chunks, streamed);
+      ASSERT_EQ(got.size(), expected.size()) << name << ", streamed " << streamed;
+      for (size_t k = 0; k < got.size(); ++k) {
+        ASSERT_EQ(got[k].id, expected[k].id) << "object " << k << ", " << name;
+        ASSERT_EQ(got[k].x, expected[k].x);
+        ASSERT_EQ(got[k].z, expected[k].z);
+      }
+    }
+  }
+}
+
 TEST(ResourceOrderTest, ChunkStreamEqualsColdChunkAfterAFarJump) {
   // Neighbours first, then a chunk far from them, then back: the memo must not leak.
   const World& world = default_world();
