@@ -43,9 +43,14 @@ class PlannedScatterPipeline final : public ChunkPipeline {
 
  private:
   void start_afresh() {
-    field_.reset();  // first: it refers to the planner
-    planner_ = std::make_unique<StructurePlanner>(world_);
-    field_ = std::make_unique<ScatterField>(world_.resources(), world_.terrain(), world_.seed(), planner_.get(), rules_);
+    auto planner = std::make_unique<StructurePlanner>(world_);
+    if (field_) {
+      field_->forget(planner.get());  // its memory stays for the new memo
+    } else {
+      field_ = std::make_unique<ScatterField>(world_.resources(), world_.terrain(), world_.seed(), planner.get(),
+                                              rules_);
+    }
+    planner_ = std::move(planner);  // the old planner goes once the field no longer refers to it
   }
 
   const World& world_;

@@ -3,6 +3,7 @@
 // is one hash and a short scan of one array. Internal to lib/.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -29,6 +30,11 @@ class BlockIndex {
     ++size_;
   }
   size_t size() const { return size_; }
+  // Empties the index, keeping its table (a memo that starts afresh grows to about the same).
+  void clear() {
+    std::fill(slots_.begin(), slots_.end(), Slot{});
+    size_ = 0;
+  }
 
  private:
   static constexpr size_t kInitialSlots = 256;

@@ -52,6 +52,22 @@ ScatterField::~ScatterField() {
   SparePools<Candidate>::keep(slabs_);
 }
 
+void ScatterField::forget(StructurePlanner* structures) {
+  SparePools<Block>::keep(block_pools_);
+  SparePools<Candidate>::keep(slabs_);
+  block_pools_.clear();
+  slabs_.clear();
+  block_pool_used_ = slab_used_ = 0;
+  index_.clear();
+  std::fill(recent_.begin(), recent_.end(), RecentBlock{});
+  // Empty between chunks; cleared anyway, as a new field's would be.
+  neighbours_.clear();
+  existence_frames_.clear();
+  rivals_.clear();
+  structures_ = structures;
+  abandon_ = nullptr;
+}
+
 ScatterField::Block* ScatterField::new_block() {
   if (block_pools_.empty() || block_pool_used_ == kBlockPool) {
     block_pools_.push_back(SparePools<Block>::take(kBlockPool));

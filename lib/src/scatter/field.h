@@ -80,6 +80,12 @@ class ScatterField {
   // Scatter cells in the memo (blocks materialised so far), for bounding it.
   size_t cells_materialized() const { return index_.size() * kBlockCells; }
 
+  // Forgets the whole memo, as a new field would start, but keeps the field's memory for the
+  // next one (its pools go to the thread's spares, scatter/spare_pools.h): a ChunkStream starts
+  // afresh every few dozen chunks, and memory freed and allocated anew each time costs a page
+  // fault per page. `structures` replaces the planner given at construction.
+  void forget(StructurePlanner* structures);
+
   // From now on, throw GenerationAbandoned once `flag` reads true (null: never). After that
   // the memo may hold half-decided cells: discard the field.
   void watch_abandon(const std::atomic<bool>* flag) { abandon_ = flag; }
