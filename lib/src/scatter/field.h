@@ -21,12 +21,16 @@
 //
 // Evaluation is lazy: deciding a candidate first decides the earlier candidates within reach
 // (explicit stack, no recursion), so a chunk's answer is exact whatever was asked before, and
-// the work is the chunk's own cells plus a thin halo. No halo size is assumed.
+// the work is the chunk's own cells plus a thin halo. No halo size is assumed. A chunk of a
+// spaced layer is decided in arrival order (sweep.cc), which leaves the lazy resolution only
+// the cells near its border.
 //
 // The parts, one file each under lib/src/scatter/: method.{h,cc} (one record per scatter
 // method: cell size, halo, coarse cells, candidates), blocks.cc (blocks and cells: lookup,
-// densities, candidates), neighbours.cc (which cells can interact), decide.cc (distances and
-// the resolution of arrival order, and existence), objects.cc (a chunk's objects).
+// densities, candidates, memory), spare_pools.h (memo memory kept for the thread's next
+// field), neighbours.cc (which cells can interact), decide.cc (distances and the resolution of
+// arrival order, and existence), sweep.cc (a chunk in arrival order), objects.cc (a chunk's
+// objects).
 //
 // Not thread-safe: one ScatterField per request (Generator::generate makes one per call).
 #pragma once
