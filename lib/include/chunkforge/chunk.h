@@ -9,9 +9,9 @@
 //
 // Thread safety: Generator is immutable; generate() may run on any number of threads at once.
 // Each call keeps its own memo of the scatter cells it touched (docs/resources.md, "Lazy, exact evaluation").
-// Cost: about 0.5 ms per cold 64-unit chunk of the default world (generator version 2; 1.2 ms
-// by version 1: chunk_bench, BM_ChunkCold); less through a ChunkStream, where neighbours share
-// their halo.
+// Cost: about 0.43 ms per cold 64-unit chunk of the default world (generator version 2; 1.2 ms
+// by version 1: chunk_bench, BM_ChunkCold); about 0.35 ms through a ChunkStream in rows, where
+// neighbours share their halo.
 //
 // Abandoning a generation (a server shutting down, a request given up): pass a flag and raise
 // it from any thread; the generation notices within a few milliseconds and throws
