@@ -256,6 +256,11 @@ class ScatterField {
   bool blocked_by_accepted_nearby(uint32_t layer, Cell& c, const Candidate& a);
   // Whether other's accepted candidate (of c's layer) blocks a; it is then c's last blocker.
   bool blocked_by(uint32_t layer, Cell& c, const Candidate& a, Cell& other);
+  // Whether the cell that blocked c's previous candidate blocks a too: one test, where most
+  // rejections end.
+  bool blocked_by_last_blocker(uint32_t layer, Cell& c, const Candidate& a) {
+    return c.last_blocker != nullptr && blocks(layer, c, a, layer, *c.last_blocker);
+  }
   // ScatterRules::layers_sampled_apart: appends to rivals_ the cells of other layers whose
   // accepted candidate arrived before c's and lies within the footprint sum of it, deciding
   // those cells as far as that needs.

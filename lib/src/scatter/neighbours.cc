@@ -117,7 +117,7 @@ bool ScatterField::blocked_by_accepted_nearby(uint32_t layer, Cell& c, const Can
   // the blocks within r(a) (a bit mask per block), c's own block first (the nearest cells),
   // stopping at the first blocker. Blocks that do not exist yet hold nothing accepted and are
   // not created. Which blocker is found first never changes the answer.
-  if (c.last_blocker != nullptr && blocks(layer, c, a, layer, *c.last_blocker)) return true;
+  if (blocked_by_last_blocker(layer, c, a)) return true;
   // The window of scatter cells within r of the cell, and per block the bits of its cells that
   // overlap the window.
   const int64_t i0 = c.i - c.reach, i1 = c.i + c.span - 1 + c.reach;

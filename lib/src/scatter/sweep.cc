@@ -72,7 +72,7 @@ void ScatterField::sweep_chunk(uint32_t layer, ChunkCoord chunk) {
   auto wait = [&](Cell& c) {
     while (c.next < c.count) {
       const Candidate& a = candidate(layer, c, c.next);
-      if (c.last_blocker == nullptr || !blocks(layer, c, a, layer, *c.last_blocker)) {
+      if (!blocked_by_last_blocker(layer, c, a)) {
         rounds_[a.k()].push_back(Waiting{a.t, &c});
         return;
       }
