@@ -257,8 +257,8 @@ class ScatterField {
   // Whether other's accepted candidate (of c's layer) blocks a; it is then c's last blocker.
   bool blocked_by(uint32_t layer, Cell& c, const Candidate& a, Cell& other);
   // Whether the cell that blocked c's previous candidate blocks a too: one test, where most
-  // rejections end.
-  bool blocked_by_last_blocker(uint32_t layer, Cell& c, const Candidate& a) {
+  // rejections end. Always inlined: out of line (GCC's choice) it cost 1.9 % of a chunk.
+  [[gnu::always_inline]] bool blocked_by_last_blocker(uint32_t layer, Cell& c, const Candidate& a) {
     return c.last_blocker != nullptr && blocks(layer, c, a, layer, *c.last_blocker);
   }
   // ScatterRules::layers_sampled_apart: appends to rivals_ the cells of other layers whose
