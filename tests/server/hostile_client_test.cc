@@ -81,10 +81,12 @@ TEST_F(HostileClientTest, ASessionThatNeverReadsIsThrottledThenEnded) {
   args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 65536);
   auto stub = v1::WorldService::NewStub(grpc::CreateCustomChannel(
       "127.0.0.1:" + std::to_string(server_->port()), grpc::InsecureChannelCredentials(), args));
+  // The server, not this deadline, must end the stream: the status below tells them apart. The
+  // deadline is generous because under ASan on a loaded 2-core machine the server took 12 s to
+  // read its way to the throttle (0.9 s in a normal build); a wall-clock bound failed there.
   grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + 20s);
+  context.set_deadline(std::chrono::system_clock::now() + 120s);
   auto stream = stub->Session(&context);
-  const auto started = std::chrono::steady_clock::now();
   int written = 0;
   for (; written < 100000; ++written) {
     const int64_t far = (written % 2) * 100000;
@@ -94,12 +96,10 @@ TEST_F(HostileClientTest, ASessionThatNeverReadsIsThrottledThenEnded) {
   while (stream->Read(&event)) {
   }
   const grpc::Status status = stream->Finish();
-  const auto took = std::chrono::steady_clock::now() - started;
   EXPECT_TRUE(status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED ||
               status.error_code() == grpc::StatusCode::CANCELLED)
       << status.error_code() << ": " << status.error_message();
   EXPECT_LT(written, 100000) << "the server kept reading a client that reads nothing";
-  EXPECT_LT(took, 10s);
   EXPECT_GE(metric("chunkforge_refused_total"), 1);
   // Its slot is free again.
   for (int k = 0; k < 100 && metric("chunkforge_active_sessions") != 0; ++k) std::this_thread::sleep_for(20ms);
