@@ -22,6 +22,9 @@ namespace chunkforge::server {
 namespace {
 
 constexpr size_t kWindow = 8;  // generations under way plus chunks ready to write, per session
+// A batch of loads stops growing past this many bytes: far below a client's 4 MiB message limit
+// (a batch holds at most kWindow chunks anyway).
+constexpr size_t kMaxBatchBytes = size_t{1} << 20;
 
 std::string varint(uint64_t v) {
   std::string out;
@@ -31,7 +34,11 @@ std::string varint(uint64_t v) {
 }
 
 // SessionEvent{load: chunk} around the chunk's canonical bytes (field 1, length-delimited).
+// Also one entry of ChunkBatch.chunks, which is field 1 too.
 std::string load_event(const std::string& chunk) { return "\x0a" + varint(chunk.size()) + chunk; }
+
+// SessionEvent{loads: ChunkBatch{chunks}} around entries made by load_event (field 4).
+std::string loads_event(const std::string& chunks) { return "\x22" + varint(chunks.size()) + chunks; }
 
 std::string unload_event(ChunkKey k) {
   v1::SessionEvent e;
@@ -131,6 +138,7 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
       }
       options_ = update.options();
       have_options_ = true;
+      batch_loads_ = update.accept_load_batches();
     }
     view_.move(update);
     service_.players().move(player_, update.x(), update.z());  // the live map's players overlay
@@ -212,9 +220,7 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
     if (std::optional<SessionView::Event> event = view_.next_event()) {
       switch (event->kind) {
         case SessionView::Kind::load:
-          write(load_event(*event->bytes));
-          ++loads_sent_;
-          service_.metrics().chunk_sent();
+          write(loads(*event->bytes));
           break;
         case SessionView::Kind::unload:
           write(unload_event(event->key));
@@ -228,6 +234,27 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
       return;
     }
     if (reads_done_ && view_.settled()) finish(grpc::Status::OK);
+  }
+
+  // The event for a ready chunk: a `load`, or for a client that reads batches, a `loads` with
+  // every other chunk ready now (nearest first) as well. A burst of chunks (a first view) then
+  // goes in a few writes, not one per chunk.
+  std::string loads(const std::string& first) {
+    std::string chunks = load_event(first);
+    count_load();
+    if (!batch_loads_) return chunks;
+    while (chunks.size() < kMaxBatchBytes) {
+      const std::optional<SessionView::Event> next = view_.next_load();
+      if (!next) break;
+      chunks += load_event(*next->bytes);
+      count_load();
+    }
+    return loads_event(chunks);
+  }
+
+  void count_load() {
+    ++loads_sent_;
+    service_.metrics().chunk_sent();
   }
 
   void request(const SessionView::Generation& generation) {
@@ -287,7 +314,7 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
   StallWatch watch_;
   grpc::ByteBuffer incoming_, outgoing_;
   v1::ChunkOptions options_;
-  bool have_options_ = false, reading_ = false, reads_done_ = false, finished_ = false;
+  bool have_options_ = false, batch_loads_ = false, reading_ = false, reads_done_ = false, finished_ = false;
   bool holds_slot_ = false, cancelled_ = false;
   uint64_t loads_sent_ = 0, unloads_sent_ = 0, changes_sent_ = 0;
   uint64_t player_ = 0;  // the session's number in service_.players(); 0 before it has one

@@ -172,7 +172,11 @@ std::optional<SessionView::Event> SessionView::next_event() {
     changes_.pop_front();
     return event;
   }
-  if (ready_.empty()) return std::nullopt;
+  return next_load();
+}
+
+std::optional<SessionView::Event> SessionView::next_load() {
+  if (ready_.empty() || !owed_unloads_.empty() || !changes_.empty()) return std::nullopt;
   const auto nearest = std::min_element(ready_.begin(), ready_.end(),
                                         [&](const auto& a, const auto& b) { return nearer(a.first, b.first); });
   Event event{Kind::load, nearest->first, std::move(nearest->second.bytes)};

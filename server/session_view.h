@@ -105,6 +105,9 @@ class SessionView {
   // What to write next: owed unloads first, then changes, then the nearest ready chunk (then
   // counted loaded).
   std::optional<Event> next_event();
+  // The next event if it is a load: the nearest ready chunk when no unload or change is owed.
+  // What a batch of loads is filled with.
+  std::optional<Event> next_load();
 
   // Nothing needed, under way, ready or owed: the client has exactly its view.
   bool settled() const;

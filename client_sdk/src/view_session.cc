@@ -196,6 +196,11 @@ struct ViewSession::Impl {
   // A server event. Unloads need nothing: the view is computed here, from the same rule.
   void receive(v1::SessionEvent event, std::unique_lock<std::mutex>& lock) {
     if (event.has_load()) receive_load(std::make_shared<v1::Chunk>(std::move(*event.mutable_load())), lock);
+    if (event.has_loads()) {  // (mutable_loads() on another event would replace it with a batch)
+      for (v1::Chunk& chunk : *event.mutable_loads()->mutable_chunks()) {
+        receive_load(std::make_shared<v1::Chunk>(std::move(chunk)), lock);
+      }
+    }
     if (event.has_change()) receive_change(event.change(), lock);
   }
 
@@ -304,6 +309,7 @@ struct ViewSession::Impl {
       update.set_z(position.z);
       update.set_view_radius(applied_radius);
       set_options(options.chunk, *update.mutable_options());
+      update.set_accept_load_batches(true);  // a first view's chunks in a few events, not one each
       for (const auto& [c, chunk] : loaded) {
         v1::ChunkCoord* held = update.add_held();
         held->set_x(c.x);

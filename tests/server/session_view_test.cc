@@ -59,6 +59,34 @@ TEST(SessionViewTest, GenerationsAndReadyChunksStayWithinTheWindow) {
   EXPECT_EQ(view.ready() + view.under_way(), 8u);
 }
 
+// What a batch of loads is filled with: ready chunks, nearest first, and nothing while an unload
+// or a change is owed (those keep their place before loads).
+TEST(SessionViewTest, NextLoadTakesReadyChunksNearestFirstAndNeverPassesAnOwedEvent) {
+  SessionView view(kSize, kLimit, 8);
+  view.move(0.0, 0.0, 2, {});
+  while (auto g = view.next_generation()) view.generated(g->key, chunk_bytes());
+  ASSERT_EQ(view.ready(), 8u);
+  std::vector<ChunkKey> batch;
+  while (auto load = view.next_load()) {
+    EXPECT_EQ(load->kind, SessionView::Kind::load);
+    batch.push_back(load->key);
+  }
+  ASSERT_EQ(batch.size(), 8u);
+  EXPECT_EQ(batch.front(), (ChunkKey{0, 0}));
+  for (size_t k = 1; k < batch.size(); ++k) EXPECT_LE(view.distance2(batch[k - 1]), view.distance2(batch[k]));
+  EXPECT_EQ(view.loaded(), 8u);
+
+  while (auto g = view.next_generation()) view.generated(g->key, chunk_bytes());
+  ASSERT_GT(view.ready(), 0u);
+  view.move(kSize * 4.0, 0.0, 2, {});  // x in [2, 6]: the loaded chunks leave, the ready ones at x = 2 stay
+  ASSERT_GT(view.owed_unloads(), 0u);
+  ASSERT_GT(view.ready(), 0u);
+  EXPECT_FALSE(view.next_load()) << "a load passed an owed unload";
+  const auto event = view.next_event();
+  ASSERT_TRUE(event);
+  EXPECT_EQ(event->kind, SessionView::Kind::unload);
+}
+
 // The hostile pattern: the whole view held, alternating between two far views, nothing read.
 // Each unload is owed once per chunk, and a chunk held again is owed nothing.
 TEST(SessionViewTest, OwedUnloadsAreOnePerChunkAndHeldChunksCancelThem) {

@@ -248,53 +248,102 @@ TEST_F(WorldServerTest, ShutdownDuringAStreamReturnsPromptly) {
   client.join();
 }
 
+// The chunks an event brings: its `load`, or each chunk of its `loads` batch.
+std::vector<const v1::Chunk*> chunks_of(const v1::SessionEvent& event) {
+  std::vector<const v1::Chunk*> out;
+  if (event.has_load()) out.push_back(&event.load());
+  for (const v1::Chunk& chunk : event.loads().chunks()) out.push_back(&chunk);
+  return out;
+}
+
 // A player walking east then north with view radius 2: after each move the client has received
 // exactly the chunks in view (loads for those entering, unloads for those leaving), none twice,
-// each byte-identical to offline generation.
+// each byte-identical to offline generation. The same with batches of loads accepted; without,
+// no batch is ever sent.
 TEST_F(WorldServerTest, SessionFollowsAWalkingPlayer) {
+  for (const bool batches : {false, true}) {
+    SCOPED_TRACE(batches ? "batches accepted" : "one load per event");
+    grpc::ClientContext context;
+    auto session = stub_->Session(&context);
+    const int64_t radius = 2, size = default_world().chunk_size();
+    std::set<std::pair<int64_t, int64_t>> loaded, view;
+    auto expect_view = [&](int64_t cx, int64_t cz) {
+      std::set<std::pair<int64_t, int64_t>> next;
+      for (int64_t z = cz - radius; z <= cz + radius; ++z) {
+        for (int64_t x = cx - radius; x <= cx + radius; ++x) next.insert({x, z});
+      }
+      // Chunks due: one per chunk entering the view, an unload per chunk leaving it.
+      size_t due = 0;
+      for (const auto& k : next) due += !view.count(k);
+      for (const auto& k : view) due += !next.count(k);
+      view = next;
+      v1::SessionUpdate update;
+      update.set_x(static_cast<double>(cx * size) + 10.5);
+      update.set_z(static_cast<double>(cz * size) + 40.25);
+      update.set_view_radius(static_cast<uint32_t>(radius));
+      update.set_accept_load_batches(batches);
+      ASSERT_TRUE(session->Write(update));
+      for (size_t k = 0; k < due;) {
+        v1::SessionEvent event;
+        ASSERT_TRUE(session->Read(&event)) << "chunk " << k << " of " << due;
+        EXPECT_EQ(event.has_loads(), batches && !event.has_unload());
+        for (const v1::Chunk* chunk : chunks_of(event)) {
+          const auto key = std::pair{chunk->coord().x(), chunk->coord().z()};
+          EXPECT_TRUE(view.count(key)) << "loaded a chunk outside the view";
+          EXPECT_TRUE(loaded.insert(key).second) << "loaded twice";
+          EXPECT_EQ(canonical_bytes(*chunk), offline(key.first, key.second));
+          ++k;
+        }
+        if (event.has_unload()) {
+          EXPECT_EQ(loaded.erase({event.unload().x(), event.unload().z()}), 1u) << "unloaded a chunk not loaded";
+          ++k;
+        }
+      }
+      EXPECT_EQ(loaded, view);
+    };
+    int64_t cx = 0, cz = 0;
+    expect_view(cx, cz);
+    for (int step = 0; step < 6; ++step) expect_view(++cx, cz);
+    for (int step = 0; step < 6; ++step) expect_view(cx, ++cz);
+    expect_view(cx + 20, cz);  // a jump: everything unloads and reloads
+    session->WritesDone();
+    v1::SessionEvent extra;
+    EXPECT_FALSE(session->Read(&extra)) << "no events beyond the view";
+    EXPECT_TRUE(session->Finish().ok());
+  }
+}
+
+// Chunks that are ready together go together: with the view in the cache, a session that
+// accepts batches gets its 49 chunks in batches of up to the session's window (8), nearest
+// first throughout.
+TEST_F(WorldServerTest, ASessionThatAcceptsBatchesGetsReadyChunksTogether) {
+  grpc::Status status;
+  ASSERT_EQ(stream_region(0, 0, 3, status).size(), 49u);  // the view, cached
+  ASSERT_TRUE(status.ok());
   grpc::ClientContext context;
   auto session = stub_->Session(&context);
-  const int64_t radius = 2, size = default_world().chunk_size();
-  std::set<std::pair<int64_t, int64_t>> loaded, view;
-  auto expect_view = [&](int64_t cx, int64_t cz) {
-    std::set<std::pair<int64_t, int64_t>> next;
-    for (int64_t z = cz - radius; z <= cz + radius; ++z) {
-      for (int64_t x = cx - radius; x <= cx + radius; ++x) next.insert({x, z});
-    }
-    // Events due: a load per chunk entering the view, an unload per chunk leaving it.
-    size_t due = 0;
-    for (const auto& k : next) due += !view.count(k);
-    for (const auto& k : view) due += !next.count(k);
-    view = next;
-    v1::SessionUpdate update;
-    update.set_x(static_cast<double>(cx * size) + 10.5);
-    update.set_z(static_cast<double>(cz * size) + 40.25);
-    update.set_view_radius(static_cast<uint32_t>(radius));
-    ASSERT_TRUE(session->Write(update));
-    for (size_t k = 0; k < due; ++k) {
-      v1::SessionEvent event;
-      ASSERT_TRUE(session->Read(&event)) << "event " << k << " of " << due;
-      if (event.has_load()) {
-        const auto key = std::pair{event.load().coord().x(), event.load().coord().z()};
-        EXPECT_TRUE(view.count(key)) << "loaded a chunk outside the view";
-        EXPECT_TRUE(loaded.insert(key).second) << "loaded twice";
-        EXPECT_EQ(canonical_bytes(event.load()), offline(key.first, key.second));
-      } else {
-        ASSERT_TRUE(event.has_unload());
-        EXPECT_EQ(loaded.erase({event.unload().x(), event.unload().z()}), 1u) << "unloaded a chunk not loaded";
-      }
-    }
-    EXPECT_EQ(loaded, view);
-  };
-  int64_t cx = 0, cz = 0;
-  expect_view(cx, cz);
-  for (int step = 0; step < 6; ++step) expect_view(++cx, cz);
-  for (int step = 0; step < 6; ++step) expect_view(cx, ++cz);
-  expect_view(cx + 20, cz);  // a jump: everything unloads and reloads
+  v1::SessionUpdate update;
+  update.set_view_radius(3);
+  update.set_accept_load_batches(true);
+  ASSERT_TRUE(session->Write(update));
   session->WritesDone();
-  v1::SessionEvent extra;
-  EXPECT_FALSE(session->Read(&extra)) << "no events beyond the view";
+  v1::SessionEvent event;
+  int events = 0;
+  std::vector<std::pair<int64_t, int64_t>> order;
+  while (session->Read(&event)) {
+    ++events;
+    ASSERT_TRUE(event.has_loads());
+    EXPECT_LE(event.loads().chunks_size(), 8);
+    for (const v1::Chunk& chunk : event.loads().chunks()) {
+      order.emplace_back(chunk.coord().x(), chunk.coord().z());
+      EXPECT_EQ(canonical_bytes(chunk), offline(chunk.coord().x(), chunk.coord().z()));
+    }
+  }
   EXPECT_TRUE(session->Finish().ok());
+  ASSERT_EQ(order.size(), 49u);
+  EXPECT_EQ(events, 7) << "49 cached chunks, 8 at a time, in " << events << " events";
+  const auto distance2 = [](std::pair<int64_t, int64_t> k) { return k.first * k.first + k.second * k.second; };
+  for (size_t k = 1; k < order.size(); ++k) EXPECT_LE(distance2(order[k - 1]), distance2(order[k])) << k;
 }
 
 // A session generates ahead of its player: the ring around a first view (where any first step
