@@ -17,6 +17,8 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <deque>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -42,6 +44,7 @@ struct Options {
   double speed = 2;  // chunks per second
   double steady_after = 10;  // seconds: latencies before are the start burst, after the steady walk
   bool stagger = false;      // players step at spread phases instead of all at the same instant
+  bool load_batches = true;  // session mode: the server may send several chunks in one event
   bool json = false;
 };
 
@@ -86,63 +89,149 @@ Percentiles percentiles(const std::vector<Sample>& samples, double from_s, doubl
 
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
+// Where in a step player p is at the start: 0, or with --stagger its own fraction of a step.
+double phase(int player, const Options& o) { return o.stagger ? std::fmod(player * 0.6180339887498949, 1.0) : 0.0; }
+
 // Player p walks straight along its own direction, one chunk every 1/speed seconds: all players
 // at the same instants (the worst case for a server: every step's new chunks at once), or with
 // --stagger each at its own phase, spread evenly over the step (golden-ratio offsets), as the
 // players of a game cross chunk borders independently.
 std::pair<int64_t, int64_t> position(int player, double seconds, const Options& o) {
   static const int dirs[8][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}, {1, 1}, {-1, 1}, {1, -1}, {-1, -1}};
-  const double phase = o.stagger ? std::fmod(player * 0.6180339887498949, 1.0) : 0.0;
-  const int64_t steps = static_cast<int64_t>(seconds * o.speed + phase);
+  const int64_t steps = static_cast<int64_t>(seconds * o.speed + phase(player, o));
   const auto* d = dirs[player % 8];
   const int64_t base = (player / 8) * 1000;  // players start far apart
   return {base + d[0] * steps, base * 3 + d[1] * steps};
 }
 
-void run_session(WorldService::Stub& stub, int player, const Options& o, Clock::time_point end, Results& r) {
-  grpc::ClientContext context;
-  auto stream = stub.Session(&context);
-  std::mutex mutex;
-  std::map<std::pair<int64_t, int64_t>, Clock::time_point> entered;  // in view since
-  std::thread reader([&] {
-    chunkforge::v1::SessionEvent event;
-    while (stream->Read(&event)) {
-      if (!event.has_load()) continue;
-      ++r.chunks;
-      std::lock_guard lock(mutex);
-      auto it = entered.find({event.load().coord().x(), event.load().coord().z()});
-      if (it != entered.end()) r.latency(ms_since(it->second));
+// When (seconds from the start) player p takes its next step after `seconds`.
+double next_step(int player, double seconds, const Options& o) {
+  const double steps = std::floor(seconds * o.speed + phase(player, o));
+  return (steps + 1 - phase(player, o)) / o.speed;
+}
+
+// One player's Session as a callback reactor: events are taken on gRPC's own threads as they
+// arrive. (With a blocking reader thread per player, 200 players cost the load generator a
+// thread hand-off per event: CPU taken from the server it measures on a shared machine.)
+class SessionPlayer final
+    : public grpc::ClientBidiReactor<chunkforge::v1::SessionUpdate, chunkforge::v1::SessionEvent> {
+ public:
+  using Key = std::pair<int64_t, int64_t>;
+
+  SessionPlayer(WorldService::Stub& stub, Results& r) : r_(r) {
+    stub.async()->Session(&context_, this);
+    StartRead(&event_);
+    StartCall();
+  }
+
+  // The player is at `p`: chunks new to its view enter now, and the update is written after
+  // any still being written. False once the stream has ended.
+  bool move(Key p, const Options& o) {
+    std::unique_lock lock(mutex_);
+    if (done_) return false;
+    std::map<Key, Clock::time_point> view;
+    for (int64_t z = p.second - o.radius; z <= p.second + o.radius; ++z) {
+      for (int64_t x = p.first - o.radius; x <= p.first + o.radius; ++x) {
+        auto it = entered_.find({x, z});
+        view[{x, z}] = it != entered_.end() ? it->second : Clock::now();
+      }
     }
-  });
+    entered_ = std::move(view);
+    chunkforge::v1::SessionUpdate update;
+    update.set_x(static_cast<double>(p.first) * 64 + 32);
+    update.set_z(static_cast<double>(p.second) * 64 + 32);
+    update.set_view_radius(static_cast<uint32_t>(o.radius));
+    update.set_accept_load_batches(o.load_batches);
+    unwritten_.push_back(std::move(update));
+    if (take_next_write()) {
+      lock.unlock();
+      StartWrite(&outgoing_);
+    }
+    return true;
+  }
+
+  // The walk is over: ends the call without waiting for the rest of the view, and returns its
+  // status once gRPC is done with it.
+  grpc::Status end() {
+    context_.TryCancel();
+    std::unique_lock lock(mutex_);
+    finished_.wait(lock, [&] { return done_; });
+    return status_;
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) return;  // the stream is over; OnDone follows
+    {
+      std::lock_guard lock(mutex_);
+      if (event_.has_load()) arrived(event_.load());
+      for (const chunkforge::v1::Chunk& chunk : event_.loads().chunks()) arrived(chunk);
+    }
+    StartRead(&event_);
+  }
+
+  void OnWriteDone(bool ok) override {
+    std::unique_lock lock(mutex_);
+    writing_ = false;
+    if (ok && take_next_write()) {
+      lock.unlock();
+      StartWrite(&outgoing_);
+    }
+  }
+
+  void OnDone(const grpc::Status& status) override {
+    std::lock_guard lock(mutex_);
+    status_ = status;
+    done_ = true;
+    finished_.notify_all();
+  }
+
+ private:
+  // Moves the next update into `outgoing_` if none is being written; the caller then starts
+  // its write outside the lock (gRPC may run a reaction inline, and it takes the lock).
+  bool take_next_write() {
+    if (writing_ || unwritten_.empty()) return false;
+    writing_ = true;
+    outgoing_ = std::move(unwritten_.front());
+    unwritten_.pop_front();
+    return true;
+  }
+
+  void arrived(const chunkforge::v1::Chunk& chunk) {
+    ++r_.chunks;
+    auto it = entered_.find({chunk.coord().x(), chunk.coord().z()});
+    if (it != entered_.end()) r_.latency(ms_since(it->second));
+  }
+
+  Results& r_;
+  grpc::ClientContext context_;
+  chunkforge::v1::SessionEvent event_;
+  chunkforge::v1::SessionUpdate outgoing_;
+  std::mutex mutex_;
+  std::condition_variable finished_;
+  std::map<Key, Clock::time_point> entered_;  // in view since
+  std::deque<chunkforge::v1::SessionUpdate> unwritten_;
+  bool writing_ = false, done_ = false;
+  grpc::Status status_;
+};
+
+void run_session(WorldService::Stub& stub, int player, const Options& o, Clock::time_point end, Results& r) {
+  SessionPlayer session(stub, r);
   const auto start = Clock::now();
   std::pair<int64_t, int64_t> last{INT64_MIN, 0};
   while (Clock::now() < end) {
-    const auto p = position(player, std::chrono::duration<double>(Clock::now() - start).count(), o);
+    const double now_s = std::chrono::duration<double>(Clock::now() - start).count();
+    const auto p = position(player, now_s, o);
     if (p != last) {
-      {
-        std::lock_guard lock(mutex);
-        std::map<std::pair<int64_t, int64_t>, Clock::time_point> view;
-        for (int64_t z = p.second - o.radius; z <= p.second + o.radius; ++z) {
-          for (int64_t x = p.first - o.radius; x <= p.first + o.radius; ++x) {
-            auto it = entered.find({x, z});
-            view[{x, z}] = it != entered.end() ? it->second : Clock::now();
-          }
-        }
-        entered = std::move(view);
-      }
-      chunkforge::v1::SessionUpdate update;
-      update.set_x(static_cast<double>(p.first) * 64 + 32);
-      update.set_z(static_cast<double>(p.second) * 64 + 32);
-      update.set_view_radius(static_cast<uint32_t>(o.radius));
-      if (!stream->Write(update)) break;
+      if (!session.move(p, o)) break;
       last = p;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    // Asleep until the next step: 200 players polling every 20 ms cost the load generator
+    // 10,000 wake-ups a second.
+    const auto step = start + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(next_step(player, now_s, o)));
+    std::this_thread::sleep_until(std::min(step, end));
   }
-  stream->WritesDone();
-  context.TryCancel();  // the walk is over: do not wait for the rest of the view
-  reader.join();
-  const grpc::Status s = stream->Finish();
+  const grpc::Status s = session.end();
   if (!s.ok() && s.error_code() != grpc::StatusCode::CANCELLED) r.error(s);
 }
 
@@ -251,6 +340,8 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
       ->type_name("PID")
       ->check(CLI::Range(0, std::numeric_limits<int>::max()).description(""));
   app.add_flag("--stagger", o.stagger, "players step at spread phases, not all at the same instant");
+  app.add_flag("--load-batches,!--no-load-batches", o.load_batches,
+               "session mode: accept several chunks per event (default; SessionUpdate.accept_load_batches)");
   app.add_flag("--json", o.json, "one line of JSON");
   return chunkforge::tool::parse_command_line(app, argc, argv);
 }
