@@ -120,6 +120,9 @@ class SessionPlayer final
 
   SessionPlayer(WorldService::Stub& stub, Results& r) : r_(r) {
     stub.async()->Session(&context_, this);
+    // Writes start from the player's thread, outside any reaction: without a hold the call could
+    // be done (OnDone) between move()'s check and its StartWrite. end() lets it go.
+    AddHold();
     StartRead(&event_);
     StartCall();
   }
@@ -128,7 +131,7 @@ class SessionPlayer final
   // any still being written. False once the stream has ended.
   bool move(Key p, const Options& o) {
     std::unique_lock lock(mutex_);
-    if (done_) return false;
+    if (read_all_) return false;
     std::map<Key, Clock::time_point> view;
     for (int64_t z = p.second - o.radius; z <= p.second + o.radius; ++z) {
       for (int64_t x = p.first - o.radius; x <= p.first + o.radius; ++x) {
@@ -154,19 +157,23 @@ class SessionPlayer final
   // status once gRPC is done with it.
   grpc::Status end() {
     context_.TryCancel();
+    RemoveHold();
     std::unique_lock lock(mutex_);
     finished_.wait(lock, [&] { return done_; });
     return status_;
   }
 
   void OnReadDone(bool ok) override {
-    if (!ok) return;  // the stream is over; OnDone follows
     {
       std::lock_guard lock(mutex_);
+      if (!ok) {  // the server ended the stream; OnDone follows end()
+        read_all_ = true;
+        return;
+      }
       if (event_.has_load()) arrived(event_.load());
       for (const chunkforge::v1::Chunk& chunk : event_.loads().chunks()) arrived(chunk);
     }
-    StartRead(&event_);
+    StartRead(&event_);  // outside the lock: gRPC may run OnReadDone inline
   }
 
   void OnWriteDone(bool ok) override {
@@ -210,7 +217,7 @@ class SessionPlayer final
   std::condition_variable finished_;
   std::map<Key, Clock::time_point> entered_;  // in view since
   std::deque<chunkforge::v1::SessionUpdate> unwritten_;
-  bool writing_ = false, done_ = false;
+  bool writing_ = false, read_all_ = false, done_ = false;
   grpc::Status status_;
 };
 
