@@ -7,8 +7,11 @@
 #    the targets rather than listed, so a new server test executable is in the TSan run without
 #    anyone remembering to label it. gtest_discover_tests adds its tests only when ctest runs,
 #    so the labels are set by an include file that ctest reads after the discovered lists.
+#    The target server_test_executables builds exactly those executables (and, through their
+#    dependencies, the binaries they start): the TSan run builds nothing else.
 get_property(chunkforge_test_targets DIRECTORY PROPERTY BUILDSYSTEM_TARGETS)
 set(chunkforge_labels_script "")
+add_custom_target(server_test_executables)
 foreach(target IN LISTS chunkforge_test_targets)
   get_target_property(type ${target} TYPE)
   get_target_property(libs ${target} LINK_LIBRARIES)
@@ -17,6 +20,7 @@ foreach(target IN LISTS chunkforge_test_targets)
                                      OR "${defs}" MATCHES "CHUNKFORGE_SERVER="))
     string(APPEND chunkforge_labels_script
       "foreach(t IN LISTS ${target}_TESTS)\n  set_tests_properties(\"\${t}\" PROPERTIES LABELS server)\nendforeach()\n")
+    add_dependencies(server_test_executables ${target})
   endif()
 endforeach()
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/chunkforge_test_labels.cmake "${chunkforge_labels_script}")
