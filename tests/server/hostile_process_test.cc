@@ -96,7 +96,9 @@ TEST(HostileProcessTest, SighupIsIgnoredAndASecondSigtermExitsAtOnce) {
   const auto second = std::chrono::steady_clock::now();
   kill(p.pid, SIGTERM);
   EXPECT_EQ(wait_for(p, 10s), 1) << read_text(p.log);
-  EXPECT_LT(std::chrono::steady_clock::now() - second, 1500ms);
+  // Waited out, the grace period would end 2.7 s after the second signal: 2.5 s tells the two
+  // apart and leaves a slow sanitizer build room.
+  EXPECT_LT(std::chrono::steady_clock::now() - second, 2500ms);
   EXPECT_NE(read_text(p.log).find("exiting now"), std::string::npos) << read_text(p.log);
   context.TryCancel();
 }
