@@ -128,7 +128,7 @@ class SessionPlayer final
   }
 
   // The player is at `p`: chunks new to its view enter now, and the update is written after
-  // any still being written. False once the stream has ended.
+  // any still being written. False once the server has ended the stream.
   bool move(Key p, const Options& o) {
     std::unique_lock lock(mutex_);
     if (read_all_) return false;
