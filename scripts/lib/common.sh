@@ -7,7 +7,7 @@ CHUNKFORGE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # What any build needs, and what the tests and benchmarks add.
 CHUNKFORGE_BUILD_PACKAGES=(cmake ninja-build g++ pkg-config libprotobuf-dev protobuf-compiler libpng-dev
   libgrpc++-dev protobuf-compiler-grpc libboost-dev libspdlog-dev libssl-dev libcli11-dev
-  libsqlite3-dev libpq-dev libjs-leaflet libhwy-dev)
+  libsqlite3-dev libpq-dev libjs-leaflet libhwy-dev ccache)
 CHUNKFORGE_TEST_PACKAGES=(libgtest-dev libgmock-dev libbenchmark-dev python3-grpcio openssl nginx
   postgresql chromium python3-websocket)
 # scripts/check-sanitizers: GCC's sanitizer runtimes, and clang with libFuzzer (libclang-rt) and
@@ -46,7 +46,17 @@ build_chunkforge_in() {
 
 # Configures only (to build one target after). Arguments: the directory, then extra -D options.
 configure_chunkforge() {
-  local dir=$1
+  local dir=$1 launcher=()
   shift
-  cmake -S "$CHUNKFORGE_ROOT" -B "$dir" -G Ninja "$@" >/dev/null
+  if [ "${CHUNKFORGE_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null; then
+    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  fi
+  cmake -S "$CHUNKFORGE_ROOT" -B "$dir" -G Ninja "${launcher[@]}" "$@" >/dev/null
 }
+
+# Builds compile through ccache when it is installed (it is in CHUNKFORGE_BUILD_PACKAGES;
+# CHUNKFORGE_CCACHE=0 builds without it). Its cache lives outside the clone (ccache's default,
+# ~/.cache/ccache, or CCACHE_DIR), so a clean clone reuses what earlier builds on the same
+# machine compiled: paths are made relative to the clone (base_dir) and the working directory
+# is left out of the hash (hash_dir), so clones in different folders share entries.
+export CCACHE_BASEDIR="$CHUNKFORGE_ROOT" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
