@@ -9,7 +9,6 @@
 #include <charconv>
 #include <csignal>
 #include <cstdlib>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <limits>
@@ -20,6 +19,7 @@
 
 #include "chunkforge/quote.h"
 #include "store_flags.h"
+#include "flag_files.h"
 #include "tls_files.h"
 #include "world_server.h"
 
@@ -199,14 +199,12 @@ bool valid_address(const std::string& option, const std::string& address) {
   return true;
 }
 
-// A whole file, or nullopt with a message naming the option.
+// A whole file, or nullopt after printing why, naming the option.
 std::optional<std::string> read_file(const std::string& option, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::cerr << "--" << option << ": cannot read \"" << path << "\"\n";
-    return std::nullopt;
-  }
-  return std::string(std::istreambuf_iterator<char>(in), {});
+  std::string error;
+  std::optional<std::string> bytes = chunkforge::server::read_flag_file("--" + option, path, error);
+  if (!bytes) std::cerr << error << '\n';
+  return bytes;
 }
 
 // The world: file or built-in, then the seed override; nullopt after printing why.

@@ -5,11 +5,10 @@
 
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "edit_service.h"
+#include "flag_files.h"
 
 namespace chunkforge::server {
 
@@ -26,16 +25,14 @@ void declare_store_flags(CLI::App& app, StoreFlags& flags, AddOptional add) {
 }
 
 std::optional<std::string> read_token_file(const std::string& flag, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::cerr << flag << ": cannot read \"" << path << "\"\n";
+  std::string error;
+  std::optional<std::string> token = read_flag_file(flag, path, error);
+  if (!token) {
+    std::cerr << error << '\n';
     return std::nullopt;
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string token = text.str();
-  while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
-  if (token.empty()) {
+  while (!token->empty() && std::isspace(static_cast<unsigned char>(token->back()))) token->pop_back();
+  if (token->empty()) {
     std::cerr << flag << ": the file holds no token\n";
     return std::nullopt;
   }

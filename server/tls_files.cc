@@ -26,9 +26,17 @@ Certificate first_certificate(const std::string& pem) {
   return Certificate(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
 }
 
-Key private_key(const std::string& pem) {
+// OpenSSL's pass phrase callback: none is given. Without it OpenSSL asks for one on the
+// terminal, and a server started by hand with an encrypted key waited there for ever.
+int no_pass_phrase(char*, int, int, void* encrypted) {
+  *static_cast<bool*>(encrypted) = true;
+  return 0;
+}
+
+// The key, or null; `encrypted` tells whether it needed a pass phrase.
+Key private_key(const std::string& pem, bool& encrypted) {
   Bio bio = memory_bio(pem);
-  return Key(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr));
+  return Key(PEM_read_bio_PrivateKey(bio.get(), nullptr, &no_pass_phrase, &encrypted));
 }
 
 }  // namespace
@@ -38,10 +46,15 @@ std::optional<std::string> tls_files_error(const std::string& cert_path, const s
   if (cert_pem.empty()) return "--tls-cert \"" + cert_path + "\": the file is empty";
   if (key_pem.empty()) return "--tls-key \"" + key_path + "\": the file is empty";
   const Certificate certificate = first_certificate(cert_pem);
-  const Key key = private_key(key_pem);
+  bool encrypted = false;
+  const Key key = private_key(key_pem, encrypted);
   ERR_clear_error();  // the reasons are ours to give; leave nothing queued for gRPC to trip on
   if (!certificate) return "--tls-cert \"" + cert_path + "\": no PEM certificate in the file";
-  if (!key) return "--tls-key \"" + key_path + "\": no PEM private key in the file (or it is encrypted)";
+  if (!key && encrypted) {
+    return "--tls-key \"" + key_path + "\": the private key is encrypted; give the server an unencrypted key "
+           "(e.g. openssl pkey -in KEY -out PLAIN) readable only by its user";
+  }
+  if (!key) return "--tls-key \"" + key_path + "\": no PEM private key in the file";
   if (X509_check_private_key(certificate.get(), key.get()) != 1) {
     ERR_clear_error();
     return "--tls-key \"" + key_path + "\": does not match the certificate in \"" + cert_path + "\"";

@@ -85,6 +85,10 @@ std::optional<v1::WorldDefinition> read_world_file(const std::string& path,
     errors.push_back(file_too_large(path, size));
     return std::nullopt;
   }
+  if (std::filesystem::is_directory(path, ec)) {
+    errors.push_back(FieldError{"", "world file " + quote_input(path, kQuotedPathBytes) + " is a directory, not a file"});
+    return std::nullopt;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     errors.push_back(FieldError{"", "cannot read world file " + quote_input(path, kQuotedPathBytes)});
@@ -98,7 +102,16 @@ std::optional<v1::WorldDefinition> read_world_file(const std::string& path,
     errors.push_back(file_too_large(path, std::nullopt));
     return std::nullopt;
   }
-  return parse_world_json(text, errors);
+  // An error of the document as a whole (malformed JSON) names the file; a field's error
+  // names the field.
+  const size_t before = errors.size();
+  std::optional<v1::WorldDefinition> definition = parse_world_json(text, errors);
+  for (size_t k = before; k < errors.size(); ++k) {
+    if (errors[k].path.empty()) {
+      errors[k].message = "world file " + quote_input(path, kQuotedPathBytes) + ": " + errors[k].message;
+    }
+  }
+  return definition;
 }
 
 WorldResult load_world_file(const std::string& path) {

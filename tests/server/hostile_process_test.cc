@@ -63,6 +63,41 @@ TEST(HostileProcessTest, BadTlsFilesRefuseToStartNamingTheFile) {
   EXPECT_NE(out.find("does not match the certificate"), std::string::npos) << out;
 }
 
+// A directory where a file belongs aborted the server (exit 134, an uncaught std::ios_base
+// failure); an encrypted key made OpenSSL ask for a pass phrase on the terminal.
+TEST(HostileProcessTest, DirectoriesAndEncryptedKeysAreBadFlagsNamingThem) {
+  const CertificateFiles good = make_certificate(dir());
+  ASSERT_FALSE(good.cert.empty()) << "openssl could not make a certificate";
+  auto [code, out] = start_with_tls(dir(), good.key, "tls_dir.log");
+  EXPECT_EQ(code, 2);
+  EXPECT_NE(out.find("--tls-cert \"" + dir() + "\": is a directory"), std::string::npos) << out;
+
+  const std::string encrypted = dir() + "encrypted.pem";
+  ASSERT_EQ(std::system(("openssl pkey -in " + good.key + " -aes256 -passout pass:secret -out " + encrypted +
+                         " >/dev/null 2>&1").c_str()), 0);
+  std::tie(code, out) = start_with_tls(good.cert, encrypted, "tls_encrypted.log");
+  EXPECT_EQ(code, 2);
+  EXPECT_NE(out.find("--tls-key \"" + encrypted + "\": the private key is encrypted"), std::string::npos) << out;
+
+  for (const std::string flag : {"--auth-token-file", "--write-token-file"}) {
+    const Process p = spawn(CHUNKFORGE_SERVER, {"--listen", "127.0.0.1:0", "--http", "", flag, dir()}, dir() + "token_dir.log");
+    EXPECT_EQ(wait_for(p, 10s), 2) << flag;
+    EXPECT_NE(read_text(p.log).find(flag + " \"" + dir() + "\": is a directory"), std::string::npos) << read_text(p.log);
+  }
+
+  const Process world = spawn(CHUNKFORGE_SERVER, {"--listen", "127.0.0.1:0", "--http", "", "--world", dir()},
+                              dir() + "world_dir.log");
+  EXPECT_EQ(wait_for(world, 10s), 2);
+  EXPECT_NE(read_text(world.log).find("world file \"" + dir() + "\" is a directory"), std::string::npos)
+      << read_text(world.log);
+  const std::string broken = write_file("broken.json", "{ not json");
+  const Process bad = spawn(CHUNKFORGE_SERVER, {"--listen", "127.0.0.1:0", "--http", "", "--world", broken},
+                            dir() + "world_broken.log");
+  EXPECT_EQ(wait_for(bad, 10s), 2);
+  EXPECT_NE(read_text(bad.log).find("world file \"" + broken + "\": malformed JSON"), std::string::npos)
+      << read_text(bad.log);
+}
+
 TEST(HostileProcessTest, MalformedAddressesAreBadFlags) {
   for (const auto& [flag, value] : {std::pair{"--listen", "127.0.0.1"}, std::pair{"--listen", "host:99999"},
                                     std::pair{"--http", "127.0.0.1:x"}, std::pair{"--http", ":80"}}) {
