@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "chunkforge/quote.h"
-#include "store_flags.h"
 #include "flag_files.h"
+#include "store_flags.h"
 #include "tls_files.h"
 #include "world_server.h"
 
@@ -263,18 +263,36 @@ std::optional<ServerOptions> server_options(const Flags& flags) {
   return options;
 }
 
-// SIGTERM / SIGINT: stop accepting, give running calls a few seconds (on a thread of its own, so
-// that signals are still heard), then return from io.run() and exit 0. A second one exits at
-// once. SIGHUP is ignored: the server reads its files only at start, and a closed terminal must
-// not take it down.
+// Shutdown's bounds (docs/server.md, "Shutdown"): running calls get kShutdownGrace to finish,
+// then the rest is cancelled. Whatever still runs at kShutdownLimit (a part that failed to end
+// its work: a bug) is cut off with the process, logged by name. Nothing acknowledged is lost
+// either way: an edit is acknowledged only once its commit is durable.
+constexpr std::chrono::milliseconds kShutdownGrace{3000}, kShutdownLimit{4500};
+
+// The last resort of a shutdown that does not end: exits 0 at kShutdownLimit, saying so.
+void start_shutdown_watchdog() {
+  std::thread([] {
+    std::this_thread::sleep_for(kShutdownLimit);
+    spdlog::error("shutdown forced: still not done {} ms after the signal (a part did not end its work)",
+                  kShutdownLimit.count());
+    spdlog::shutdown();
+    std::_Exit(0);
+  }).detach();
+}
+
+// SIGTERM / SIGINT: stop accepting, give running calls kShutdownGrace (on a thread of its own,
+// so that signals are still heard), cancel the rest, then return from io.run() and exit 0. A
+// second one exits at once. SIGHUP is ignored: the server reads its files only at start, and a
+// closed terminal must not take it down.
 void handle_signal(int signal, chunkforge::server::WorldServer& server, boost::asio::io_context& io,
                    std::thread& stopper) {
   if (signal == SIGHUP) {
     spdlog::info("SIGHUP ignored: the server reads its world and files only at start; restart it to change them");
   } else if (!stopper.joinable()) {
     spdlog::info("signal {}: shutting down (a second signal exits at once)", signal);
+    start_shutdown_watchdog();
     stopper = std::thread([&server, &io] {
-      server.shutdown(std::chrono::seconds(3));
+      server.shutdown(kShutdownGrace);
       io.stop();
     });
   } else {
