@@ -59,4 +59,7 @@ configure_chunkforge() {
 # ~/.cache/ccache, or CCACHE_DIR), so a clean clone reuses what earlier builds on the same
 # machine compiled: paths are made relative to the clone (base_dir) and the working directory
 # is left out of the hash (hash_dir), so clones in different folders share entries.
+# The sloppiness lets ccache cache the files compiled with a precompiled header
+# (cmake/ChunkforgePch.cmake).
 export CCACHE_BASEDIR="$CHUNKFORGE_ROOT" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
