@@ -15,4 +15,11 @@ grpc::ServerUnaryReactor* WorldService::GetWorldInfo(grpc::CallbackServerContext
   return reactor;
 }
 
+void WorldService::withhold_seed() {
+  v1::WorldInfo info;
+  info.ParseFromString(info_bytes_);
+  info.clear_seed();
+  info_bytes_ = info.SerializeAsString();
+}
+
 }  // namespace chunkforge::server

@@ -114,6 +114,9 @@ void declare_flags(CLI::App& app, Flags& f) {
   add_value(app, "--max-radius", f.server.limits.max_radius, "N",
            "largest StreamRegion radius and Session view radius,\nchunks, 0 to 64 (default 16)")
       ->transform(integer_in(0, 64));
+  add_switch(app, "--publish-seed", f.server.publish_seed,
+             "GetWorldInfo and the map tell clients the world's seed: on or\noff (default on). Off is not a "
+             "secret: one object id reveals\nthe seed (docs/server.md, \"The seed\")");
   add_switch(app, "--look-ahead", f.server.limits.look_ahead,
              "sessions prefetch what a walking player's next step brings\ninto view: on or off (default on)");
   add_value(app, "--max-sessions", f.server.limits.max_sessions, "N", "player sessions at once, 1 to 1000000 (default 1000)")

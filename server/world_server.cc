@@ -20,7 +20,9 @@ WorldServer::WorldServer(const World& world, ServerOptions options)
       edits_(options_.store ? std::make_unique<EditService>(world, *options_.store) : nullptr),
       service_(world, cache_, queue_, metrics_, options_.limits,
                Auth{options_.auth_token, options_.write_token, options_.open_edits}, edits_.get()),
-      world_(world) {}
+      world_(world) {
+  if (!options_.publish_seed) service_.withhold_seed();
+}
 
 WorldServer::~WorldServer() { shutdown(std::chrono::milliseconds(0)); }
 

@@ -34,6 +34,7 @@ struct ServerOptions {
   bool map = true;                    // the live map on the --http port (behind auth_token)
   size_t map_cache_mb = 64;           // encoded tiles kept
   bool map_players = false;           // the map shows live sessions' positions (opt-in)
+  bool publish_seed = true;           // GetWorldInfo carries the seed (docs/server.md, "The seed")
   size_t cache_mb = 256;
   int threads = 2;
   Limits limits;

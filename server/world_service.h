@@ -144,6 +144,8 @@ class WorldService final : public WorldServiceBase {
   // The largest |chunk coordinate| of the supported world.
   int64_t chunk_limit() const { return chunkforge::chunk_limit(static_cast<uint32_t>(world_.chunk_size())); }
   Metrics& metrics() { return metrics_; }
+  // GetWorldInfo answers with seed 0 from now on (--publish-seed off). Call before serving.
+  void withhold_seed();
   // The live sessions' positions (the live map shows them with --map-players).
   PlayerPositions& players() { return players_; }
 

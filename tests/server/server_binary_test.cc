@@ -1,4 +1,5 @@
 // chunkforge-server as a process: start-up errors, a signal for a clean stop.
+#include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -13,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "chunkforge/v1/service.grpc.pb.h"
 #include "support/server_process.h"
 #include "support/temp_dir.h"
 
@@ -36,6 +38,31 @@ TEST(ServerBinaryTest, StopsCleanlyOnSigterm) {
   kill(p.pid, SIGTERM);
   EXPECT_EQ(wait_for(p, std::chrono::seconds(5)), 0) << read_text(p.log);
   EXPECT_NE(read_text(p.log).find("stopped"), std::string::npos) << read_text(p.log);
+}
+
+// The seed GetWorldInfo gives a server started with the flags (0 if the call failed).
+uint64_t published_seed(const std::vector<std::string>& flags, const std::string& log) {
+  std::vector<std::string> args = {"--listen", "127.0.0.1:0", "--http", "", "--seed", "77"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  const Process p = spawn(CHUNKFORGE_SERVER, args, temp(log));
+  const int port = wait_until_serving(p);
+  auto stub = chunkforge::v1::WorldService::NewStub(
+      grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  chunkforge::v1::WorldInfo info;
+  const grpc::Status status = stub->GetWorldInfo(&context, {}, &info);
+  kill(p.pid, SIGTERM);
+  EXPECT_EQ(wait_for(p, std::chrono::seconds(10)), 0) << read_text(p.log);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(info.chunk_size(), 64u);
+  return info.seed();
+}
+
+TEST(ServerBinaryTest, TheOperatorChoosesWhetherTheSeedIsPublished) {
+  EXPECT_EQ(published_seed({}, "seed_default.log"), 77u);
+  EXPECT_EQ(published_seed({"--publish-seed", "on"}, "seed_on.log"), 77u);
+  EXPECT_EQ(published_seed({"--publish-seed", "off"}, "seed_off.log"), 0u);
 }
 
 TEST(ServerBinaryTest, LoadGeneratorRunsSessionsWithoutErrors) {
