@@ -70,8 +70,8 @@ TEST(WireContractTest, TheContractHoldsEveryProtoFileOfThePackageAndNoOther) {
     contract.insert(file.name());
     EXPECT_FALSE(file.has_source_code_info()) << file.name();
   }
-  // A file missing here is not linked into the test: anchor it in wire_contract.cc.
-  EXPECT_EQ(contract, sources);
+  EXPECT_EQ(contract, sources) << "a .proto file missing from the contract is not compiled (proto/CMakeLists.txt) "
+                                  "or not linked into the test: anchor it in tests/contract/wire_contract.cc";
 }
 
 TEST(WireContractTest, TheTextFormIsStableAndReadsBackAsTheSameSet) {
