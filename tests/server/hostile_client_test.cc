@@ -148,7 +148,8 @@ TEST_F(HostileClientTest, RegionStreamsAreCappedAndAStalledOneIsEnded) {
 // Bytes that are not the request get INVALID_ARGUMENT naming the message, on every RPC (the
 // typed methods used to answer with a bare status and no message). The RPCs are those of the
 // service's descriptor, so that a new one is checked without anyone listing it; a streaming
-// RPC gets the bytes as its first message.
+// RPC gets the bytes as its first message. Each error is counted on /metrics under the RPC's
+// name, so the server's own list of names (Metrics::kMethodNames) follows the service too.
 TEST_F(HostileClientTest, BytesThatAreNotTheRequestGetInvalidArgumentOnEveryRpc) {
   start({});
   grpc::GenericStub generic(channel_);
@@ -181,6 +182,7 @@ TEST_F(HostileClientTest, BytesThatAreNotTheRequestGetInvalidArgumentOnEveryRpc)
     EXPECT_NE(status.error_message().find(": not a "), std::string::npos) << method << ": " << status.error_message();
     EXPECT_NE(status.error_message().find(service->method(i)->input_type()->name()), std::string::npos)
         << method << ": " << status.error_message();
+    EXPECT_EQ(metric("chunkforge_request_errors_total{method=\"" + method + "\"}"), 1) << method;
   }
 }
 
