@@ -1,25 +1,35 @@
 // Fuzz target rpc_request: what a client sends to each RPC, as the server takes it. The first
-// byte names the RPC (0 GetWorldInfo, 1 GetChunk, 2 StreamRegion, 3 Locate); the rest is parsed
-// into that RPC's request message, as rpc_call.h's open_call does, and checked as the RPC checks
-// it (WorldService::make_job, region_jobs, check_locate). Any input must give a request or an
-// error with a message: no crash, leak or slow input.
+// byte names the RPC: its index among WorldService's methods in the service's descriptor
+// (service.proto's order, modulo their number), so every RPC is fuzzed, a new one included
+// without anyone listing it. The rest is parsed into that RPC's request message, as
+// rpc_call.h's open_call does (a Session's first update, as session.cc parses it), and checked
+// as the RPC checks it, where the RPC has a check of its own (kChecks). Any input must give a
+// request or an error with a message: no crash, leak or slow input.
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/message.h>
 #include <google/protobuf/stubs/logging.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "chunk_cache.h"
+#include "edit_batch.h"
 #include "generation_queue.h"
 #include "metrics.h"
+#include "session_view.h"
 #include "world_service.h"
 
 namespace {
 
 using namespace chunkforge;
 using namespace chunkforge::server;
+using google::protobuf::Message;
 
 void ignore_log(google::protobuf::LogLevel, const char*, int, const std::string&) {}
 
@@ -31,8 +41,78 @@ struct Server {
   WorldService service{default_world(), cache, queue, metrics, Limits{}};
 };
 
-void check(const grpc::Status& status) {
-  if (!status.ok() && status.error_message().empty()) __builtin_trap();  // every error says why
+// The checks an RPC makes of its parsed request before any work, by RPC name.
+using Check = std::function<grpc::Status(const WorldService&, const Message&)>;
+
+// `check` on a request of type Request; a request of another type means the RPC's request type
+// changed in service.proto and its check here did not.
+template <class Request>
+Check check_of(grpc::Status (*check)(const WorldService&, const Request&)) {
+  return [check](const WorldService& service, const Message& message) {
+    const auto* request = dynamic_cast<const Request*>(&message);
+    if (request == nullptr) __builtin_trap();
+    return check(service, *request);
+  };
+}
+
+grpc::Status check_get_chunk(const WorldService& service, const v1::GetChunkRequest& request) {
+  ChunkJob job;
+  return service.make_job(request.coord(), request.options(), "coord", job);
+}
+
+grpc::Status check_stream_region(const WorldService& service, const v1::StreamRegionRequest& request) {
+  std::vector<ChunkJob> jobs;
+  return service.region_jobs(request, jobs);
+}
+
+grpc::Status check_session(const WorldService& service, const v1::SessionUpdate& update) {
+  const std::string error = update_error(update, service.limits().max_radius, static_cast<double>(kWorldUnits));
+  if (!error.empty()) return {grpc::StatusCode::INVALID_ARGUMENT, error};
+  ChunkJob probe;  // the first update's options, as session.cc checks them
+  return service.make_job({}, update.options(), "options", probe);
+}
+
+grpc::Status check_locate(const WorldService& service, const v1::LocateRequest& request) {
+  uint32_t type = 0;
+  return service.check_locate(request, type);
+}
+
+grpc::Status check_edit(const WorldService& service, const v1::EditRequest& request) {
+  return check_request(service.world(), request, service.chunk_limit());
+}
+
+const std::map<std::string, Check> kChecks = {
+    {"GetChunk", check_of(check_get_chunk)},  {"StreamRegion", check_of(check_stream_region)},
+    {"Session", check_of(check_session)},     {"Locate", check_of(check_locate)},
+    {"Edit", check_of(check_edit)},  // GetWorldInfo's empty request has nothing to check
+};
+
+// One RPC: its request's empty message and its check (null: parsed only).
+struct Rpc {
+  const Message* prototype;
+  const Check* check;
+};
+
+// The RPCs in the descriptor's order. A check named here for an RPC the service no longer has
+// stops the fuzzer: it would silently check nothing.
+std::vector<Rpc> rpcs_of_the_service() {
+  const google::protobuf::ServiceDescriptor* service =
+      google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(v1::WorldService::service_full_name());
+  if (service == nullptr) __builtin_trap();
+  std::vector<Rpc> rpcs;
+  for (int i = 0; i < service->method_count(); ++i) {
+    const google::protobuf::MethodDescriptor* method = service->method(i);
+    const auto check = kChecks.find(method->name());
+    rpcs.push_back({google::protobuf::MessageFactory::generated_factory()->GetPrototype(method->input_type()),
+                    check == kChecks.end() ? nullptr : &check->second});
+  }
+  for (const auto& [name, check] : kChecks) {
+    if (service->FindMethodByName(name) == nullptr) {
+      std::fprintf(stderr, "rpc_request_fuzzer: %s has a check but no RPC of that name\n", name.c_str());
+      __builtin_trap();
+    }
+  }
+  return rpcs;
 }
 
 }  // namespace
@@ -44,32 +124,12 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static Server* server = new Server;  // one for the process, as in the server
+  static const std::vector<Rpc> rpcs = rpcs_of_the_service();
   if (size == 0) return 0;
-  const std::string bytes(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 4) {
-    case 0: {
-      v1::GetWorldInfoRequest request;
-      (void)request.ParseFromString(bytes);
-      break;
-    }
-    case 1: {
-      v1::GetChunkRequest request;
-      ChunkJob job;
-      if (request.ParseFromString(bytes)) check(server->service.make_job(request.coord(), request.options(), "coord", job));
-      break;
-    }
-    case 2: {
-      v1::StreamRegionRequest request;
-      std::vector<ChunkJob> jobs;
-      if (request.ParseFromString(bytes)) check(server->service.region_jobs(request, jobs));
-      break;
-    }
-    default: {
-      v1::LocateRequest request;
-      uint32_t type = 0;
-      if (request.ParseFromString(bytes)) check(server->service.check_locate(request, type));
-      break;
-    }
-  }
+  const Rpc& rpc = rpcs[data[0] % rpcs.size()];
+  const std::unique_ptr<Message> request(rpc.prototype->New());
+  if (!request->ParseFromArray(data + 1, static_cast<int>(size - 1)) || rpc.check == nullptr) return 0;
+  const grpc::Status status = (*rpc.check)(server->service, *request);
+  if (!status.ok() && status.error_message().empty()) __builtin_trap();  // every error says why
   return 0;
 }
