@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include <google/protobuf/descriptor.h>
+
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "map_service.h"
 
@@ -26,7 +28,9 @@ std::map<std::string, std::string> by_name() {
 
 TEST(EntryPointsTest, EveryRpcAndEveryRouteHasItsBounds) {
   const std::map<std::string, std::string> entries = by_name();
-  const google::protobuf::ServiceDescriptor* service = v1::WorldService::descriptor();
+  const google::protobuf::ServiceDescriptor* service =
+      v1::GetWorldInfoRequest::descriptor()->file()->FindServiceByName("WorldService");
+  ASSERT_NE(service, nullptr);
   std::vector<std::string> expected = {"GET /healthz", "GET /metrics"};
   for (int k = 0; k < service->method_count(); ++k) expected.push_back("WorldService." + std::string(service->method(k)->name()));
   for (const map::MapRouteEntry& route : map::routes()) expected.push_back("GET " + std::string(route.name));
@@ -43,15 +47,16 @@ TEST(EntryPointsTest, EveryRpcAndEveryRouteHasItsBounds) {
   EXPECT_EQ(map::find_route("/api/nope"), std::nullopt);
 }
 
-// The rows of the table under `heading`: first cell (without backticks) -> second cell.
+// The rows of the first table under the heading `heading` (before the next heading): first cell
+// (without backticks) -> second cell.
 std::multimap<std::string, std::string> table_rows(const std::string& text, const std::string& heading) {
   std::multimap<std::string, std::string> rows;
-  const size_t at = text.find(heading);
+  const size_t at = text.find("# " + heading + "\n");
   if (at == std::string::npos) return rows;
-  std::istringstream lines(text.substr(at));
+  std::istringstream lines(text.substr(text.find('\n', at) + 1));
   std::string line;
   bool in_table = false;
-  while (std::getline(lines, line)) {
+  while (std::getline(lines, line) && line.rfind("#", 0) != 0) {
     if (line.rfind("|", 0) != 0) {
       if (in_table) break;
       continue;
@@ -79,7 +84,9 @@ TEST(EntryPointsTest, TheDocsTableHasExactlyOneRowPerEntry) {
     EXPECT_EQ(rows.count(name), 1u) << "docs/server.md: rows for " << name << "; the table should read:\n"
                                     << expected_table;
     const auto row = rows.find(name);
-    if (row != rows.end()) EXPECT_EQ(row->second, bounds) << name << "; the table should read:\n" << expected_table;
+    if (row != rows.end()) {
+      EXPECT_EQ(row->second, bounds) << name << "; the table should read:\n" << expected_table;
+    }
   }
   for (const auto& [name, bounds] : rows) EXPECT_TRUE(entries.count(name)) << "docs/server.md: no such entry: " << name;
 }
