@@ -168,12 +168,15 @@ bool MapService::handle(const MapRequest& request, MapReplyFn reply, Cancelled c
 
 void MapService::dispatch(MapRoute route, const MapRequest& request, const std::string& path,
                           const std::string& query, MapReplyFn reply, Cancelled cancelled) {
-  if (route == MapRoute::kPageRedirect) return reply(MapReply{301, "text/plain", "see /map/\n", {{"Location", "/map/"}}});
+  if (route == MapRoute::kPageRedirect) {
+    return reply(MapReply{301, "text/plain", "see /map/\n", {{"Location", "/map/"}}});
+  }
   if (route == MapRoute::kPage) return serve_page(query, reply);
   if (route == MapRoute::kAsset) {
     const Asset* asset = find_asset(path.substr(5));
     if (asset == nullptr) return reply(text(404, "no such file: " + path.substr(0, 80) + "\n"));
-    return reply(MapReply{200, std::string(asset->content_type), std::string(asset->bytes), {{"Cache-Control", "no-cache"}}});
+    return reply(MapReply{200, std::string(asset->content_type), std::string(asset->bytes),
+                          {{"Cache-Control", "no-cache"}}});
   }
   const State now = state();
   if (!now.world) return reply(text(503, "no world loaded yet\n"));
@@ -182,8 +185,8 @@ void MapService::dispatch(MapRoute route, const MapRequest& request, const std::
     case MapRoute::kTile:
       return serve_tile(request, path, std::move(reply), std::move(cancelled));
     case MapRoute::kStatus:
-      return reply(json(200, status_json(*world, now.source, now.errors, options_.watching, bool(options_.edited_chunks),
-                                         bool(options_.players))));
+      return reply(json(200, status_json(*world, now.source, now.errors, options_.watching,
+                                         bool(options_.edited_chunks), bool(options_.players))));
     case MapRoute::kPoint: {
       auto [status, body] = point_json(*world, query);  // microseconds: answered here
       return reply(json(status, std::move(body)));

@@ -32,7 +32,9 @@ TEST(EntryPointsTest, EveryRpcAndEveryRouteHasItsBounds) {
       v1::GetWorldInfoRequest::descriptor()->file()->FindServiceByName("WorldService");
   ASSERT_NE(service, nullptr);
   std::vector<std::string> expected = {"GET /healthz", "GET /metrics"};
-  for (int k = 0; k < service->method_count(); ++k) expected.push_back("WorldService." + std::string(service->method(k)->name()));
+  for (int k = 0; k < service->method_count(); ++k) {
+    expected.push_back("WorldService." + std::string(service->method(k)->name()));
+  }
   for (const map::MapRouteEntry& route : map::routes()) expected.push_back("GET " + std::string(route.name));
   for (const std::string& name : expected) {
     const auto found = entries.find(name);

@@ -280,7 +280,8 @@ TEST(HttpEndpointTest, StopGivesAnOwedReplyTheGraceThen503) {
 
 TEST(HttpEndpointTest, StopSendsTheReplyOfWorkThatGivesUpWhenCancelled) {
   std::jthread worker;
-  auto handler = [&worker](const HttpRequestView&, HttpReplyFn reply, std::shared_ptr<const std::atomic<bool>> cancelled) {
+  auto handler = [&worker](const HttpRequestView&, HttpReplyFn reply,
+                           std::shared_ptr<const std::atomic<bool>> cancelled) {
     worker = std::jthread([reply = std::move(reply), cancelled] {
       for (int k = 0; k < 1000 && !cancelled->load(); ++k) std::this_thread::sleep_for(milliseconds(5));
       reply({503, "text/plain", "cancelled\n", {}});
