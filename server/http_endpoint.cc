@@ -85,7 +85,7 @@ struct Server {
 
   void accept();
   void admit(tcp::socket socket);
-  bool evict_one_waiting();
+  bool evict_one_idle();
   void close_all();
   void answer_owed();
   void settle();  // a reply is no longer owed
@@ -114,7 +114,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     http::async_read_header(stream_, buffer_, parser_,
                             [self = shared_from_this()](beast::error_code ec, size_t) { self->on_header(ec); });
   }
-  bool awaiting_header() const { return phase_ == Phase::kHeader; }
+  // Waiting for its header, or lingering after its answer: nothing owed to anyone.
+  bool idle() const { return phase_ == Phase::kHeader || phase_ == Phase::kLingering; }
   bool owed() const { return phase_ == Phase::kOwed; }
   void close() {
     cancelled_->store(true);
@@ -130,7 +131,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void answer(HttpReply reply);
 
  private:
-  enum class Phase { kHeader, kOwed, kAnswering };
+  enum class Phase { kHeader, kOwed, kAnswering, kLingering };
 
   void unregister() {
     if (!registered_) return;
@@ -223,6 +224,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Linger for the client to close first (unless stopping: then close now).
   void after_write() {
     if (server_.stopping) return stream_.close();
+    phase_ = Phase::kLingering;
     stream_.expires_at(std::min(deadline_, Clock::now() + kLinger));
     linger();
   }
@@ -337,17 +339,18 @@ void Server::admit(tcp::socket socket) {
                   held->second);
     return;
   }
-  if (connections.size() >= options.max_connections + options.health_reserve && !evict_one_waiting()) {
+  if (connections.size() >= options.max_connections + options.health_reserve && !evict_one_idle()) {
     spdlog::debug("HTTP side port: {} connections open, none idle, closing a new one", connections.size());
     return;
   }
   std::make_shared<Connection>(*this, std::move(socket), remote.address())->start();
 }
 
-// Closes the oldest connection still waiting for its header; false if there is none.
-bool Server::evict_one_waiting() {
+// Closes the oldest connection still waiting for its header or lingering after its answer;
+// false if there is none.
+bool Server::evict_one_idle() {
   for (const auto& [sequence, connection] : connections) {
-    if (connection->awaiting_header()) {
+    if (connection->idle()) {
       connection->evict();
       return true;
     }

@@ -18,8 +18,10 @@
 //   - one client address holds at most max_per_address connections; more are closed at once
 //     (an attacker's sockets cannot fill the port; a load balancer probes from its own address);
 //   - up to max_connections + health_reserve are open at once. When that many are, a newcomer
-//     closes the oldest connection still waiting for its header (an idle socket costs the
-//     newcomer nothing) and is admitted; only when none is waiting is the newcomer closed;
+//     closes the oldest idle connection (still waiting for its header, or lingering after its
+//     answer: closing it loses nobody a reply) and is admitted; only when every connection is
+//     owed a reply or being answered is the newcomer closed. At most max_connections can be
+//     owed (below), so the reserve is always idle or answering health checks;
 //   - once its header is read, a request other than /healthz and /metrics while more than
 //     max_connections are open gets 503 with Retry-After: the reserve is the health check's.
 //

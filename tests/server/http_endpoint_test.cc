@@ -257,6 +257,25 @@ struct HeldRequests {
   }
 };
 
+TEST(HttpEndpointTest, AtTheCapAnAnsweredConnectionLingeringMakesRoomForHealth) {
+  HeldRequests work;
+  const HttpOptions options{.max_connections = 1, .health_reserve = 1, .max_per_address = 100};
+  HttpEndpoint endpoint("127.0.0.1:0", [] { return ""; }, options, work.handler());
+  ASSERT_TRUE(endpoint.start());
+  RawClient owed(endpoint.port()), refused(endpoint.port());
+  ASSERT_TRUE(owed.send("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+  ASSERT_TRUE(work.wait_for(1));
+  ASSERT_TRUE(refused.send("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+  std::this_thread::sleep_for(milliseconds(200));  // answered 503, and left open by its client
+  EXPECT_EQ(request(endpoint.port(), "GET", "/healthz").status, 200) << "the lingering one made room";
+  EXPECT_TRUE(refused.closed_within(milliseconds(1000)));
+  EXPECT_EQ(parse(refused.received()).status, 503);
+  EXPECT_FALSE(owed.closed_within(milliseconds(0))) << "a connection owed a reply is never the one closed";
+  work.held[0].first({200, "text/plain", "done\n", {}});
+  ASSERT_TRUE(owed.closed_within(milliseconds(2000)));
+  EXPECT_EQ(parse(owed.received()).body, "done\n");
+}
+
 TEST(HttpEndpointTest, StopGivesAnOwedReplyTheGraceThen503) {
   HeldRequests work;  // outlives the endpoint: its reply functions are called after
   auto endpoint = std::make_unique<HttpEndpoint>("127.0.0.1:0", [] { return ""; },
