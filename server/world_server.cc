@@ -74,6 +74,10 @@ HttpHandler WorldServer::start_map() {
   // Renders share the cores with generation: a few at once is enough for one viewer's screen.
   map::MapOptions options;
   options.threads = std::clamp(options_.threads, 1, 4);
+  // One radius bound for both ways to search: /api/locate takes the server's Locate bound, and
+  // `chunkforge map`'s default is the same number.
+  static_assert(Limits{}.max_locate_radius == map::kDefaultMaxLocateRadius);
+  options.max_locate_radius = options_.limits.max_locate_radius;
   options.cache_bytes = options_.map_cache_mb << 20;
   options.auth_token = options_.auth_token;
   if (edits_) {  // the edits overlay: the map is destroyed before edits_ (world_server.h)

@@ -1,6 +1,6 @@
 // The map's JSON endpoints: the world and its layers (/api/status), the terrain under the
 // cursor (/api/point), and structure search with the planner `chunkforge locate` uses
-// (/api/locate).
+// (/api/locate), bounded in radius like gRPC Locate and abandoned when its client goes.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -16,7 +16,7 @@
 namespace chunkforge::map {
 namespace {
 
-constexpr double kDefaultRadius = 2048, kMaxRadius = 65536;  // as `chunkforge locate`
+constexpr double kDefaultRadius = 2048;  // as gRPC Locate
 constexpr size_t kLocateLimit = 20;
 
 std::string quoted(const std::string& text) {
@@ -155,7 +155,8 @@ std::pair<int, std::string> point_json(const World& world, const std::string& qu
                    quoted(d.materials(static_cast<int>(p.material)).name()) + fields + "}"};
 }
 
-std::pair<int, std::string> locate_json(const World& world, const std::string& query) {
+std::pair<int, std::string> locate_json(const World& world, const std::string& query, double max_radius,
+                                        const std::atomic<bool>* abandon) {
   double x = 0, z = 0;
   if (auto error = read_position(query, x, z)) return {400, *error};
   const std::string type = query_value(query, "type");
@@ -164,8 +165,14 @@ std::pair<int, std::string> locate_json(const World& world, const std::string& q
   if (found == types.end()) return {400, "{\"error\":" + quoted("unknown structure type \"" + type.substr(0, 64) + "\"") + "}"};
   const std::string radius_text = query_value(query, "radius");
   const std::optional<double> radius = radius_text.empty() ? kDefaultRadius : decimal(radius_text);
-  if (!radius || *radius <= 0 || *radius > kMaxRadius) return {400, "{\"error\":\"radius must be in (0, 65536]\"}"};
+  if (!radius || *radius <= 0 || *radius > max_radius) {
+    return {400, "{\"error\":" +
+                     quoted("radius: must be in (0, " + number(max_radius) + "] world units on this server (got " +
+                            radius_text.substr(0, 32) + ")") +
+                     "}"};
+  }
   StructurePlanner planner(world);
+  planner.watch_abandon(abandon);  // the client left or the server stops: GenerationAbandoned
   std::vector<StructureInstance> near =
       planner.locate(found->id, Coord::from_double(std::floor(x)), Coord::from_double(std::floor(z)), *radius);
   if (near.size() > kLocateLimit) near.resize(kLocateLimit);

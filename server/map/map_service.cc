@@ -1,4 +1,5 @@
-// MapService: routing, the token check, and tiles (ETag, cache, render on the pool).
+// MapService: the route table and dispatch, the token check, tiles (ETag, cache, render on the
+// pool), and the pool's other jobs (structure searches, chunks, edit scans), each bounded.
 #include "map_service.h"
 
 #include <cmath>
@@ -27,6 +28,27 @@ MapReply json(int status, std::string body) {
   MapReply reply{status, "application/json", std::move(body), {{"Cache-Control", "no-store"}}};
   return reply;
 }
+
+MapReply busy(std::string body) { return MapReply{503, "text/plain", std::move(body), {{"Retry-After", "1"}}}; }
+
+MapReply not_found() {
+  return text(404, "not found: the map serves /map/, /tiles/, /api/status, /api/point, /api/locate, /api/chunk and "
+                   "/api/view\n");
+}
+
+constexpr MapRouteEntry kRoutes[] = {
+    {"/map", "/map", false, MapRoute::kPageRedirect},
+    {"/map/", "/map/", false, MapRoute::kPage},
+    {"/map/{file}", "/map/", true, MapRoute::kAsset},
+    {"/tiles/{layer}/{z}/{x}/{y}.png", "/tiles/", true, MapRoute::kTile},
+    {"/api/status", "/api/status", false, MapRoute::kStatus},
+    {"/api/point", "/api/point", false, MapRoute::kPoint},
+    {"/api/locate", "/api/locate", false, MapRoute::kLocate},
+    {"/api/chunk", "/api/chunk", false, MapRoute::kChunk},
+    {"/api/edits", "/api/edits", false, MapRoute::kEdits},
+    {"/api/players", "/api/players", false, MapRoute::kPlayers},
+    {"/api/view", "/api/view", false, MapRoute::kView},
+};
 
 // Compares without stopping at the first difference: the time taken says nothing of the token.
 bool same_secret(const std::string& a, const std::string& b) {
@@ -84,6 +106,15 @@ class ReplyOnce {
 
 }  // namespace
 
+std::span<const MapRouteEntry> routes() { return kRoutes; }
+
+std::optional<MapRoute> find_route(std::string_view path) {
+  for (const MapRouteEntry& entry : kRoutes) {
+    if (entry.prefix ? path.substr(0, entry.match.size()) == entry.match : path == entry.match) return entry.route;
+  }
+  return std::nullopt;
+}
+
 MapService::MapService(MapOptions options)
     : options_(std::move(options)),
       cache_(options_.cache_bytes),
@@ -119,52 +150,82 @@ bool MapService::authorised(const MapRequest& request, const std::string& query)
   return !from_cookie.empty() && same_secret(from_cookie, token);
 }
 
-bool MapService::handle(const MapRequest& request, MapReplyFn reply, std::shared_ptr<const std::atomic<bool>> cancelled) {
+bool MapService::handle(const MapRequest& request, MapReplyFn reply, Cancelled cancelled) {
   const size_t mark = request.target.find('?');
   const std::string path = request.target.substr(0, mark);
   const std::string query = mark == std::string::npos ? "" : request.target.substr(mark + 1);
-  const bool tiles = path.rfind("/tiles/", 0) == 0, api = path.rfind("/api/", 0) == 0;
-  if (path != "/map" && path.rfind("/map/", 0) != 0 && !tiles && !api) return false;
+  const std::optional<MapRoute> route = find_route(path);
+  if (!route && path.rfind("/api/", 0) != 0) return false;
   if (!authorised(request, query)) {
     reply(text(401, "the map needs the server's token: open /map/?token=TOKEN once (it sets a cookie), or send "
                     "\"Authorization: Bearer TOKEN\"\n"));
     return true;
   }
-  const State now = state();
-  if (path == "/map") {
-    reply(MapReply{301, "text/plain", "see /map/\n", {{"Location", "/map/"}}});
-  } else if (path == "/map/") {
-    serve_page(query, reply);
-  } else if (path.rfind("/map/", 0) == 0) {
-    const Asset* asset = find_asset(path.substr(5));
-    if (asset == nullptr) return reply(text(404, "no such file: " + path.substr(0, 80) + "\n")), true;
-    reply(MapReply{200, std::string(asset->content_type), std::string(asset->bytes), {{"Cache-Control", "no-cache"}}});
-  } else if (!now.world) {
-    reply(text(503, "no world loaded yet\n"));
-  } else if (tiles) {
-    serve_tile(request, path, std::move(reply), std::move(cancelled));
-  } else if (path == "/api/status") {
-    reply(json(200, status_json(*now.world, now.source, now.errors, options_.watching, bool(options_.edited_chunks),
-                               bool(options_.players))));
-  } else if (path == "/api/point") {
-    auto [status, body] = point_json(*now.world, query);  // microseconds: answered here
-    reply(json(status, std::move(body)));
-  } else if (path == "/api/locate") {
-    serve_locate(query, std::move(reply));
-  } else if (path == "/api/chunk") {
-    serve_chunk(query, std::move(reply), std::move(cancelled));
-  } else if (path == "/api/edits" && options_.edited_chunks) {
-    auto [status, body] = edits_json(*now.world, query, options_.edited_chunks);  // an index scan: here
-    reply(json(status, std::move(body)));
-  } else if (path == "/api/players" && options_.players) {
-    reply(json(200, players_json(options_.players())));
-  } else if (path == "/api/view") {
-    serve_view(query, reply);
-  } else {
-    reply(text(404, "not found: the map serves /map/, /tiles/, /api/status, /api/point, /api/locate, /api/chunk and "
-                    "/api/view\n"));
-  }
+  if (!route) return reply(not_found()), true;
+  dispatch(*route, request, path, query, std::move(reply), std::move(cancelled));
   return true;
+}
+
+void MapService::dispatch(MapRoute route, const MapRequest& request, const std::string& path,
+                          const std::string& query, MapReplyFn reply, Cancelled cancelled) {
+  if (route == MapRoute::kPageRedirect) {
+    return reply(MapReply{301, "text/plain", "see /map/\n", {{"Location", "/map/"}}});
+  }
+  if (route == MapRoute::kPage) return serve_page(query, reply);
+  if (route == MapRoute::kAsset) {
+    const Asset* asset = find_asset(path.substr(5));
+    if (asset == nullptr) return reply(text(404, "no such file: " + path.substr(0, 80) + "\n"));
+    return reply(MapReply{200, std::string(asset->content_type), std::string(asset->bytes),
+                          {{"Cache-Control", "no-cache"}}});
+  }
+  const State now = state();
+  if (!now.world) return reply(text(503, "no world loaded yet\n"));
+  const std::shared_ptr<const World> world = now.world;
+  switch (route) {
+    case MapRoute::kTile:
+      return serve_tile(request, path, std::move(reply), std::move(cancelled));
+    case MapRoute::kStatus:
+      return reply(json(200, status_json(*world, now.source, now.errors, options_.watching,
+                                         bool(options_.edited_chunks), bool(options_.players))));
+    case MapRoute::kPoint: {
+      auto [status, body] = point_json(*world, query);  // microseconds: answered here
+      return reply(json(status, std::move(body)));
+    }
+    case MapRoute::kLocate:
+      return serve_locate(query, std::move(reply), std::move(cancelled));
+    case MapRoute::kChunk:  // one chunk generated (milliseconds), given up when the browser goes
+      return on_pool(std::move(reply), cancelled, [this, world, query, cancelled] {
+        auto [status, body] = chunk_json(*world, query, options_.current_chunk, cancelled.get());
+        return json(status, std::move(body));
+      });
+    case MapRoute::kEdits:  // an index scan: off the HTTP thread
+      if (!options_.edited_chunks) return reply(not_found());
+      return on_pool(std::move(reply), std::move(cancelled), [this, world, query] {
+        auto [status, body] = edits_json(*world, query, options_.edited_chunks);
+        return json(status, std::move(body));
+      });
+    case MapRoute::kPlayers:
+      if (!options_.players) return reply(not_found());
+      return reply(json(200, players_json(options_.players())));
+    case MapRoute::kView:
+      return serve_view(query, reply);
+    default:
+      return reply(not_found());
+  }
+}
+
+void MapService::on_pool(MapReplyFn reply, Cancelled cancelled, std::function<MapReply()> work,
+                         std::optional<TilePlace> place) {
+  auto once = std::make_shared<ReplyOnce>(std::move(reply));
+  const bool queued = pool_.submit([once, cancelled, work = std::move(work)] {
+    if (cancelled && cancelled->load()) return (*once)(text(503, "cancelled\n"));
+    try {
+      (*once)(work());
+    } catch (const GenerationAbandoned&) {
+      (*once)(text(503, "cancelled\n"));
+    }
+  }, place, cancelled);
+  if (!queued) (*once)(busy("busy: too many requests waiting\n"));
 }
 
 void MapService::serve_page(const std::string& query, const MapReplyFn& reply) const {
@@ -180,7 +241,7 @@ void MapService::serve_page(const std::string& query, const MapReplyFn& reply) c
 }
 
 void MapService::serve_tile(const MapRequest& request, const std::string& path, MapReplyFn reply,
-                            std::shared_ptr<const std::atomic<bool>> cancelled) {
+                            Cancelled cancelled) {
   const std::shared_ptr<const World> world = state().world;
   std::vector<std::string> resources;
   for (const ResourceLayer& r : world->resources().all()) resources.push_back(r.name);
@@ -191,20 +252,13 @@ void MapService::serve_tile(const MapRequest& request, const std::string& path, 
   const std::vector<std::pair<std::string, std::string>> headers = {{"ETag", etag}, {"Cache-Control", "no-cache"}};
   if (request.if_none_match == etag) return reply(MapReply{304, "image/png", "", headers});
   if (auto png = cache_.find(etag)) return reply(MapReply{200, "image/png", *png, headers});
-  auto once = std::make_shared<ReplyOnce>(std::move(reply));
   const double half = static_cast<double>(key.span()) / 2;
   const TilePlace centre{static_cast<double>(key.world_x0()) + half, static_cast<double>(key.world_z0()) + half};
-  const bool queued = pool_.submit([this, world, key, etag, headers, once, cancelled] {
-    if (cancelled->load()) return (*once)(text(503, "cancelled\n"));
-    try {
-      auto png = std::make_shared<const std::string>(render_tile(*world, key, cancelled.get(), &chunks_).png());
-      cache_.insert(etag, png);
-      (*once)(MapReply{200, "image/png", *png, headers});
-    } catch (const GenerationAbandoned&) {
-      (*once)(text(503, "cancelled\n"));
-    }
+  on_pool(std::move(reply), cancelled, [this, world, key, etag, headers, cancelled] {
+    auto png = std::make_shared<const std::string>(render_tile(*world, key, cancelled.get(), &chunks_).png());
+    cache_.insert(etag, png);
+    return MapReply{200, "image/png", *png, headers};
   }, centre);
-  if (!queued) (*once)(MapReply{503, "text/plain", "busy: too many tiles waiting\n", {{"Retry-After", "1"}}});
 }
 
 // The page's centre in world units, sent as it moves: waiting tiles nearest to it render first.
@@ -216,29 +270,20 @@ void MapService::serve_view(const std::string& query, const MapReplyFn& reply) {
   reply(json(200, "{}"));
 }
 
-void MapService::serve_locate(const std::string& query, MapReplyFn reply) {
+// Planning a search costs up to a tenth of a second at the largest radius, on a pool thread:
+// only max_locates at once, so that searches cannot crowd out the tiles.
+void MapService::serve_locate(const std::string& query, MapReplyFn reply, Cancelled cancelled) {
+  if (locates_.fetch_add(1) >= options_.max_locates) {
+    --locates_;
+    return reply(busy("busy: " + std::to_string(options_.max_locates) + " structure searches under way\n"));
+  }
+  // Given back when the job is destroyed: after it ran, or dropped unrun.
+  auto slot = std::shared_ptr<std::atomic<int>>(&locates_, [](std::atomic<int>* count) { --*count; });
   const std::shared_ptr<const World> world = state().world;
-  auto once = std::make_shared<ReplyOnce>(std::move(reply));
-  const bool queued = pool_.submit([world, query, once] {
-    auto [status, body] = locate_json(*world, query);
-    (*once)(json(status, std::move(body)));
+  on_pool(std::move(reply), cancelled, [this, world, query, cancelled, slot] {
+    auto [status, body] = locate_json(*world, query, options_.max_locate_radius, cancelled.get());
+    return json(status, std::move(body));
   });
-  if (!queued) (*once)(MapReply{503, "text/plain", "busy: too many requests waiting\n", {{"Retry-After", "1"}}});
-}
-
-// One chunk generated (milliseconds) on the pool, given up when the browser goes.
-void MapService::serve_chunk(const std::string& query, MapReplyFn reply, std::shared_ptr<const std::atomic<bool>> cancelled) {
-  const std::shared_ptr<const World> world = state().world;
-  auto once = std::make_shared<ReplyOnce>(std::move(reply));
-  const bool queued = pool_.submit([this, world, query, once, cancelled] {
-    try {
-      auto [status, body] = chunk_json(*world, query, options_.current_chunk, cancelled.get());
-      (*once)(json(status, std::move(body)));
-    } catch (const GenerationAbandoned&) {
-      (*once)(text(503, "cancelled\n"));
-    }
-  });
-  if (!queued) (*once)(MapReply{503, "text/plain", "busy: too many requests waiting\n", {{"Retry-After", "1"}}});
 }
 
 }  // namespace chunkforge::map

@@ -10,9 +10,15 @@
 //   map.set_world(world, "built-in world");
 //   endpoint handler: if (!map.handle(request, reply, cancelled)) answer_404();
 //
-// handle() never blocks: tiles, structure searches and chunks run on the service's TilePool (at most
-// `threads` at once, `max_queued` waiting; more get 503), and `reply` is called from there.
-// A render whose `cancelled` flag rises (the browser moved on, the server stops) gives up.
+// The routes are one table, routes(), which the dispatcher matches and server/entry_points.cc
+// documents with their bounds.
+//
+// handle() never blocks: tiles, structure searches, chunks and edit-index scans run on the
+// service's TilePool (at most `threads` at once, `max_queued` waiting; more get 503 with
+// Retry-After), and `reply` is called from there. Work whose `cancelled` flag rises (the browser
+// moved on, the server stops) gives up: a waiting job is dropped, a render or a structure
+// search abandons. Structure searches are bounded in radius (max_locate_radius, the gRPC
+// Locate bound) and in number at once (max_locates, queued or running; more get 503).
 // Tiles carry an ETag (world fingerprint, layer, tile, renderer version) and answer a
 // matching If-None-Match with 304; encoded tiles are kept in a TileCache of `cache_bytes`.
 // With an auth token every route needs it: "Authorization: Bearer <token>", or the cookie
@@ -25,7 +31,10 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -71,9 +80,27 @@ using PlayersFn = std::function<std::vector<PlayerMarker>()>;
 // applied (edit_version and object_states set); `base` itself when nobody edited it.
 using CurrentChunkFn = std::function<v1::Chunk(ChunkCoord coord, v1::Chunk base)>;
 
+// The largest /api/locate radius unless MapOptions says otherwise: gRPC Locate's default bound
+// (Limits::max_locate_radius; world_server.cc checks that they agree and passes the server's).
+inline constexpr double kDefaultMaxLocateRadius = 4096;
+
+// The map's routes: what the dispatcher matches, in order (the first that fits serves).
+enum class MapRoute { kPageRedirect, kPage, kAsset, kTile, kStatus, kPoint, kLocate, kChunk, kEdits, kPlayers, kView };
+struct MapRouteEntry {
+  std::string_view name;   // as documented: "/tiles/{layer}/{z}/{x}/{y}.png"
+  std::string_view match;  // the path, or its start when `prefix`
+  bool prefix;
+  MapRoute route;
+};
+std::span<const MapRouteEntry> routes();
+// The route serving `path` (no query), or nothing.
+std::optional<MapRoute> find_route(std::string_view path);
+
 struct MapOptions {
   int threads = 2;                  // renders at once
-  size_t max_queued = 256;          // renders waiting
+  size_t max_queued = 256;          // jobs waiting (renders, searches, chunks, edit scans)
+  double max_locate_radius = kDefaultMaxLocateRadius;  // /api/locate radius, world units
+  int max_locates = 2;              // structure searches queued or running at once
   size_t cache_bytes = 64u << 20;   // encoded tiles kept
   size_t chunk_bytes = 16u << 20;   // generated chunks' objects kept for the objects tiles
   std::string auth_token;           // "": open
@@ -111,15 +138,21 @@ class MapService {
     std::vector<std::string> errors;
   };
   State state() const;
+  using Cancelled = std::shared_ptr<const std::atomic<bool>>;
   bool authorised(const MapRequest& request, const std::string& query) const;
+  void dispatch(MapRoute route, const MapRequest& request, const std::string& path, const std::string& query,
+                MapReplyFn reply, Cancelled cancelled);
   void serve_page(const std::string& query, const MapReplyFn& reply) const;
-  void serve_tile(const MapRequest& request, const std::string& path, MapReplyFn reply,
-                  std::shared_ptr<const std::atomic<bool>> cancelled);
-  void serve_locate(const std::string& query, MapReplyFn reply);
-  void serve_chunk(const std::string& query, MapReplyFn reply, std::shared_ptr<const std::atomic<bool>> cancelled);
+  void serve_tile(const MapRequest& request, const std::string& path, MapReplyFn reply, Cancelled cancelled);
+  void serve_locate(const std::string& query, MapReplyFn reply, Cancelled cancelled);
   void serve_view(const std::string& query, const MapReplyFn& reply);
+  // Runs `work` on the pool and replies with its answer: 503 when the queue is full, when the
+  // client left first, or when the work gives up (GenerationAbandoned).
+  void on_pool(MapReplyFn reply, Cancelled cancelled, std::function<MapReply()> work,
+               std::optional<TilePlace> place = std::nullopt);
 
   const MapOptions options_;
+  std::atomic<int> locates_{0};  // structure searches queued or running
   mutable std::mutex mutex_;
   State state_;
   TileCache cache_;
@@ -132,7 +165,9 @@ class MapService {
 std::string status_json(const World& world, const std::string& source, const std::vector<std::string>& errors,
                         bool watching, bool edits, bool players);
 std::pair<int, std::string> point_json(const World& world, const std::string& query);
-std::pair<int, std::string> locate_json(const World& world, const std::string& query);
+// Radius at most `max_radius`; throws GenerationAbandoned once `abandon` reads true.
+std::pair<int, std::string> locate_json(const World& world, const std::string& query, double max_radius,
+                                        const std::atomic<bool>* abandon);
 // The edited chunks under a view given in world units (x0, z0, x1, z1), as map_edits.cc says.
 std::pair<int, std::string> edits_json(const World& world, const std::string& query, const EditedChunksFn& edited);
 // The chunk (cx, cz) with its objects and structures, as `current` makes it (map_chunk.cc).

@@ -1,6 +1,9 @@
 // TilePool: workers taking the job nearest the viewer's focus off one bounded queue.
 #include "tile_pool.h"
 
+#include <algorithm>
+#include <iterator>
+
 namespace chunkforge::map {
 namespace {
 
@@ -28,14 +31,23 @@ TilePool::~TilePool() {
   dropped.clear();  // outside the lock: a job's destructor may answer its request
 }
 
-bool TilePool::submit(std::function<void()> job, std::optional<TilePlace> place) {
+bool TilePool::submit(std::function<void()> job, std::optional<TilePlace> place,
+                      std::shared_ptr<const std::atomic<bool>> cancelled) {
+  std::vector<Waiting> dropped;  // destroyed after the lock: a job's destructor may answer its request
   {
     std::lock_guard lock(mutex_);
+    drop_abandoned(dropped);
     if (stopping_ || jobs_.size() >= max_queued_) return false;
-    jobs_.push_back(Waiting{std::move(job), place, next_sequence_++});
+    jobs_.push_back(Waiting{std::move(job), place, next_sequence_++, std::move(cancelled)});
   }
   wake_.notify_one();
   return true;
+}
+
+void TilePool::drop_abandoned(std::vector<Waiting>& dropped) {
+  auto abandoned = std::stable_partition(jobs_.begin(), jobs_.end(), [](const Waiting& w) { return !w.abandoned(); });
+  std::move(abandoned, jobs_.end(), std::back_inserter(dropped));
+  jobs_.erase(abandoned, jobs_.end());
 }
 
 void TilePool::set_focus(TilePlace focus) {
@@ -62,10 +74,13 @@ size_t TilePool::next_index() const {
 void TilePool::work() {
   for (;;) {
     std::function<void()> job;
+    std::vector<Waiting> dropped;
     {
       std::unique_lock lock(mutex_);
       wake_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
       if (stopping_) return;
+      drop_abandoned(dropped);
+      if (jobs_.empty()) continue;
       const size_t k = next_index();
       job = std::move(jobs_[k].job);
       jobs_.erase(jobs_.begin() + static_cast<std::ptrdiff_t>(k));

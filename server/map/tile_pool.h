@@ -5,7 +5,9 @@
 // viewer's focus is known (set_focus, from the page's /api/view), the waiting job nearest to it
 // runs next, so after a pan or a zoom the tiles in the middle of the screen come first. Without
 // a focus, or between equally near jobs, first in, first out (Leaflet asks centre first too).
-// Jobs without a place (structure searches) count as at the focus.
+// Jobs without a place (structure searches) count as at the focus. A job whose `cancelled`
+// flag rose (its client left) is dropped unrun at the next submit or pick, so abandoned jobs
+// never take the room of live ones.
 //
 //   TilePool pool(2, 256);
 //   if (!pool.submit([] { render(); }, TilePlace{x, z})) answer_503();
@@ -15,9 +17,11 @@
 // destroys the queued ones without running them.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -34,8 +38,10 @@ class TilePool {
  public:
   TilePool(int threads, size_t max_queued);
   ~TilePool();
-  // False (and `job` destroyed) when the queue is full.
-  bool submit(std::function<void()> job, std::optional<TilePlace> place = std::nullopt);
+  // False (and `job` destroyed) when the queue is full of live jobs. `cancelled` (may be null):
+  // once it reads true, the job is dropped (destroyed) instead of run.
+  bool submit(std::function<void()> job, std::optional<TilePlace> place = std::nullopt,
+              std::shared_ptr<const std::atomic<bool>> cancelled = nullptr);
   // The place the viewer looks at: orders the waiting jobs from now on.
   void set_focus(TilePlace focus);
   size_t queued() const;
@@ -45,8 +51,12 @@ class TilePool {
     std::function<void()> job;
     std::optional<TilePlace> place;
     uint64_t sequence;
+    std::shared_ptr<const std::atomic<bool>> cancelled;
+    bool abandoned() const { return cancelled && cancelled->load(); }
   };
   void work();
+  // Moves the abandoned jobs out of the queue (to be destroyed outside the lock); lock held.
+  void drop_abandoned(std::vector<Waiting>& dropped);
   // The waiting job to run next; the lock is held.
   size_t next_index() const;
 

@@ -1,5 +1,6 @@
-// HttpEndpoint over real loopback sockets: its routes, and that no client can stall it (idle
-// and trickling clients, too many connections, oversized headers, stop() with clients stuck).
+// HttpEndpoint over real loopback sockets: its routes, and that no client can stall it or shut
+// out the health check (idle and trickling clients, too many connections from one address or
+// in all, oversized headers, stop() with clients stuck or replies owed).
 #include "http_endpoint.h"
 
 #include <arpa/inet.h>
@@ -11,6 +12,7 @@
 
 #include <chrono>
 #include <future>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,8 +34,11 @@ milliseconds since(Clock::time_point start) {
 // A blocking loopback TCP client that sends what it is told and notices when the server closes.
 class RawClient {
  public:
-  explicit RawClient(int port) : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
-    sockaddr_in address{};
+  explicit RawClient(int port, const char* from = "127.0.0.1") : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in local{}, address{};
+    local.sin_family = AF_INET;
+    inet_pton(AF_INET, from, &local.sin_addr);
+    bind(fd_, reinterpret_cast<sockaddr*>(&local), sizeof local);
     address.sin_family = AF_INET;
     address.sin_port = htons(static_cast<uint16_t>(port));
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -71,8 +76,8 @@ class RawClient {
 using Response = test::HttpResponse;
 const auto parse = test::parse_http_response;
 
-Response request(int port, const std::string& method, const std::string& target) {
-  RawClient client(port);
+Response request(int port, const std::string& method, const std::string& target, const char* from = "127.0.0.1") {
+  RawClient client(port, from);
   client.send(method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
   client.closed_within(milliseconds(2000));
   return parse(client.received());
@@ -165,12 +170,10 @@ TEST(HttpEndpointTest, StopReturnsPromptlyWithStalledClientsConnected) {
   endpoint->stop();  // again: nothing to do
 }
 
-TEST(HttpEndpointTest, ConnectionsBeyondTheLimitAreClosedAtOnce) {
-  auto endpoint = started({.header_timeout = milliseconds(2000), .request_timeout = milliseconds(4000),
-                           .max_connections = 4});
-  std::vector<std::unique_ptr<RawClient>> clients;
-  for (int i = 0; i < 4 + 5; ++i) clients.push_back(std::make_unique<RawClient>(endpoint->port()));
-  std::this_thread::sleep_for(milliseconds(500));  // well before the header deadline
+// Connections that are open, and those the server closed, after `wait`.
+std::pair<std::vector<RawClient*>, int> open_and_closed(std::vector<std::unique_ptr<RawClient>>& clients,
+                                                        milliseconds wait) {
+  std::this_thread::sleep_for(wait);
   std::vector<RawClient*> open;
   int closed = 0;
   for (auto& client : clients) {
@@ -180,16 +183,159 @@ TEST(HttpEndpointTest, ConnectionsBeyondTheLimitAreClosedAtOnce) {
       open.push_back(client.get());
     }
   }
-  EXPECT_EQ(closed, 5);
-  ASSERT_EQ(open.size(), 4u);
-  EXPECT_EQ(request(endpoint->port(), "GET", "/healthz").status, 0) << "full: a new connection is closed";
+  return {open, closed};
+}
 
-  // The open ones are served as usual; then the idle ones reach their deadline and free room.
+TEST(HttpEndpointTest, OneAddressHoldsAtMostMaxPerAddress) {
+  auto endpoint = started({.header_timeout = milliseconds(3000), .max_per_address = 3});
+  std::vector<std::unique_ptr<RawClient>> clients;
+  for (int i = 0; i < 3 + 4; ++i) clients.push_back(std::make_unique<RawClient>(endpoint->port(), "127.0.0.2"));
+  const auto [open, closed] = open_and_closed(clients, milliseconds(500));
+  EXPECT_EQ(closed, 4);
+  EXPECT_EQ(open.size(), 3u);
+  EXPECT_EQ(request(endpoint->port(), "GET", "/healthz", "127.0.0.2").status, 0) << "its address is full";
+  EXPECT_EQ(request(endpoint->port(), "GET", "/healthz").status, 200) << "another address is served";
   ASSERT_TRUE(open[0]->send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
-  ASSERT_TRUE(open[0]->closed_within(milliseconds(1000)));
-  EXPECT_EQ(parse(open[0]->received()).status, 200);
-  for (size_t i = 1; i < open.size(); ++i) EXPECT_TRUE(open[i]->closed_within(milliseconds(3000)));
-  EXPECT_EQ(request(endpoint->port(), "GET", "/healthz").status, 200);
+  ASSERT_TRUE(open[0]->closed_within(milliseconds(2000)));
+  EXPECT_EQ(parse(open[0]->received()).status, 200) << "the admitted ones are served as usual";
+}
+
+// A handler serving /work with 200 at once.
+HttpHandler work_handler() {
+  return [](const HttpRequestView& request, HttpReplyFn reply, std::shared_ptr<const std::atomic<bool>>) {
+    if (request.target != "/work") return false;
+    reply({200, "text/plain", "done\n", {}});
+    return true;
+  };
+}
+
+TEST(HttpEndpointTest, AtTheCapTheOldestIdleConnectionMakesRoomAndTheReserveIsHealths) {
+  const HttpOptions options{.header_timeout = milliseconds(3000), .request_timeout = milliseconds(4000),
+                            .max_connections = 4, .health_reserve = 2, .max_per_address = 100};
+  HttpEndpoint endpoint("127.0.0.1:0", [] { return "up 1\n"; }, options, work_handler());
+  ASSERT_TRUE(endpoint.start());
+  std::vector<std::unique_ptr<RawClient>> idle;
+  for (int i = 0; i < 9; ++i) {
+    idle.push_back(std::make_unique<RawClient>(endpoint.port()));
+    std::this_thread::sleep_for(milliseconds(20));  // accepted in this order
+  }
+  const auto [open, closed] = open_and_closed(idle, milliseconds(300));
+  EXPECT_EQ(closed, 3);
+  ASSERT_EQ(open.size(), 6u);
+  EXPECT_EQ(open.front(), idle[3].get()) << "the oldest idle ones made room";
+
+  EXPECT_EQ(request(endpoint.port(), "GET", "/healthz").status, 200) << "health is never shut out";
+  EXPECT_EQ(request(endpoint.port(), "GET", "/metrics").status, 200);
+  const Response busy = request(endpoint.port(), "GET", "/work");
+  EXPECT_EQ(busy.status, 503) << "past max_connections the rest is for health";
+  EXPECT_EQ(busy.header("Retry-After"), "1");
+  EXPECT_TRUE(idle[3]->closed_within(milliseconds(0))) << "each newcomer closed the oldest idle one";
+
+  idle.clear();  // the idle ones go: ordinary requests are served again
+  std::this_thread::sleep_for(milliseconds(300));
+  EXPECT_EQ(request(endpoint.port(), "GET", "/work").status, 200);
+}
+
+// Requests a handler holds without answering; the test answers (or not) when it likes.
+struct HeldRequests {
+  std::mutex mutex;
+  std::vector<std::pair<HttpReplyFn, std::shared_ptr<const std::atomic<bool>>>> held;
+  HttpHandler handler() {
+    return [this](const HttpRequestView&, HttpReplyFn reply, std::shared_ptr<const std::atomic<bool>> cancelled) {
+      std::lock_guard lock(mutex);
+      held.emplace_back(std::move(reply), std::move(cancelled));
+      return true;
+    };
+  }
+  size_t count() {
+    std::lock_guard lock(mutex);
+    return held.size();
+  }
+  bool wait_for(size_t n) {
+    for (int k = 0; k < 200 && count() < n; ++k) std::this_thread::sleep_for(milliseconds(10));
+    return count() >= n;
+  }
+};
+
+TEST(HttpEndpointTest, AtTheCapAnAnsweredConnectionLingeringMakesRoomForHealth) {
+  HeldRequests work;
+  const HttpOptions options{.max_connections = 1, .health_reserve = 1, .max_per_address = 100};
+  HttpEndpoint endpoint("127.0.0.1:0", [] { return ""; }, options, work.handler());
+  ASSERT_TRUE(endpoint.start());
+  RawClient owed(endpoint.port()), refused(endpoint.port());
+  ASSERT_TRUE(owed.send("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+  ASSERT_TRUE(work.wait_for(1));
+  ASSERT_TRUE(refused.send("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+  std::this_thread::sleep_for(milliseconds(200));  // answered 503, and left open by its client
+  EXPECT_EQ(request(endpoint.port(), "GET", "/healthz").status, 200) << "the lingering one made room";
+  EXPECT_TRUE(refused.closed_within(milliseconds(1000)));
+  EXPECT_EQ(parse(refused.received()).status, 503);
+  EXPECT_FALSE(owed.closed_within(milliseconds(0))) << "a connection owed a reply is never the one closed";
+  work.held[0].first({200, "text/plain", "done\n", {}});
+  ASSERT_TRUE(owed.closed_within(milliseconds(2000)));
+  EXPECT_EQ(parse(owed.received()).body, "done\n");
+}
+
+TEST(HttpEndpointTest, StopGivesAnOwedReplyTheGraceThen503) {
+  HeldRequests work;  // outlives the endpoint: its reply functions are called after
+  auto endpoint = std::make_unique<HttpEndpoint>("127.0.0.1:0", [] { return ""; },
+                                                 HttpOptions{.stop_grace = milliseconds(300)}, work.handler());
+  ASSERT_TRUE(endpoint->start());
+  RawClient client(endpoint->port());
+  ASSERT_TRUE(client.send("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+  ASSERT_TRUE(work.wait_for(1));
+  const auto start = Clock::now();
+  endpoint->stop();
+  EXPECT_GE(since(start), milliseconds(250)) << "the owed reply had its grace";
+  EXPECT_LT(since(start), milliseconds(300 + 1500)) << "and no more";
+  EXPECT_TRUE(work.held[0].second->load()) << "the work was told to give up";
+  ASSERT_TRUE(client.closed_within(milliseconds(1000)));
+  const Response answer = parse(client.received());
+  EXPECT_EQ(answer.status, 503);
+  EXPECT_EQ(answer.body, "the server is stopping\n");
+  endpoint.reset();
+  work.held[0].first({200, "text/plain", "late\n", {}});  // the endpoint is gone: nothing happens
+}
+
+TEST(HttpEndpointTest, StopSendsTheReplyOfWorkThatGivesUpWhenCancelled) {
+  std::jthread worker;
+  auto handler = [&worker](const HttpRequestView&, HttpReplyFn reply,
+                           std::shared_ptr<const std::atomic<bool>> cancelled) {
+    worker = std::jthread([reply = std::move(reply), cancelled] {
+      for (int k = 0; k < 1000 && !cancelled->load(); ++k) std::this_thread::sleep_for(milliseconds(5));
+      reply({503, "text/plain", "cancelled\n", {}});
+    });
+    return true;
+  };
+  HttpEndpoint endpoint("127.0.0.1:0", [] { return ""; }, HttpOptions{.stop_grace = milliseconds(5000)}, handler);
+  ASSERT_TRUE(endpoint.start());
+  RawClient client(endpoint.port());
+  ASSERT_TRUE(client.send("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+  std::this_thread::sleep_for(milliseconds(200));
+  const auto start = Clock::now();
+  endpoint.stop();
+  EXPECT_LT(since(start), milliseconds(2500)) << "stop() waited for the grace, not for the work's reply";
+  ASSERT_TRUE(client.closed_within(milliseconds(1000)));
+  EXPECT_EQ(parse(client.received()).body, "cancelled\n");
+}
+
+TEST(HttpEndpointTest, AClientThatLeavesRaisesCancelledAndFreesItsSlot) {
+  HeldRequests work;
+  HttpEndpoint endpoint("127.0.0.1:0", [] { return ""; }, HttpOptions{.max_per_address = 1}, work.handler());
+  ASSERT_TRUE(endpoint.start());
+  {
+    RawClient client(endpoint.port());
+    ASSERT_TRUE(client.send("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+    ASSERT_TRUE(work.wait_for(1));
+  }
+  bool cancelled = false;
+  for (int k = 0; k < 200 && !cancelled; ++k) {
+    std::this_thread::sleep_for(milliseconds(10));
+    cancelled = work.held[0].second->load();
+  }
+  EXPECT_TRUE(cancelled);
+  work.held[0].first({200, "text/plain", "nobody reads this\n", {}});
+  EXPECT_EQ(request(endpoint.port(), "GET", "/healthz").status, 200) << "the address's one slot is free again";
 }
 
 TEST(HttpEndpointTest, AnOversizedHeaderGets431) {

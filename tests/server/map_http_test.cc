@@ -1,5 +1,6 @@
 // The live map over the real HTTP side port on loopback: tiles with ETags and 304, 400s with
-// reasons, the JSON endpoints, and the token when the server has one.
+// reasons, the JSON endpoints, the token when the server has one; and the bounds on its work
+// (the search radius, searches at once, abandoned jobs leaving the queue).
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -7,6 +8,9 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
+#include <condition_variable>
+#include <future>
 #include <cstdio>
 #include <memory>
 #include <vector>
@@ -45,8 +49,10 @@ Response get(int port, const std::string& target, const std::string& headers = "
 
 class MapHttpTest : public ::testing::Test {
  protected:
-  void start(const std::string& token = "", map::EditedChunksFn edited = {}, map::PlayersFn players = {}) {
+  void start(const std::string& token = "", map::EditedChunksFn edited = {}, map::PlayersFn players = {},
+             double max_locate_radius = map::kDefaultMaxLocateRadius) {
     map::MapOptions options;
+    options.max_locate_radius = max_locate_radius;
     options.auth_token = token;
     options.edited_chunks = std::move(edited);
     options.players = std::move(players);
@@ -207,6 +213,94 @@ TEST_F(MapHttpTest, TheTokenGuardsEveryMapRoute) {
   EXPECT_EQ(page.header("Set-Cookie"), "chunkforge_map_token=s3cret; Path=/; HttpOnly; SameSite=Strict");
   EXPECT_EQ(get(port(), "/tiles/grid/0/0/0.png", "Cookie: a=b; chunkforge_map_token=s3cret\r\n").status, 200);
   EXPECT_EQ(get(port(), "/tiles/grid/0/0/0.png", "Cookie: chunkforge_map_token=wrong\r\n").status, 401);
+}
+
+TEST_F(MapHttpTest, LocateHasGrpcLocatesRadiusBound) {
+  start();
+  const Response far = get(port(), "/api/locate?type=well&x=0&z=0&radius=65536");
+  EXPECT_EQ(far.status, 400);
+  EXPECT_EQ(far.body, "{\"error\":\"radius: must be in (0, 4096] world units on this server (got 65536)\"}");
+  const Response at_cap = get(port(), "/api/locate?type=well&x=0&z=0&radius=4096");
+  EXPECT_EQ(at_cap.status, 200);
+  EXPECT_NE(at_cap.body.find("\"instances\":[{"), std::string::npos) << at_cap.body;
+}
+
+TEST_F(MapHttpTest, TheServerPassesItsOwnLocateBound) {
+  start("", {}, {}, 100);
+  EXPECT_EQ(get(port(), "/api/locate?type=well&x=0&z=0&radius=100").status, 200);
+  EXPECT_NE(get(port(), "/api/locate?type=well&x=0&z=0&radius=101").body.find("(0, 100]"), std::string::npos);
+}
+
+// Replies of MapService::handle called directly, and whether a reply function was dropped unused.
+struct Replies {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<map::MapReply> got;
+  int dropped = 0;
+  map::MapReplyFn fn() {
+    auto sentinel = std::shared_ptr<void>(nullptr, [this](void*) {
+      std::lock_guard lock(mutex);
+      ++dropped;
+      changed.notify_all();
+    });
+    return [this, sentinel](map::MapReply r) {
+      std::lock_guard lock(mutex);
+      got.push_back(std::move(r));
+      changed.notify_all();
+    };
+  }
+  bool wait(size_t replies, int drops = 0) {
+    std::unique_lock lock(mutex);
+    return changed.wait_for(lock, std::chrono::seconds(20), [&] { return got.size() >= replies && dropped >= drops; });
+  }
+};
+
+TEST(MapJobsTest, SearchesBeyondMaxLocatesAtOnceGet503) {
+  map::MapOptions options;
+  options.max_locates = 1;
+  map::MapService service(options);
+  service.set_world(default_world(), "test");
+  Replies replies;
+  auto open = std::make_shared<std::atomic<bool>>(false);
+  const map::MapRequest search{"/api/locate?type=well&x=0&z=0&radius=4096", "", "", ""};
+  ASSERT_TRUE(service.handle(search, replies.fn(), open));
+  ASSERT_TRUE(service.handle(search, replies.fn(), open));  // the first is still queued or running
+  ASSERT_TRUE(replies.wait(2));
+  std::lock_guard lock(replies.mutex);
+  EXPECT_EQ(replies.got[0].status, 503);
+  EXPECT_EQ(replies.got[0].body, "busy: 1 structure searches under way\n");
+  EXPECT_EQ(replies.got[0].headers, (std::vector<std::pair<std::string, std::string>>{{"Retry-After", "1"}}));
+  EXPECT_EQ(replies.got[1].status, 200);
+}
+
+TEST(MapJobsTest, ASearchWhoseClientLeftIsNeitherRunNorAnswered) {
+  map::MapService service(map::MapOptions{});
+  service.set_world(default_world(), "test");
+  Replies replies;
+  auto left = std::make_shared<std::atomic<bool>>(true);
+  ASSERT_TRUE(service.handle({"/api/locate?type=well&x=0&z=0&radius=4096", "", "", ""}, replies.fn(), left));
+  ASSERT_TRUE(replies.wait(0, 1));  // the reply function was dropped
+  std::lock_guard lock(replies.mutex);
+  EXPECT_TRUE(replies.got.empty());
+}
+
+TEST(MapJobsTest, AbandonedJobsDoNotTakeTheQueuesRoom) {
+  map::TilePool pool(1, 2);
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  ASSERT_TRUE(pool.submit([released] { released.wait(); }));  // holds the one worker
+  while (pool.queued() > 0) std::this_thread::yield();
+  auto cancelled = std::make_shared<std::atomic<bool>>(false);
+  std::atomic<int> ran{0};
+  for (int k = 0; k < 2; ++k) ASSERT_TRUE(pool.submit([&ran] { ++ran; }, std::nullopt, cancelled));
+  while (pool.queued() < 2) std::this_thread::yield();
+  EXPECT_FALSE(pool.submit([&ran] { ++ran; })) << "full of live jobs";
+  cancelled->store(true);  // their clients left
+  EXPECT_TRUE(pool.submit([&ran] { ++ran; })) << "the abandoned ones made room";
+  EXPECT_EQ(pool.queued(), 1u);
+  release.set_value();
+  for (int k = 0; k < 2000 && ran < 1; ++k) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(ran.load(), 1);
 }
 
 }  // namespace
