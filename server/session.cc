@@ -148,14 +148,23 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
   }
 
   // Queues, into the cache only, the chunks the player's next step brings into view if it walks
-  // on as it came: after every view's own chunks, so that a walking player finds them made.
+  // on as it came: after every view's own chunks, so that a walking player finds them made. At
+  // most one ring's worth outstanding (8 (radius + 1), what the first view looks ahead at):
+  // a player who moves faster than they are made gets no more; their view still comes first.
   void look_ahead(uint32_t radius) {
     if (!service_.limits().look_ahead) return;
+    const int64_t most = 8 * (int64_t{radius} + 1);
     for (const LookAhead::Chunk& chunk : ahead_.move(view_.centre(), radius)) {
+      if (prefetching_->load() >= most) break;  // the rest are made if the player steps there
       ChunkJob job;
       if (!service_.make_job(coord_of(chunk.key), options_, "position", job).ok()) continue;  // clipped: cannot fail
-      const double priority = service_.limits().max_radius + 1.0 + static_cast<double>(chunk.ring);
-      if (!service_.fetch(job, priority, unwanted(chunk.unwanted), [](Bytes) {})) service_.metrics().looked_ahead();
+      prefetching_->fetch_add(1);
+      const WorldService::Fetched fetched = service_.fetch(
+          job, Work::prefetch, chunk.ring, unwanted(chunk.unwanted),
+          [count = prefetching_](Bytes) { count->fetch_sub(1); });  // made or dropped
+      if (fetched.hit || fetched.refused) prefetching_->fetch_sub(1);
+      if (fetched.refused) break;  // the queue is full: views need it more
+      if (!fetched.hit) service_.metrics().looked_ahead();
     }
   }
 
@@ -265,12 +274,13 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
     std::weak_ptr<State> state = state_;
     const ChunkKey key = generation.key;
     const uint64_t version = job.version;
-    Bytes hit = service_.fetch(
-        job, static_cast<double>(view_.ring(key)), unwanted(generation.unwanted),
+    WorldService::Fetched fetched = service_.fetch(
+        job, Work::view, view_.ring(key), unwanted(generation.unwanted),
         [state, key, version](Bytes bytes) {  // later, on a worker thread
           State::with_reactor(state, [&](auto& reactor) { reactor.delivered(key, std::move(bytes), version); });
         });
-    if (hit) view_.generated(key, std::move(hit), version);
+    if (fetched.refused) return finish(WorldService::queue_full());
+    if (fetched.hit) view_.generated(key, std::move(fetched.hit), version);
   }
 
   void delivered(ChunkKey key, Bytes bytes, uint64_t version) {
@@ -318,6 +328,8 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
   bool holds_slot_ = false, cancelled_ = false;
   uint64_t loads_sent_ = 0, unloads_sent_ = 0, changes_sent_ = 0;
   uint64_t player_ = 0;  // the session's number in service_.players(); 0 before it has one
+  // Look-ahead prefetches queued or being made; their waiters count it down from worker threads.
+  std::shared_ptr<std::atomic<int64_t>> prefetching_ = std::make_shared<std::atomic<int64_t>>(0);
 };
 
 }  // namespace
