@@ -5,6 +5,7 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <chrono>
 #include <iterator>
 #include <string>
 
@@ -29,6 +30,9 @@ int64_t region_coordinate(int64_t chunk) {
 
 // The queue looks for unwanted jobs no sooner than at this size: below it, they cost nothing.
 constexpr size_t kMinReleaseSize = 256;
+// A worker also looks this often while the queue is at least that deep, so that work left
+// unwanted while the queue did not grow (players who jumped and wait) leaves it soon.
+constexpr auto kReleasePeriod = std::chrono::milliseconds(100);
 
 GenerationQueue::GenerationQueue(int threads, size_t max_jobs)
     : max_jobs_(std::max<size_t>(max_jobs, 2)), release_at_(kMinReleaseSize),
@@ -90,6 +94,7 @@ bool GenerationQueue::has_room(Work kind) const {
 std::vector<std::function<void()>> GenerationQueue::release_locked() {
   std::vector<std::function<void()>> released = jobs_.release_unwanted();
   offers_since_release_ = 0;
+  last_release_ = std::chrono::steady_clock::now();
   release_at_ = std::max(kMinReleaseSize, 2 * jobs_.size());
   count_locked();
   return released;
@@ -132,6 +137,14 @@ void GenerationQueue::work(size_t self) {
   for (;;) {
     wake_.wait(lock, [&] { return stopping_ || jobs_.size() > 0; });
     if (stopping_) return;
+    if (jobs_.size() >= kMinReleaseSize && std::chrono::steady_clock::now() - last_release_ >= kReleasePeriod) {
+      std::vector<std::function<void()>> released = release_locked();
+      lock.unlock();
+      for (auto& instead : released) instead();
+      released.clear();  // their captures die outside the lock
+      lock.lock();
+      continue;
+    }
     std::function<void()> job = jobs_.take(self);
     count_locked();
     lock.unlock();

@@ -19,9 +19,9 @@
 // once half of that is, so that neither can fill what views need; submit() (an edit's check,
 // tests) is never refused. A job offered with a release leaves the queue once nobody wants it
 // (docs/server.md, "How generation is scheduled"): the queue looks for such jobs whenever it
-// has doubled since it last looked, and before refusing one (at most once per size() / 16
-// offers), so depth() counts wanted work and a few stale jobs, not every prefetch a player
-// walked away from.
+// has doubled since it last looked, every 100 ms while it holds 256 jobs or more, and before
+// refusing one (at most once per size() / 16 offers), so depth() counts wanted work and a few
+// stale jobs, not every prefetch a player walked away from.
 //
 // Thread safety: submit(), offer() and depth() from any thread. stop() (or the destructor) raises
 // stopping(), which running generations poll to give up within milliseconds, waits for them,
@@ -30,6 +30,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -94,6 +95,7 @@ class GenerationQueue {
   const size_t max_jobs_;
   size_t offers_since_release_ = 0;  // under mutex_
   size_t release_at_ = 0;            // under mutex_: the size at which to look for unwanted jobs
+  std::chrono::steady_clock::time_point last_release_;  // under mutex_: when it last looked
   std::mutex mutex_;
   std::condition_variable wake_;
   RoutedJobs jobs_;  // under mutex_

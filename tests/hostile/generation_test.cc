@@ -110,41 +110,54 @@ struct Outcomes {
   }
 };
 
-// 400 Locate calls at radius 4096 in flight, over 4 connections (a connection carries at most
-// 128 calls), each sent again as it ends; with `cancel_after`, each is cancelled that long
-// after it starts (its deadline). A cold GetChunk (a chunk nobody asked for) every 200 ms
-// beside them for the first 6 s (SIGTERM comes at 8 s): their statuses counted in `cold`.
+// 400 Locate calls at radius 4096 kept in flight over 4 connections (a connection carries at
+// most 128 calls): each is sent again as soon as it ends, or 0.5 s after a refusal (the server
+// says "retry later"; a client that ignores that floods calls, not generation, which this
+// bound is not about). With `cancel_after`, each call's deadline cancels it that long after it
+// starts. A cold GetChunk (a chunk nobody asked for) every 200 ms beside them: their statuses
+// counted in `cold`. After 5 s the flood stops, and once its calls have ended one more Locate
+// is sent, counted in `after`: no call of the flood may still hold a place (SIGTERM comes at
+// 8 s).
 void flood_locate(ServerProcess& server, std::optional<std::chrono::milliseconds> cancel_after, Outcomes& locates,
-                  Outcomes& cold, std::stop_token stop) {
+                  Outcomes& cold, Outcomes& after, std::stop_token stop) {
   struct Call {
     grpc::ClientContext context;
     v1::LocateRequest request;
     v1::LocateResponse response;
   };
+  struct Slot {
+    std::atomic<bool> busy{false};
+    std::atomic<int64_t> not_before{0};  // steady clock, ns
+  };
   std::vector<std::unique_ptr<v1::WorldService::Stub>> stubs;
   for (int c = 0; c < 4; ++c) stubs.push_back(v1::WorldService::NewStub(server.channel()));
-  std::atomic<int> in_flight{0};
+  std::vector<Slot> slots(400);
   std::mt19937 random(11);
   auto chunks = v1::WorldService::NewStub(server.channel());
   const auto start = Clock::now();
+  const auto ns = [](Clock::time_point t) { return t.time_since_epoch().count(); };
   auto next_cold = start;
-  int64_t sent = 0, colds = 0;
-  while (!stop.stop_requested()) {
-    while (in_flight.load() < 400 && !stop.stop_requested()) {
+  int64_t colds = 0;
+  while (!stop.stop_requested() && Clock::now() < start + 5s) {
+    for (size_t k = 0; k < slots.size(); ++k) {
+      Slot& slot = slots[k];
+      if (slot.busy.load() || ns(Clock::now()) < slot.not_before.load()) continue;
       auto call = std::make_shared<Call>();
       call->request.set_type("well");
       call->request.set_radius(4096);
-      call->request.set_x(static_cast<double>(random() % 1000000));
-      call->request.set_z(static_cast<double>(random() % 1000000));
+      call->request.set_x(static_cast<int64_t>(random() % 1000000));
+      call->request.set_z(static_cast<int64_t>(random() % 1000000));
       call->context.set_deadline(std::chrono::system_clock::now() + (cancel_after ? *cancel_after : 30s));
-      ++in_flight;
-      stubs[static_cast<size_t>(sent++ % 4)]->async()->Locate(&call->context, &call->request, &call->response,
-                                                          [call, &in_flight, &locates](grpc::Status status) {
-                                                            locates.count(status);
-                                                            --in_flight;
-                                                          });
+      slot.busy = true;
+      stubs[k % 4]->async()->Locate(&call->context, &call->request, &call->response,
+                                    [call, &slot, &locates, ns](grpc::Status status) {
+                                      locates.count(status);
+                                      const bool refused = status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED;
+                                      slot.not_before = ns(Clock::now() + (refused ? 500ms : 0ms));
+                                      slot.busy = false;
+                                    });
     }
-    if (Clock::now() >= next_cold && Clock::now() < start + 6s) {
+    if (Clock::now() >= next_cold) {
       next_cold = Clock::now() + 200ms;
       grpc::ClientContext context;
       context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(static_cast<int>(5000 * time_scale())));
@@ -156,21 +169,37 @@ void flood_locate(ServerProcess& server, std::optional<std::chrono::milliseconds
     }
     std::this_thread::sleep_for(5ms);
   }
-  // The calls end by their deadlines or the server's exit; wait for their callbacks.
-  while (in_flight.load() > 0) std::this_thread::sleep_for(10ms);
+  // The calls end by their deadlines, by being planned, or by the server's exit.
+  for (Slot& slot : slots) {
+    while (slot.busy.load()) std::this_thread::sleep_for(10ms);
+  }
+  if (stop.stop_requested()) return;
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(static_cast<int>(2000 * time_scale())));
+  v1::LocateRequest request;
+  request.set_type("well");
+  request.set_radius(1024);
+  v1::LocateResponse response;
+  after.count(stubs[0]->Locate(&context, request, &response));
+  while (!stop.stop_requested()) std::this_thread::sleep_for(10ms);
 }
 
 void expect_locate_flood_bounded(const std::string& name, std::optional<std::chrono::milliseconds> cancel_after) {
   Scenario scenario(name, {});
-  Outcomes locates, cold;
-  scenario.attack(8s, [&](std::stop_token stop) { flood_locate(scenario.server(), cancel_after, locates, cold, stop); });
+  Outcomes locates, cold, after;
+  scenario.attack(8s, [&](std::stop_token stop) {
+    flood_locate(scenario.server(), cancel_after, locates, cold, after, stop);
+  });
   scenario.expect_within_bounds();
-  std::printf("hostile %s: Locate %d ok, %d refused, %d cancelled, %d other; cold GetChunk %d ok, %d failed\n",
+  std::printf("hostile %s: Locate %d ok, %d refused, %d cancelled, %d other; cold GetChunk %d ok, %d failed; "
+              "Locate after the flood %s\n",
               name.c_str(), locates.ok.load(), locates.refused.load(), locates.cancelled.load(), locates.other.load(),
-              cold.ok.load(), cold.refused + cold.cancelled + cold.other);
+              cold.ok.load(), cold.refused + cold.cancelled + cold.other, after.ok == 1 ? "ok" : "failed");
   EXPECT_GT(locates.refused, 0) << "400 in flight are past the bound: some must be refused";
   EXPECT_GT(cold.ok, 5);
   EXPECT_EQ(cold.refused + cold.cancelled + cold.other, 0) << "a cold chunk waited behind Locate";
+  EXPECT_EQ(after.ok, 1) << "a Locate after the flood was not served: " << after.refused << " refused, "
+                         << after.cancelled << " cancelled (deadline), " << after.other << " other";
 }
 
 TEST(HostileScenario, FourHundredWideLocateCallsInFlight) { expect_locate_flood_bounded("locate_flood", std::nullopt); }
