@@ -113,7 +113,8 @@ void LocateReactor::plan() {
   try {
     StructurePlanner planner(service_.world());
     planner.watch_abandon(&cancelled_);  // the server's shutdown cancels every call too
-    std::vector<StructureInstance> found = planner.locate(type_, Coord{request_.x(), 0.0}, Coord{request_.z(), 0.0}, radius);
+    std::vector<StructureInstance> found =
+        planner.locate(type_, Coord{request_.x(), 0.0}, Coord{request_.z(), 0.0}, radius);
     if (found.size() > limit) found.resize(limit);
     v1::LocateResponse answer;
     for (const StructureInstance& s : found) *answer.add_instances() = encode_structure(s);

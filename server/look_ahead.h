@@ -5,9 +5,9 @@
 // The next step is predicted as a repeat of the last one; with no last step to repeat (the
 // first view) it is any step of one chunk, which lands in the ring just outside the view. A
 // jump (a step longer than the radius) predicts nothing: a player sending far positions would
-// otherwise queue a whole ring, 8 (radius + 1) chunks, per position. Each chunk looked ahead at gets a flag, raised once the chunk is neither in the view
-// nor ahead of it any more, so that a player who turned or stopped leaves behind prefetches
-// that cost nothing while still queued.
+// otherwise queue a whole ring, 8 (radius + 1) chunks, per position. Each chunk looked ahead
+// at gets a flag, raised once the chunk is neither in the view nor ahead of it any more, so
+// that a player who turned or stopped leaves behind prefetches that leave the queue unmade.
 //
 //   LookAhead ahead(chunk_limit);
 //   for (const LookAhead::Chunk& c : ahead.move(centre, radius)) prefetch(c.key, c.ring, c.unwanted);

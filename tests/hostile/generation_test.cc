@@ -110,6 +110,31 @@ struct Outcomes {
   }
 };
 
+// `ms` milliseconds, longer under a sanitizer.
+std::chrono::milliseconds scaled_ms(int ms) { return std::chrono::milliseconds(static_cast<int>(ms * time_scale())); }
+
+// GetChunk of chunk (x, -7000), 5 s deadline (scaled).
+grpc::Status get_cold_chunk(v1::WorldService::Stub& stub, int64_t x) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + scaled_ms(5000));
+  v1::GetChunkRequest request;
+  request.mutable_coord()->set_x(x);
+  request.mutable_coord()->set_z(-7000);
+  v1::Chunk chunk;
+  return stub.GetChunk(&context, request, &chunk);
+}
+
+// One Locate of wells within 1024 units of the origin, 2 s deadline (scaled).
+grpc::Status locate_once(v1::WorldService::Stub& stub) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + scaled_ms(2000));
+  v1::LocateRequest request;
+  request.set_type("well");
+  request.set_radius(1024);
+  v1::LocateResponse response;
+  return stub.Locate(&context, request, &response);
+}
+
 // 400 Locate calls at radius 4096 kept in flight over 4 connections (a connection carries at
 // most 128 calls): each is sent again as soon as it ends, or 0.5 s after a refusal (the server
 // says "retry later"; a client that ignores that floods calls, not generation, which this
@@ -159,13 +184,7 @@ void flood_locate(ServerProcess& server, std::optional<std::chrono::milliseconds
     }
     if (Clock::now() >= next_cold) {
       next_cold = Clock::now() + 200ms;
-      grpc::ClientContext context;
-      context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(static_cast<int>(5000 * time_scale())));
-      v1::GetChunkRequest request;
-      request.mutable_coord()->set_x(1000 + colds++);
-      request.mutable_coord()->set_z(-7000);
-      v1::Chunk chunk;
-      cold.count(chunks->GetChunk(&context, request, &chunk));
+      cold.count(get_cold_chunk(*chunks, 1000 + colds++));
     }
     std::this_thread::sleep_for(5ms);
   }
@@ -174,13 +193,7 @@ void flood_locate(ServerProcess& server, std::optional<std::chrono::milliseconds
     while (slot.busy.load()) std::this_thread::sleep_for(10ms);
   }
   if (stop.stop_requested()) return;
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(static_cast<int>(2000 * time_scale())));
-  v1::LocateRequest request;
-  request.set_type("well");
-  request.set_radius(1024);
-  v1::LocateResponse response;
-  after.count(stubs[0]->Locate(&context, request, &response));
+  after.count(locate_once(*stubs[0]));
   while (!stop.stop_requested()) std::this_thread::sleep_for(10ms);
 }
 

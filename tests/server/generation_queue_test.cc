@@ -156,7 +156,9 @@ TEST(GenerationQueueTest, ViewsFillTheBoundPrefetchesAndLocateHalfOfItOtherWorkI
   GenerationQueue queue(1, 8);
   Counted counted;
   Blocker blocker(queue);
-  for (int k = 0; k < 3; ++k) EXPECT_TRUE(queue.offer(GenerationQueue::region_of(k, 0), counted.job(Work::prefetch, 20)));
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_TRUE(queue.offer(GenerationQueue::region_of(k, 0), counted.job(Work::prefetch, 20)));
+  }
   EXPECT_TRUE(queue.offer(std::nullopt, counted.job(Work::locate, 40)));
   EXPECT_FALSE(queue.offer(std::nullopt, counted.job(Work::locate, 40))) << "half of 8 are queued";
   EXPECT_FALSE(queue.offer(0, counted.job(Work::prefetch, 20)));

@@ -95,11 +95,12 @@ TEST(RoutedJobsTest, JobsNobodyWantsLeaveAndTheRestKeepTheirOrder) {
   for (int id = 0; id < 6; ++id) {
     unwanted.push_back(std::make_shared<bool>(id % 2 == 1));
     const Work kind = id < 3 ? Work::view : Work::prefetch;
-    h.jobs.push(static_cast<size_t>(id % 2), QueuedJob{kind, static_cast<double>(6 - id), [&h, id] { h.ran.push_back(id); },
-                                                       [flag = unwanted.back(), &dropped]() -> std::function<void()> {
-                                                         if (!*flag) return nullptr;
-                                                         return [&dropped] { ++dropped; };
-                                                       }});
+    Release release = [flag = unwanted.back(), &dropped]() -> std::function<void()> {
+      if (!*flag) return nullptr;
+      return [&dropped] { ++dropped; };
+    };
+    h.jobs.push(static_cast<size_t>(id % 2),
+                QueuedJob{kind, static_cast<double>(6 - id), [&h, id] { h.ran.push_back(id); }, std::move(release)});
   }
   h.push(1, 10, 100);  // no release: always wanted
   EXPECT_EQ(h.jobs.size(Work::view), 3u);
