@@ -82,7 +82,7 @@ ChunkCache::JoinResult ChunkCache::join(const std::string& key, Waiter waiter) {
   const bool produce = first || (!p.started && waiter.priority < p.priority);
   if (produce) p.priority = waiter.priority;
   p.waiters.push_back(std::move(waiter));
-  return JoinResult{nullptr, produce};
+  return JoinResult{nullptr, produce, first};
 }
 
 std::vector<ChunkCache::Waiter> ChunkCache::take_waiters(Shard& s, const std::string& key) {
@@ -157,6 +157,19 @@ void ChunkCache::abandon(const std::string& key) {
     waiters = take_waiters(s, key);
   }
   for (Waiter& w : waiters) w.on_ready(nullptr);
+}
+
+std::function<void()> ChunkCache::release_if_unwanted(const std::string& key) {
+  Shard& s = shard(key);
+  std::lock_guard lock(s.mutex);
+  auto it = s.pending.find(key);
+  if (it == s.pending.end() || it->second.started) return [] {};  // made, or being made by another
+  const auto wanted = [](const Waiter& w) { return !w.cancelled(); };
+  if (std::any_of(it->second.waiters.begin(), it->second.waiters.end(), wanted)) return nullptr;
+  auto waiters = std::make_shared<std::vector<Waiter>>(take_waiters(s, key));
+  return [waiters] {
+    for (Waiter& w : *waiters) w.on_ready(nullptr);
+  };
 }
 
 CacheStats ChunkCache::stats() const {

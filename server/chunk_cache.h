@@ -57,6 +57,7 @@ class ChunkCache {
     // A miss the caller must have produced: nobody is producing it yet, or its productions
     // still queued are all less urgent than this waiter.
     bool produce = false;
+    bool first = false;  // no generation of the key was pending: this waiter is its first
   };
 
   // capacity_bytes is split evenly between the shards; an entry costing more than a shard's
@@ -76,6 +77,11 @@ class ChunkCache {
   bool start(const std::string& key);
   // Drops a pending generation unconditionally (it failed): every waiter gets null.
   void abandon(const std::string& key);
+  // For a production still queued (GenerationQueue's Release): null while a waiter of the key
+  // wants it and none of its productions began. Otherwise the key's pending generation is
+  // dropped, if still there, and what is returned hands its waiters null: the caller runs it
+  // outside its own locks. Calls no waiter's on_ready itself.
+  std::function<void()> release_if_unwanted(const std::string& key);
 
   CacheStats stats() const;
 

@@ -5,6 +5,8 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <chrono>
+#include <iterator>
 #include <string>
 
 namespace chunkforge::server {
@@ -26,7 +28,15 @@ int64_t region_coordinate(int64_t chunk) {
 
 }  // namespace
 
-GenerationQueue::GenerationQueue(int threads) : jobs_(static_cast<size_t>(std::max(threads, 1))) {
+// The queue looks for unwanted jobs no sooner than at this size: below it, they cost nothing.
+constexpr size_t kMinReleaseSize = 256;
+// A worker also looks this often while the queue is at least that deep, so that work left
+// unwanted while the queue did not grow (players who jumped and wait) leaves it soon.
+constexpr auto kReleasePeriod = std::chrono::milliseconds(100);
+
+GenerationQueue::GenerationQueue(int threads, size_t max_jobs)
+    : max_jobs_(std::max<size_t>(max_jobs, 2)), release_at_(kMinReleaseSize),
+      jobs_(static_cast<size_t>(std::max(threads, 1))) {
   for (size_t w = 0; w < static_cast<size_t>(std::max(threads, 1)); ++w) {
     workers_.emplace_back([this, w] { work(w); });
     // Named so that perf and top tell generation apart from gRPC's threads.
@@ -44,23 +54,82 @@ uint64_t GenerationQueue::region_of(int64_t chunk_x, int64_t chunk_z) {
 size_t GenerationQueue::worker_of(uint64_t region) const { return region % workers_.size(); }
 
 void GenerationQueue::submit(double priority, uint64_t region, std::function<void()> job) {
-  push(worker_of(region), priority, std::move(job));
+  push(worker_of(region), QueuedJob{Work::other, priority, std::move(job), {}}, false);
 }
 
 void GenerationQueue::submit(double priority, std::function<void()> job) {
-  push(std::nullopt, priority, std::move(job));
+  push(std::nullopt, QueuedJob{Work::other, priority, std::move(job), {}}, false);
 }
 
-void GenerationQueue::push(std::optional<size_t> worker, double priority, std::function<void()> job) {
+bool GenerationQueue::offer(std::optional<uint64_t> region, QueuedJob job) {
+  const std::optional<size_t> worker = region ? std::optional(worker_of(*region)) : std::nullopt;
+  const bool bounded = job.kind != Work::other;
+  return push(worker, std::move(job), bounded);
+}
+
+void GenerationQueue::release_unwanted() {
+  std::vector<std::function<void()>> released;
   {
     std::lock_guard lock(mutex_);
-    if (stopping_) return;  // the workers are gone or going: nothing would run it
-    jobs_.push(worker, priority, std::move(job));
-    depth_ = jobs_.size();
+    released = release_locked();
   }
+  for (auto& instead : released) instead();
+}
+
+// A view may fill the queue; prefetches and Locate only its first half, so that a view always
+// finds room that they cannot take.
+bool GenerationQueue::has_room(Work kind) const {
+  switch (kind) {
+    case Work::view:
+      return jobs_.size() < max_jobs_;
+    case Work::prefetch:
+    case Work::locate:
+      return jobs_.size() < max_jobs_ / 2;
+    case Work::other:
+      return true;
+  }
+  return false;
+}
+
+std::vector<std::function<void()>> GenerationQueue::release_locked() {
+  std::vector<std::function<void()>> released = jobs_.release_unwanted();
+  offers_since_release_ = 0;
+  last_release_ = std::chrono::steady_clock::now();
+  release_at_ = std::max(kMinReleaseSize, 2 * jobs_.size());
+  count_locked();
+  return released;
+}
+
+void GenerationQueue::count_locked() {
+  depth_ = jobs_.size();
+  for (size_t k = 0; k < kWorkKinds; ++k) depth_by_kind_[k] = jobs_.size(static_cast<Work>(k));
+}
+
+bool GenerationQueue::push(std::optional<size_t> worker, QueuedJob job, bool bounded) {
+  std::vector<std::function<void()>> released;  // called outside the lock: they may offer again
+  bool queued = false;
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return false;  // the workers are gone or going: nothing would run it
+    ++offers_since_release_;
+    // Before refusing, look for jobs nobody wants, but not on every refusal: a full queue of
+    // wanted work must not cost a scan per call.
+    if (bounded && !has_room(job.kind) && offers_since_release_ > jobs_.size() / 16) released = release_locked();
+    if (!bounded || has_room(job.kind)) {
+      jobs_.push(worker, std::move(job));
+      queued = true;
+      if (jobs_.size() >= release_at_) {
+        std::vector<std::function<void()>> more = release_locked();
+        released.insert(released.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+      }
+      count_locked();
+    }
+  }
+  for (auto& instead : released) instead();
   // Any worker may take it (its own, or stolen by an idle one): wake them all; the ones that
   // find nothing go back to sleep. There are only a few workers.
-  wake_.notify_all();
+  if (queued) wake_.notify_all();
+  return queued;
 }
 
 void GenerationQueue::work(size_t self) {
@@ -68,8 +137,16 @@ void GenerationQueue::work(size_t self) {
   for (;;) {
     wake_.wait(lock, [&] { return stopping_ || jobs_.size() > 0; });
     if (stopping_) return;
+    if (jobs_.size() >= kMinReleaseSize && std::chrono::steady_clock::now() - last_release_ >= kReleasePeriod) {
+      std::vector<std::function<void()>> released = release_locked();
+      lock.unlock();
+      for (auto& instead : released) instead();
+      released.clear();  // their captures die outside the lock
+      lock.lock();
+      continue;
+    }
     std::function<void()> job = jobs_.take(self);
-    depth_ = jobs_.size();
+    count_locked();
     lock.unlock();
     if (!stopping_) job();  // stop() came meanwhile: dropped like the queued ones
     job = nullptr;          // its captures die outside the lock
@@ -88,7 +165,7 @@ void GenerationQueue::stop() {
   }
   std::lock_guard lock(mutex_);
   jobs_.clear();
-  depth_ = 0;
+  count_locked();
 }
 
 }  // namespace chunkforge::server

@@ -26,7 +26,12 @@ grpc::ServerUnaryReactor* WorldService::GetChunk(grpc::CallbackServerContext* co
     metrics.chunk_sent();
     reactor->Finish(grpc::Status::OK);
   };
-  if (Bytes hit = fetch(job, 0.0, [context] { return context->IsCancelled(); }, respond)) respond(std::move(hit));
+  Fetched fetched = fetch(job, Work::view, 0, [context] { return context->IsCancelled(); }, respond);
+  if (fetched.refused) {
+    finish_unary(reactor, metrics_, Metrics::kGetChunk, queue_full());
+  } else if (fetched.hit) {
+    respond(std::move(fetched.hit));
+  }
   return reactor;
 }
 

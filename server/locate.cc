@@ -1,8 +1,10 @@
 // WorldService::Locate: the nearest instances of a structure type, by planning structures alone.
-// Planning a wide search takes milliseconds to seconds, so it runs on the generation queue
-// (at GetChunk's priority), never on a gRPC thread.
+// Planning a wide search takes milliseconds to seconds, so it runs on the generation queue,
+// never on a gRPC thread, after every view's chunks and every prefetch: at most
+// Limits::max_locates calls at once, each abandoned (queued or planning) once its client leaves.
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <memory>
 
 #include "byte_buffer.h"
@@ -17,6 +19,32 @@ namespace {
 
 constexpr double kDefaultRadius = 2048;
 constexpr uint32_t kDefaultLimit = 10, kMaxLimit = 10000;
+
+// One Locate call. Its own reactor (not the context's default) for OnCancel: the client's
+// leaving raises the flag that the queue and the planner watch. Every path ends through end(),
+// exactly once: at the start, in the planning job, or when the queue drops the job unwanted.
+class LocateReactor final : public grpc::ServerUnaryReactor {
+ public:
+  LocateReactor(WorldService& service, grpc::CallbackServerContext* context, grpc::ByteBuffer* response)
+      : service_(service), context_(context), response_(response) {}
+
+  // Checks the request and queues the planning, or ends the call.
+  void start(const grpc::ByteBuffer* raw);
+  void OnCancel() override { cancelled_ = true; }
+  void OnDone() override { delete this; }
+
+ private:
+  void plan();
+  void end(const grpc::Status& status);  // the last thing that touches this reactor
+
+  WorldService& service_;
+  grpc::CallbackServerContext* context_;
+  grpc::ByteBuffer* response_;
+  v1::LocateRequest request_;
+  uint32_t type_ = 0;
+  bool holds_slot_ = false;
+  std::atomic<bool> cancelled_{false};
+};
 
 grpc::Status invalid(const std::string& message) { return {grpc::StatusCode::INVALID_ARGUMENT, message}; }
 
@@ -51,37 +79,60 @@ grpc::Status WorldService::check_locate(const v1::LocateRequest& request, uint32
 
 grpc::ServerUnaryReactor* WorldService::Locate(grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw,
                                                grpc::ByteBuffer* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  auto request = std::make_shared<v1::LocateRequest>();
-  grpc::Status status = open_call(*this, Metrics::kLocate, *context, raw, request.get());
-  uint32_t type = 0;
-  if (status.ok()) status = check_locate(*request, type);
-  if (!status.ok()) {
-    finish_unary(reactor, metrics_, Metrics::kLocate, status);
-    return reactor;
-  }
-  queue_.submit(0, [this, reactor, context, request, response, type] {
-    if (context->IsCancelled()) return reactor->Finish({grpc::StatusCode::CANCELLED, "cancelled"});
-    const double radius = request->radius() == 0 ? kDefaultRadius : request->radius();
-    const uint32_t limit = request->limit() == 0 ? kDefaultLimit : request->limit();
-    try {
-      StructurePlanner planner(world_);
-      planner.watch_abandon(queue_.stopping());
-      std::vector<StructureInstance> found =
-          planner.locate(type, Coord{request->x(), 0.0}, Coord{request->z(), 0.0}, radius);
-      if (found.size() > limit) found.resize(limit);
-      v1::LocateResponse answer;
-      for (const StructureInstance& s : found) *answer.add_instances() = encode_structure(s);
-      *response = buffer_of(answer.SerializeAsString());
-      reactor->Finish(grpc::Status::OK);
-    } catch (const GenerationAbandoned&) {  // the server is stopping
-      reactor->Finish({grpc::StatusCode::UNAVAILABLE, "the server is shutting down; retry"});
-    } catch (const std::exception& e) {
-      spdlog::error("locate failed: {}", e.what());
-      finish_unary(reactor, metrics_, Metrics::kLocate, {grpc::StatusCode::INTERNAL, "locate failed; see the server log"});
-    }
-  });
+  auto* reactor = new LocateReactor(*this, context, response);
+  reactor->start(raw);
   return reactor;
 }
 
+namespace {
+
+void LocateReactor::start(const grpc::ByteBuffer* raw) {
+  grpc::Status status = open_call(service_, Metrics::kLocate, *context_, raw, &request_);
+  if (status.ok()) status = service_.check_locate(request_, type_);
+  if (!status.ok()) return end(status);
+  if (!service_.locates().take()) {
+    return end({grpc::StatusCode::RESOURCE_EXHAUSTED, "too many Locate calls: at most " +
+                                                          std::to_string(service_.locates().max()) +
+                                                          " at once on this server; retry later"});
+  }
+  holds_slot_ = true;
+  // After every view's rings (0 to max_radius) and every prefetch's (to 2 max_radius + 2).
+  const double priority = 2.0 * service_.limits().max_radius + 3.0;
+  QueuedJob job{Work::locate, priority, [this] { plan(); }, [this]() -> std::function<void()> {
+                  if (!cancelled_.load()) return nullptr;
+                  return [this] { end({grpc::StatusCode::CANCELLED, "cancelled"}); };
+                }};
+  // The job may run (and end the call) before offer returns: nothing touches `this` after it.
+  if (!service_.queue().offer(std::nullopt, std::move(job))) end(WorldService::queue_full());
+}
+
+void LocateReactor::plan() {
+  if (cancelled_.load()) return end({grpc::StatusCode::CANCELLED, "cancelled"});
+  const double radius = request_.radius() == 0 ? kDefaultRadius : request_.radius();
+  const uint32_t limit = request_.limit() == 0 ? kDefaultLimit : request_.limit();
+  try {
+    StructurePlanner planner(service_.world());
+    planner.watch_abandon(&cancelled_);  // the server's shutdown cancels every call too
+    std::vector<StructureInstance> found =
+        planner.locate(type_, Coord{request_.x(), 0.0}, Coord{request_.z(), 0.0}, radius);
+    if (found.size() > limit) found.resize(limit);
+    v1::LocateResponse answer;
+    for (const StructureInstance& s : found) *answer.add_instances() = encode_structure(s);
+    *response_ = buffer_of(answer.SerializeAsString());
+    end(grpc::Status::OK);
+  } catch (const GenerationAbandoned&) {  // the client left, or the server is stopping
+    end({grpc::StatusCode::CANCELLED, "cancelled"});
+  } catch (const std::exception& e) {
+    spdlog::error("locate failed: {}", e.what());
+    end({grpc::StatusCode::INTERNAL, "locate failed; see the server log"});
+  }
+}
+
+void LocateReactor::end(const grpc::Status& status) {
+  if (holds_slot_) service_.locates().give_back();
+  holds_slot_ = false;
+  finish_unary(this, service_.metrics(), Metrics::kLocate, status);
+}
+
+}  // namespace
 }  // namespace chunkforge::server

@@ -12,16 +12,17 @@ std::vector<LookAhead::Chunk> LookAhead::move(ChunkKey centre, int64_t radius) {
   if (centre_ == centre) return {};
   const std::optional<ChunkKey> last = std::exchange(centre_, centre);
   const ChunkBox view = ChunkBox::around(centre, radius, chunk_limit_);
-  ChunkKey predicted = centre;  // no step to repeat: any step of one chunk
+  ChunkKey predicted = centre;  // the first view: any step of one chunk
   int64_t next_radius = radius + 1;
   if (last) {
     const int64_t dx = centre.x - last->x, dz = centre.z - last->z;
-    if (std::max(std::abs(dx), std::abs(dz)) <= radius) {
-      predicted = {centre.x + dx, centre.z + dz};
-      next_radius = radius;
-    }
+    predicted = {centre.x + dx, centre.z + dz};
+    next_radius = radius;
+    // A jump predicts nothing: a player who jumps once may jump again (a teleport, a client
+    // sending far positions), and a whole ring per jump is work nobody walks into.
+    if (std::max(std::abs(dx), std::abs(dz)) > radius) next_radius = -1;
   }
-  const ChunkBox next = ChunkBox::around(predicted, next_radius, chunk_limit_);
+  const ChunkBox next = next_radius < 0 ? ChunkBox{} : ChunkBox::around(predicted, next_radius, chunk_limit_);
   for (auto it = flags_.begin(); it != flags_.end();) {
     if (view.contains(it->first) || next.contains(it->first)) {
       ++it;

@@ -3,10 +3,11 @@
 // A Session's look-ahead: the chunks a walking player's next step will bring into view, to be
 // generated into the cache before the player takes that step (docs/server.md, "Look-ahead").
 // The next step is predicted as a repeat of the last one; with no last step to repeat (the
-// first view, a jump) it is any step of one chunk, which lands in the ring just outside the
-// view. Each chunk looked ahead at gets a flag, raised once the chunk is neither in the view
-// nor ahead of it any more, so that a player who turned or stopped leaves behind prefetches
-// that cost nothing while still queued.
+// first view) it is any step of one chunk, which lands in the ring just outside the view. A
+// jump (a step longer than the radius) predicts nothing: a player sending far positions would
+// otherwise queue a whole ring, 8 (radius + 1) chunks, per position. Each chunk looked ahead
+// at gets a flag, raised once the chunk is neither in the view nor ahead of it any more, so
+// that a player who turned or stopped leaves behind prefetches that leave the queue unmade.
 //
 //   LookAhead ahead(chunk_limit);
 //   for (const LookAhead::Chunk& c : ahead.move(centre, radius)) prefetch(c.key, c.ring, c.unwanted);
@@ -41,8 +42,8 @@ class LookAhead {
   // The view is now `radius` chunks around `centre`. Returns the chunks to prefetch now, not
   // looked ahead at already, nearest the predicted centre first: those of the view one more
   // such step away that are not in this view; the ring just outside the view for the first
-  // view or after a step longer than the radius (a jump); none for a step within the same
-  // chunk (the prediction stands).
+  // view; none after a step longer than the radius (a jump: every earlier one is then
+  // unwanted) or for a step within the same chunk (the prediction stands).
   std::vector<Chunk> move(ChunkKey centre, int64_t radius);
 
   size_t tracked() const { return flags_.size(); }

@@ -1,6 +1,8 @@
-// RoutedJobs: per-worker priority queues and the rule for which job a worker takes next.
+// RoutedJobs: per-worker priority queues, the rule for which job a worker takes next, and the
+// removal of jobs nobody wants.
 #include "routed_jobs.h"
 
+#include <algorithm>
 #include <tuple>
 #include <utility>
 
@@ -8,9 +10,11 @@ namespace chunkforge::server {
 
 RoutedJobs::RoutedJobs(size_t workers) : queues_(workers + 1) {}
 
-void RoutedJobs::push(std::optional<size_t> worker, double priority, std::function<void()> job) {
-  const size_t q = worker ? *worker : queues_.size() - 1;
-  queues_.at(q).push(Job{priority, sequence_++, std::move(job)});
+void RoutedJobs::push(std::optional<size_t> worker, QueuedJob job) {
+  auto& queue = queues_.at(worker ? *worker : queues_.size() - 1);
+  ++by_kind_[static_cast<size_t>(job.kind)];
+  queue.push_back(Job{std::move(job), sequence_++});
+  std::push_heap(queue.begin(), queue.end(), later);
   ++size_;
 }
 
@@ -18,8 +22,8 @@ void RoutedJobs::push(std::optional<size_t> worker, double priority, std::functi
 size_t RoutedJobs::pick(size_t self) const {
   const size_t shared = queues_.size() - 1;
   const auto rank = [&](size_t q) {
-    const Job& top = queues_[q].top();
-    return std::tuple(top.priority, q != self && q != shared, top.sequence);
+    const Job& top = queues_[q].front();
+    return std::tuple(top.job.priority, q != self && q != shared, top.sequence);
   };
   size_t best = queues_.size();
   for (size_t q = 0; q < queues_.size(); ++q) {
@@ -31,15 +35,35 @@ size_t RoutedJobs::pick(size_t self) const {
 
 std::function<void()> RoutedJobs::take(size_t self) {
   auto& from = queues_.at(pick(self));
-  // top() is const only so that the heap cannot be broken; the job is popped right after.
-  std::function<void()> job = std::move(const_cast<Job&>(from.top()).run);
-  from.pop();
+  std::pop_heap(from.begin(), from.end(), later);
+  QueuedJob job = std::move(from.back().job);
+  from.pop_back();
+  --by_kind_[static_cast<size_t>(job.kind)];
   --size_;
-  return job;
+  return std::move(job.run);
+}
+
+std::vector<std::function<void()>> RoutedJobs::release_unwanted() {
+  std::vector<std::function<void()>> after;
+  for (auto& queue : queues_) {
+    const size_t before = queue.size();
+    std::erase_if(queue, [&](Job& queued) {
+      if (!queued.job.release) return false;
+      std::function<void()> instead = queued.job.release();
+      if (!instead) return false;
+      after.push_back(std::move(instead));
+      --by_kind_[static_cast<size_t>(queued.job.kind)];
+      return true;
+    });
+    if (queue.size() != before) std::make_heap(queue.begin(), queue.end(), later);
+    size_ -= before - queue.size();
+  }
+  return after;
 }
 
 void RoutedJobs::clear() {
-  for (auto& q : queues_) q = {};
+  for (auto& q : queues_) q.clear();
+  by_kind_ = {};
   size_ = 0;
 }
 

@@ -7,6 +7,7 @@
 // that stops reading ended by the stall watch.
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <memory>
 #include <mutex>
 
@@ -25,6 +26,12 @@ constexpr size_t kWindow = 8;  // generations under way plus chunks ready to wri
 // A batch of loads stops growing past this many bytes: far below a client's 4 MiB message limit
 // (a batch holds at most kWindow chunks anyway).
 constexpr size_t kMaxBatchBytes = size_t{1} << 20;
+// A session reads its next update no sooner than this after the last one. Updates are applied
+// on gRPC's callback threads, which every call's handlers share (two on this machine): a client
+// that sent whole-view updates as fast as it could kept them busy, and everyone else's warm
+// GetChunk took over a second. A player moves far less often; past this pace HTTP/2 flow
+// control holds the client's updates back.
+constexpr auto kMinUpdateInterval = std::chrono::milliseconds(10);
 
 std::string varint(uint64_t v) {
   std::string out;
@@ -93,14 +100,16 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
   }
 
   void OnDone() override {
-    std::unique_ptr<grpc::Alarm> alarm;
+    std::unique_ptr<grpc::Alarm> alarm, read_alarm;
     {
       std::lock_guard lock(state_->mutex);
       state_->reactor = nullptr;
       state_->over = true;
       alarm = watch_.disarm();
+      read_alarm = std::move(read_alarm_);
     }
     alarm.reset();
+    read_alarm.reset();
     spdlog::info("session ended: {} loads, {} unloads, {} changes", loads_sent_, unloads_sent_, changes_sent_);
     delete this;
   }
@@ -148,14 +157,23 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
   }
 
   // Queues, into the cache only, the chunks the player's next step brings into view if it walks
-  // on as it came: after every view's own chunks, so that a walking player finds them made.
+  // on as it came: after every view's own chunks, so that a walking player finds them made. At
+  // most one ring's worth outstanding (8 (radius + 1), what the first view looks ahead at):
+  // a player who moves faster than they are made gets no more; their view still comes first.
   void look_ahead(uint32_t radius) {
     if (!service_.limits().look_ahead) return;
+    const int64_t most = 8 * (int64_t{radius} + 1);
     for (const LookAhead::Chunk& chunk : ahead_.move(view_.centre(), radius)) {
+      if (prefetching_->load() >= most) break;  // the rest are made if the player steps there
       ChunkJob job;
       if (!service_.make_job(coord_of(chunk.key), options_, "position", job).ok()) continue;  // clipped: cannot fail
-      const double priority = service_.limits().max_radius + 1.0 + static_cast<double>(chunk.ring);
-      if (!service_.fetch(job, priority, unwanted(chunk.unwanted), [](Bytes) {})) service_.metrics().looked_ahead();
+      prefetching_->fetch_add(1);
+      const WorldService::Fetched fetched = service_.fetch(
+          job, Work::prefetch, chunk.ring, unwanted(chunk.unwanted),
+          [count = prefetching_](Bytes) { count->fetch_sub(1); });  // made or dropped
+      if (fetched.hit || fetched.refused) prefetching_->fetch_sub(1);
+      if (fetched.refused) break;  // the queue is full: views need it more
+      if (!fetched.hit) service_.metrics().looked_ahead();
     }
   }
 
@@ -203,8 +221,25 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
 
   // Reads the next update unless the client owes too many unloads: it is then not reading, and
   // HTTP/2 flow control holds its updates back until it does.
+  // Reads are paced too (kMinUpdateInterval): a read due later waits on an alarm.
   void read_more() {
-    if (finished_ || reads_done_ || reading_ || view_.owed_unloads() > service_.limits().max_owed_unloads) return;
+    if (finished_ || reads_done_ || reading_ || read_waiting_) return;
+    if (view_.owed_unloads() > service_.limits().max_owed_unloads) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now < last_read_ + kMinUpdateInterval) {
+      read_waiting_ = true;
+      read_alarm_ = std::make_unique<grpc::Alarm>();  // replacing a fired alarm in its callback is safe
+      read_alarm_->Set(std::chrono::system_clock::now() + (last_read_ + kMinUpdateInterval - now),
+                       [weak = std::weak_ptr<State>(state_)](bool ok) {
+                         if (!ok) return;
+                         State::with_reactor(weak, [](SessionReactor& reactor) {
+                           reactor.read_waiting_ = false;
+                           reactor.read_more();
+                         });
+                       });
+      return;
+    }
+    last_read_ = now;
     reading_ = true;
     StartRead(&incoming_);
   }
@@ -265,12 +300,13 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
     std::weak_ptr<State> state = state_;
     const ChunkKey key = generation.key;
     const uint64_t version = job.version;
-    Bytes hit = service_.fetch(
-        job, static_cast<double>(view_.ring(key)), unwanted(generation.unwanted),
+    WorldService::Fetched fetched = service_.fetch(
+        job, Work::view, view_.ring(key), unwanted(generation.unwanted),
         [state, key, version](Bytes bytes) {  // later, on a worker thread
           State::with_reactor(state, [&](auto& reactor) { reactor.delivered(key, std::move(bytes), version); });
         });
-    if (hit) view_.generated(key, std::move(hit), version);
+    if (fetched.refused) return finish(WorldService::queue_full());
+    if (fetched.hit) view_.generated(key, std::move(fetched.hit), version);
   }
 
   void delivered(ChunkKey key, Bytes bytes, uint64_t version) {
@@ -315,9 +351,13 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
   grpc::ByteBuffer incoming_, outgoing_;
   v1::ChunkOptions options_;
   bool have_options_ = false, batch_loads_ = false, reading_ = false, reads_done_ = false, finished_ = false;
-  bool holds_slot_ = false, cancelled_ = false;
+  bool holds_slot_ = false, cancelled_ = false, read_waiting_ = false;
+  std::chrono::steady_clock::time_point last_read_;  // when the last read started
+  std::unique_ptr<grpc::Alarm> read_alarm_;          // a paced read waiting (read_more)
   uint64_t loads_sent_ = 0, unloads_sent_ = 0, changes_sent_ = 0;
   uint64_t player_ = 0;  // the session's number in service_.players(); 0 before it has one
+  // Look-ahead prefetches queued or being made; their waiters count it down from worker threads.
+  std::shared_ptr<std::atomic<int64_t>> prefetching_ = std::make_shared<std::atomic<int64_t>>(0);
 };
 
 }  // namespace

@@ -100,8 +100,8 @@ class RegionReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
       // The context dies with the call, which may end before this waiter is dropped: the
       // waiter asks the shared state instead (an atomic, no lock: the cache calls it under its
       // own lock).
-      Bytes hit = service_.fetch(
-          jobs_[index], static_cast<double>(ring(jobs_[index].coord)),
+      WorldService::Fetched fetched = service_.fetch(
+          jobs_[index], Work::view, ring(jobs_[index].coord),
           [state] {
             const std::shared_ptr<State> s = state.lock();
             return !s || s->over.load();
@@ -109,7 +109,8 @@ class RegionReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
           [state, index](Bytes bytes) {  // later, on a worker thread
             State::with_reactor(state, [&](auto& reactor) { reactor.delivered(index, std::move(bytes)); });
           });
-      if (hit) ready_[index] = std::move(hit);
+      if (fetched.refused) return finish(WorldService::queue_full());
+      if (fetched.hit) ready_[index] = std::move(fetched.hit);
     }
   }
 

@@ -16,7 +16,7 @@ namespace chunkforge::server {
 WorldServer::WorldServer(const World& world, ServerOptions options)
     : options_(std::move(options)),
       cache_(options_.cache_mb << 20),
-      queue_(options_.threads),
+      queue_(options_.threads, options_.limits.max_queued_jobs),
       edits_(options_.store ? std::make_unique<EditService>(world, *options_.store) : nullptr),
       service_(world, cache_, queue_, metrics_, options_.limits,
                Auth{options_.auth_token, options_.write_token, options_.open_edits}, edits_.get()),

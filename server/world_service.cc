@@ -56,6 +56,7 @@ WorldService::WorldService(const World& world, ChunkCache& cache, GenerationQueu
       edits_(edits),
       sessions_(limits.max_sessions),
       streams_(limits.max_streams),
+      locates_(limits.max_locates != 0 ? limits.max_locates : 2 * static_cast<uint32_t>(queue.threads())),
       info_bytes_(describe_world(world).SerializeAsString()) {}
 
 bool CallSlots::take() {
@@ -233,27 +234,52 @@ Bytes WorldService::generate(const ChunkJob& job) const {
   return bytes;
 }
 
-Bytes WorldService::fetch(const ChunkJob& job, double priority, std::function<bool()> cancelled,
-                          std::function<void(Bytes)> on_ready) {
-  ChunkCache::JoinResult r =
-      cache_.join(job.key, ChunkCache::Waiter{std::move(on_ready), std::move(cancelled), priority});
-  if (r.hit || !r.produce) return r.hit;  // a hit, or joined a generation already under way
-  queue_.submit(priority, GenerationQueue::region_of(job.coord.x, job.coord.z), [this, job] {
-    // Requests that were cancelled or expired while queued cost nothing; nor does a production
-    // whose chunk a more urgent one (queued later) already made.
-    if (!cache_.start(job.key)) return;
-    Bytes bytes;
-    try {
-      bytes = produce(job);
-    } catch (const GenerationAbandoned&) {  // the server is stopping
-      return cache_.abandon(job.key);
-    } catch (const std::exception& e) {  // e.g. out of memory: fail this chunk, not the server
-      spdlog::error("generating chunk {},{} failed: {}", job.coord.x, job.coord.z, e.what());
-      return cache_.abandon(job.key);
-    }
-    cache_.fulfil(job.key, std::move(bytes));
-  });
-  return nullptr;
+grpc::Status WorldService::queue_full() {
+  return {grpc::StatusCode::RESOURCE_EXHAUSTED, "the server's generation queue is full; retry later"};
+}
+
+// A view's rings first (0 to max_radius), then prefetches (whose rings reach max_radius + 1):
+// every player's view goes before anyone's look-ahead. Locate comes after both (locate.cc).
+static double priority_of(Work kind, int64_t ring, uint32_t max_radius) {
+  return static_cast<double>(ring) + (kind == Work::prefetch ? max_radius + 1.0 : 0.0);
+}
+
+WorldService::Fetched WorldService::fetch(const ChunkJob& job, Work kind, int64_t ring,
+                                          std::function<bool()> cancelled, std::function<void(Bytes)> on_ready) {
+  const double priority = priority_of(kind, ring, limits_.max_radius);
+  // A refused caller answers at once: its waiter must then never be called.
+  auto refused = std::make_shared<std::atomic<bool>>(false);
+  auto ready = [refused, on_ready = std::move(on_ready)](Bytes bytes) {
+    if (!refused->load()) on_ready(std::move(bytes));
+  };
+  ChunkCache::JoinResult r = cache_.join(job.key, ChunkCache::Waiter{std::move(ready), std::move(cancelled), priority});
+  if (r.hit || !r.produce) return {r.hit};  // a hit, or joined a generation already under way
+  QueuedJob queued{kind, priority, [this, job] { make(job); }, [this, key = job.key] {
+                     return cache_.release_if_unwanted(key);
+                   }};
+  if (queue_.offer(GenerationQueue::region_of(job.coord.x, job.coord.z), std::move(queued))) return {};
+  // Refused. A less urgent production of the key is still queued unless this was the first:
+  // the waiter then waits for that one.
+  if (!r.first) return {};
+  refused->store(true);
+  cache_.abandon(job.key);  // another waiter that joined meanwhile gets null, and asks again
+  return {nullptr, true};
+}
+
+// A queued production as it runs: requests that were cancelled or expired while queued cost
+// nothing; nor does a production whose chunk a more urgent one (queued later) already made.
+void WorldService::make(const ChunkJob& job) {
+  if (!cache_.start(job.key)) return;
+  Bytes bytes;
+  try {
+    bytes = produce(job);
+  } catch (const GenerationAbandoned&) {  // the server is stopping
+    return cache_.abandon(job.key);
+  } catch (const std::exception& e) {  // e.g. out of memory: fail this chunk, not the server
+    spdlog::error("generating chunk {},{} failed: {}", job.coord.x, job.coord.z, e.what());
+    return cache_.abandon(job.key);
+  }
+  cache_.fulfil(job.key, std::move(bytes));
 }
 
 }  // namespace chunkforge::server

@@ -49,6 +49,12 @@ struct Limits {
   // Locate's largest radius, world units. Planning cost grows with the area: 4096 takes about
   // 0.1 s for any type of the default world on one thread, 65536 about a minute (wells).
   double max_locate_radius = 4096;
+  // Locate calls at once (queued or planning); more get RESOURCE_EXHAUSTED. 0: twice the
+  // generation threads. Each plans for up to about 0.1 s on a generation thread.
+  uint32_t max_locates = 0;
+  // Generation jobs queued at once (GenerationQueue's bound): past it GetChunk, StreamRegion and
+  // Locate get RESOURCE_EXHAUSTED; prefetches and Locate take at most half of it.
+  size_t max_queued_jobs = GenerationQueue::kDefaultMaxJobs;
   // Not a limit: a Session prefetches the chunks a walking player's next step brings into view
   // (look_ahead.h).
   bool look_ahead = true;
@@ -111,6 +117,16 @@ class WorldService final : public WorldServiceBase {
   grpc::ServerUnaryReactor* Edit(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
                                  grpc::ByteBuffer* response) override;
 
+  // What fetch() did: the bytes of a hit, or refused (the generation queue is full: nothing was
+  // queued, on_ready is never called, the caller answers RESOURCE_EXHAUSTED), or neither (on_ready
+  // gets the bytes later).
+  struct Fetched {
+    Bytes hit;
+    bool refused = false;
+  };
+  // The status of a call refused because the generation queue is full.
+  static grpc::Status queue_full();
+
   // Validates a coordinate and options; the error names the field and the allowed range.
   grpc::Status make_job(const v1::ChunkCoord& coord, const v1::ChunkOptions& options, const std::string& field,
                         ChunkJob& job) const;
@@ -118,23 +134,27 @@ class WorldService final : public WorldServiceBase {
   grpc::Status region_jobs(const v1::StreamRegionRequest& request, std::vector<ChunkJob>& jobs) const;
   // Locate's request checked; the structure type's id in `type`.
   grpc::Status check_locate(const v1::LocateRequest& request, uint32_t& type) const;
-  // The job's bytes now on a cache hit; otherwise null, and `on_ready` gets them later (null if
-  // the generation was dropped), by joining a generation under way or queueing one at
-  // `priority` (smaller first: the chunk's ring in its requester's view, 0 for GetChunk; a
-  // Session's look-ahead after every view's rings) on the generation worker that owns the
-  // chunk's region. A request more urgent than a queued generation it joins queues one more at
-  // its own priority; whichever runs first makes the chunk.
-  Bytes fetch(const ChunkJob& job, double priority, std::function<bool()> cancelled,
-              std::function<void(Bytes)> on_ready);
+  // The job's bytes now on a cache hit; otherwise on_ready gets them later (null if the
+  // generation was dropped), by joining a generation under way or queueing one of `kind`
+  // (Work::view or Work::prefetch) on the generation worker that owns the chunk's region. Its
+  // priority: `ring`, the chunk's ring in its requester's view (0 for GetChunk); a prefetch's
+  // after every view's rings. A request more urgent than a queued generation it joins queues
+  // one more at its own priority; whichever runs first makes the chunk. A generation nobody
+  // waits for any more leaves the queue (GenerationQueue).
+  Fetched fetch(const ChunkJob& job, Work kind, int64_t ring, std::function<bool()> cancelled,
+                std::function<void(Bytes)> on_ready);
   // The generated chunk of `coord` with every layer and no terrain (what edits are checked
   // against), from the cache or generated here. Call it on the generation threads.
   v1::Chunk base_chunk(ChunkCoord coord);
-  // Queues other work (Locate's planning) on the generation threads.
+  // Queues other work (an edit's check) on the generation threads, never refused: its caller
+  // cannot take a refusal, and bounds its own work.
   void run_on_queue(double priority, std::function<void()> work) { queue_.submit(priority, std::move(work)); }
 
   const Limits& limits() const { return limits_; }
   CallSlots& sessions() { return sessions_; }
   CallSlots& streams() { return streams_; }
+  CallSlots& locates() { return locates_; }
+  GenerationQueue& queue() { return queue_; }
   // OK, or UNAUTHENTICATED when a token is required and the call does not carry it.
   grpc::Status authenticate(const grpc::CallbackServerContext& context) const;
   // OK, or PERMISSION_DENIED when the call may not edit.
@@ -150,6 +170,7 @@ class WorldService final : public WorldServiceBase {
   PlayerPositions& players() { return players_; }
 
  private:
+  void make(const ChunkJob& job);
   Bytes produce(const ChunkJob& job);
   Bytes generate(const ChunkJob& job) const;
   Bytes cached_or_generated(const ChunkJob& job);
@@ -161,7 +182,7 @@ class WorldService final : public WorldServiceBase {
   Limits limits_;
   Auth auth_;
   EditService* edits_;
-  CallSlots sessions_, streams_;
+  CallSlots sessions_, streams_, locates_;
   PlayerPositions players_;
   std::string info_bytes_;  // the WorldInfo every GetWorldInfo answers with
 };

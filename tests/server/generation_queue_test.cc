@@ -1,5 +1,6 @@
 // GenerationQueue on its own: the most urgent job first, ties in submission order, routing by
-// region with no worker idle while work waits, and stop() prompt, dropping what is still queued.
+// region with no worker idle while work waits, stop() prompt, dropping what is still queued, and
+// its bound: refusals by kind, and unwanted work leaving the queue instead of piling up.
 // The exact order between workers is routed_jobs_test.cc's.
 #include "generation_queue.h"
 
@@ -8,6 +9,8 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <future>
 #include <mutex>
 #include <set>
@@ -132,6 +135,89 @@ TEST(GenerationQueueTest, StopEndsARunningGenerationPromptly) {
   EXPECT_TRUE(saw_stopping);
   EXPECT_EQ(queue.depth(), 0u);
   queue.stop();  // idempotent
+}
+
+// A job of `kind` that counts its runs, and its drops once `unwanted` is raised.
+struct Counted {
+  std::atomic<int> ran{0}, dropped{0};
+  QueuedJob job(Work kind, double priority, std::shared_ptr<std::atomic<bool>> unwanted = nullptr) {
+    Release release;
+    if (unwanted) {
+      release = [this, unwanted]() -> std::function<void()> {
+        if (!unwanted->load()) return nullptr;
+        return [this] { ++dropped; };
+      };
+    }
+    return QueuedJob{kind, priority, [this] { ++ran; }, std::move(release)};
+  }
+};
+
+TEST(GenerationQueueTest, ViewsFillTheBoundPrefetchesAndLocateHalfOfItOtherWorkIsNeverRefused) {
+  GenerationQueue queue(1, 8);
+  Counted counted;
+  Blocker blocker(queue);
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_TRUE(queue.offer(GenerationQueue::region_of(k, 0), counted.job(Work::prefetch, 20)));
+  }
+  EXPECT_TRUE(queue.offer(std::nullopt, counted.job(Work::locate, 40)));
+  EXPECT_FALSE(queue.offer(std::nullopt, counted.job(Work::locate, 40))) << "half of 8 are queued";
+  EXPECT_FALSE(queue.offer(0, counted.job(Work::prefetch, 20)));
+  for (int k = 0; k < 4; ++k) EXPECT_TRUE(queue.offer(0, counted.job(Work::view, 1)));
+  EXPECT_FALSE(queue.offer(0, counted.job(Work::view, 1))) << "8 are queued";
+  EXPECT_EQ(queue.depth(), 8u);
+  EXPECT_EQ(queue.depth(Work::view), 4u);
+  EXPECT_EQ(queue.depth(Work::prefetch), 3u);
+  EXPECT_EQ(queue.depth(Work::locate), 1u);
+  std::promise<void> done;
+  queue.submit(100, [&] { done.set_value(); });  // an edit's check: never refused
+  EXPECT_EQ(queue.depth(), 9u);
+  blocker.release();
+  done.get_future().wait();
+  EXPECT_EQ(counted.ran, 8);
+  EXPECT_EQ(queue.depth(), 0u);
+}
+
+TEST(GenerationQueueTest, WorkNobodyWantsLeavesBeforeAnyoneIsRefused) {
+  GenerationQueue queue(1, 8);
+  Counted counted;
+  Blocker blocker(queue);
+  std::vector<std::shared_ptr<std::atomic<bool>>> flags;
+  for (int k = 0; k < 8; ++k) {
+    flags.push_back(std::make_shared<std::atomic<bool>>(false));
+    ASSERT_TRUE(queue.offer(0, counted.job(Work::view, 1, flags.back())));
+  }
+  EXPECT_FALSE(queue.offer(0, counted.job(Work::view, 1))) << "full of wanted work";
+  for (int k = 0; k < 6; ++k) flags[static_cast<size_t>(k)]->store(true);  // their players left
+  EXPECT_TRUE(queue.offer(0, counted.job(Work::view, 1)));
+  EXPECT_EQ(counted.dropped, 6) << "dropped when unwanted, not when popped";
+  EXPECT_EQ(queue.depth(), 3u);
+  std::promise<void> done;
+  queue.submit(100, [&] { done.set_value(); });
+  blocker.release();
+  done.get_future().wait();
+  EXPECT_EQ(counted.ran, 3);
+}
+
+TEST(GenerationQueueTest, ADeepQueueOfStaleJobsCountsOnlyTheWantedOnes) {
+  // Players who jump leave prefetches behind that are never the most urgent: they must not
+  // pile up however many are offered.
+  GenerationQueue queue(1, 1 << 20);
+  Counted counted;
+  Blocker blocker(queue);
+  auto stale = std::make_shared<std::atomic<bool>>(false);
+  size_t deepest = 0;
+  for (int k = 0; k < 20000; ++k) {
+    if (k % 100 == 0) stale = std::make_shared<std::atomic<bool>>(false);  // a jump: a new view
+    ASSERT_TRUE(queue.offer(GenerationQueue::region_of(k, 0), counted.job(Work::prefetch, 20, stale)));
+    if (k % 100 == 99) stale->store(true);  // and the next jump leaves it
+    deepest = std::max(deepest, queue.depth());
+  }
+  EXPECT_LE(deepest, 512u);
+  EXPECT_LE(queue.depth(), 512u);
+  queue.release_unwanted();
+  EXPECT_EQ(queue.depth(), 0u);
+  EXPECT_EQ(counted.dropped, 20000);
+  blocker.release();
 }
 
 }  // namespace

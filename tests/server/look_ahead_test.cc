@@ -1,6 +1,6 @@
 // LookAhead on its own: which chunks a step brings ahead (a straight step, a diagonal one, a
-// second step that only adds the new edge), the ring around a view with no step to repeat (the
-// first, after a jump), the world's edge, which prefetches a turn leaves unwanted, and that what
+// second step that only adds the new edge), the ring around the first view, nothing after a
+// jump, the world's edge, which prefetches a turn leaves unwanted, and that what
 // it tracks stays bounded.
 #include "look_ahead.h"
 
@@ -37,8 +37,18 @@ TEST(LookAheadTest, WithNoStepToRepeatItLooksAheadAtTheRingAroundTheView) {
   const std::vector<LookAhead::Chunk> first = ahead.move({0, 0}, 2);
   EXPECT_EQ(keys(first), ring({0, 0}, 3)) << "every first step of one chunk lands there";
   for (const LookAhead::Chunk& c : first) EXPECT_EQ(c.ring, 3);
-  EXPECT_EQ(keys(ahead.move({40, 0}, 2)), ring({40, 0}, 3)) << "a step longer than the radius is a jump";
+}
+
+TEST(LookAheadTest, AJumpLooksAheadAtNothingAndLeavesEveryPrefetchUnwanted) {
+  LookAhead ahead(1 << 20);
+  const std::vector<LookAhead::Chunk> first = ahead.move({0, 0}, 2);
+  EXPECT_TRUE(ahead.move({40, 0}, 2).empty()) << "a step longer than the radius is a jump";
   for (const LookAhead::Chunk& c : first) EXPECT_TRUE(c.unwanted->load()) << c.key.x << "," << c.key.z;
+  EXPECT_EQ(ahead.tracked(), 0u);
+  // Jumping every few milliseconds queues nothing; walking on from the last one predicts again.
+  for (int k = 1; k <= 100; ++k) EXPECT_TRUE(ahead.move({40 + 100 * k, 0}, 2).empty());
+  EXPECT_EQ(keys(ahead.move({10041, 0}, 2)), (std::vector<ChunkKey>{{10044, -2}, {10044, -1}, {10044, 0},
+                                                                     {10044, 1}, {10044, 2}}));
 }
 
 TEST(LookAheadTest, AStraightStepLooksAheadAtTheNextColumnOnly) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -85,6 +86,36 @@ TEST(RoutedJobsTest, ClearDropsEveryJobWithoutRunningIt) {
   h.jobs.clear();
   EXPECT_EQ(h.jobs.size(), 0u);
   EXPECT_TRUE(h.ran.empty());
+}
+
+TEST(RoutedJobsTest, JobsNobodyWantsLeaveAndTheRestKeepTheirOrder) {
+  Harness h(2);
+  std::vector<std::shared_ptr<bool>> unwanted;
+  int dropped = 0;
+  for (int id = 0; id < 6; ++id) {
+    unwanted.push_back(std::make_shared<bool>(id % 2 == 1));
+    const Work kind = id < 3 ? Work::view : Work::prefetch;
+    Release release = [flag = unwanted.back(), &dropped]() -> std::function<void()> {
+      if (!*flag) return nullptr;
+      return [&dropped] { ++dropped; };
+    };
+    h.jobs.push(static_cast<size_t>(id % 2),
+                QueuedJob{kind, static_cast<double>(6 - id), [&h, id] { h.ran.push_back(id); }, std::move(release)});
+  }
+  h.push(1, 10, 100);  // no release: always wanted
+  EXPECT_EQ(h.jobs.size(Work::view), 3u);
+  EXPECT_EQ(h.jobs.size(Work::prefetch), 3u);
+  std::vector<std::function<void()>> after = h.jobs.release_unwanted();
+  EXPECT_EQ(after.size(), 3u);
+  EXPECT_EQ(dropped, 0) << "what replaces a job runs when the caller says, outside its lock";
+  for (auto& instead : after) instead();
+  EXPECT_EQ(dropped, 3);
+  EXPECT_EQ(h.jobs.size(), 4u);
+  EXPECT_EQ(h.jobs.size(Work::view), 2u);
+  EXPECT_EQ(h.jobs.size(Work::prefetch), 1u);
+  EXPECT_EQ(h.jobs.size(Work::other), 1u);
+  EXPECT_TRUE(h.jobs.release_unwanted().empty()) << "each leaves once";
+  EXPECT_EQ(h.take(0, 4), (std::vector<int>{4, 2, 0, 100}));
 }
 
 }  // namespace
