@@ -29,7 +29,8 @@ v1::EditRequest adds(int64_t x0, int64_t z, int count, int chunks) {
 }
 
 std::chrono::system_clock::time_point in(std::chrono::milliseconds d) {
-  return std::chrono::system_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(d.count() * time_scale()));
+  const std::chrono::duration<double, std::milli> scaled = d * time_scale();
+  return std::chrono::system_clock::now() + std::chrono::duration_cast<std::chrono::milliseconds>(scaled);
 }
 
 // Edit calls through the callback API, at most `depth` in flight, until stopped; counts how

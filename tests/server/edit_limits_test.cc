@@ -230,7 +230,7 @@ TEST_P(EditLimitsTest, ALongLogIsReadFromItsNewestSnapshot) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, EditLimitsTest, testing::Values("sqlite", "postgres"),
-                         [](const auto& info) { return info.param; });
+                         [](const testing::TestParamInfo<std::string>& store) { return store.param; });
 
 }  // namespace
 }  // namespace chunkforge::server
