@@ -1,8 +1,8 @@
 // WorldService::Edit: a batch of edits (docs/edits.md). Checked on the gRPC thread (sizes,
 // ranges, compare-and-set versions the index already knows are stale, the bounds on edits under
-// way), then the generated chunks it works on are fetched on the generation threads, behind
-// the players' views, and the EditService commits it in the next group; the answer goes out
-// once the batch is durable.
+// way), then the generated chunks it works on are fetched on the generation threads, one edit
+// at a time and behind the players' views, and the EditService commits it in the next group;
+// the answer goes out once the batch is durable.
 #include <spdlog/spdlog.h>
 
 #include "byte_buffer.h"
@@ -34,20 +34,30 @@ grpc::Status check_known_versions(const EditService& edits, const v1::EditReques
   return grpc::Status::OK;
 }
 
+grpc::Status parse_request(const grpc::ByteBuffer& raw, v1::EditRequest& request) {
+  if (request.ParseFromString(bytes_of(raw))) return grpc::Status::OK;
+  return {grpc::StatusCode::INVALID_ARGUMENT,
+          "request: not a " + request.GetTypeName() + " (" + std::to_string(raw.Length()) + " bytes that do not parse)"};
+}
+
 }  // namespace
 
 grpc::ServerUnaryReactor* WorldService::Edit(grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw,
                                              grpc::ByteBuffer* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   auto request = std::make_shared<v1::EditRequest>();
-  grpc::Status status = open_call(*this, Metrics::kEdit, *context, raw, request.get());
+  // Admitted before the request is parsed: a writer over its bound costs the least there is.
+  grpc::Status status = open_call(*this, Metrics::kEdit, *context, nullptr, nullptr);
   if (status.ok()) status = authorize_edit(*context);
-  if (status.ok()) status = check_request(world_, *request, chunk_limit());
-  if (status.ok()) status = check_known_versions(*edits_, *request);
   const std::string writer = context->peer();
   const size_t bytes = raw != nullptr ? raw->Length() : 0;
   if (status.ok()) status = edits_->admission().admit(writer, bytes);
+  const bool admitted = status.ok();
+  if (status.ok()) status = parse_request(*raw, *request);
+  if (status.ok()) status = check_request(world_, *request, chunk_limit());
+  if (status.ok()) status = check_known_versions(*edits_, *request);
   if (!status.ok()) {
+    if (admitted) edits_->admission().release(writer, bytes);
     finish_unary(reactor, metrics_, Metrics::kEdit, status);
     return reactor;
   }
@@ -59,9 +69,9 @@ grpc::ServerUnaryReactor* WorldService::Edit(grpc::CallbackServerContext* contex
     finish_unary(reactor, metrics, Metrics::kEdit, result);
   };
   auto cancelled = [context] { return context->IsCancelled(); };
-  // After every chunk in a player's view (rings 0 to max_radius), before look-ahead: edits,
+  // One edit at a time on the generation threads, after every chunk in a player's view: edits,
   // bounded by the admission above, cannot hold back what players are waiting to see.
-  run_on_queue(limits_.max_radius + 0.5, [this, request, done, cancelled] {
+  edit_lane_.add([this, request, done, cancelled] {
     if (cancelled()) return done({grpc::StatusCode::CANCELLED, "the client left: edit not applied"}, {});
     BaseChunks bases;
     try {

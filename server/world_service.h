@@ -24,6 +24,7 @@
 #include "generation_queue.h"
 #include "metrics.h"
 #include "player_positions.h"
+#include "serial_lane.h"
 
 namespace chunkforge::server {
 
@@ -164,6 +165,9 @@ class WorldService final : public WorldServiceBase {
   CallSlots sessions_, streams_;
   PlayerPositions players_;
   std::string info_bytes_;  // the WorldInfo every GetWorldInfo answers with
+  // Edits' preparation (their generated chunks), one at a time, after every chunk in a
+  // player's view and before look-ahead (edit.cc).
+  SerialLane edit_lane_{[this](std::function<void()> job) { queue_.submit(limits_.max_radius + 0.5, std::move(job)); }};
 };
 
 }  // namespace chunkforge::server

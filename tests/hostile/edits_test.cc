@@ -113,7 +113,8 @@ TEST(HostileScenario, AnEditBacklogIsRefusedAndAnotherWriterIsAnswered) {
   const auto second_until = Clock::now() + 7s;
   scenario.attack(8s, [&](std::stop_token stop) {
     std::jthread writer([&](std::stop_token s) { second.run(scenario.server().channel(), s, second_until); });
-    attack.run(stop, 1000, [](int) { return adds(0, 40, 256, 64); });
+    const v1::EditRequest request = adds(0, 40, 256, 64);
+    attack.run(stop, 1000, [&](int) { return request; });
   });
   scenario.expect_within_bounds();
   std::printf("  edit_backlog: %d OK, %d RESOURCE_EXHAUSTED, %d other; second writer %d OK, %d failed %s\n",
@@ -206,20 +207,16 @@ TEST(HostileScenario, RefusedEditsInFarChunksGenerateBoundedChunks) {
     }
     before = generations(scenario.server().http_port());
     // 63 far chunks (64 with the expected one: the most a request may name), ids they do not hold.
-    const auto far = [](int n) {
-      v1::EditRequest request;
-      for (int i = 0; i < 256; ++i) op_at(request, 200000 + i % 63, -200000)->set_remove_object(0x5eed0000ULL + n);
-      return request;
-    };
-    const auto expecting_stale = [&](int n) {
-      v1::EditRequest request = far(n);
-      for (int i = 0; i < 256; ++i) {
-        v1::ChunkVersion* e = request.add_expect();
-        e->mutable_chunk()->set_x(0);
-        e->mutable_chunk()->set_z(0);
-      }
-      return request;
-    };
+    v1::EditRequest unknown_ids;  // built once: the attacker's own cost is not the server's
+    for (int i = 0; i < 256; ++i) op_at(unknown_ids, 200000 + i % 63, -200000)->set_remove_object(0x5eed0000ULL + i);
+    v1::EditRequest stale_expects = unknown_ids;
+    for (int i = 0; i < 256; ++i) {
+      v1::ChunkVersion* e = stale_expects.add_expect();
+      e->mutable_chunk()->set_x(0);
+      e->mutable_chunk()->set_z(0);
+    }
+    const auto far = [&](int) { return unknown_ids; };
+    const auto expecting_stale = [&](int) { return stale_expects; };
     std::jthread second([&](std::stop_token s) { stale.run(s, 16, expecting_stale); });
     std::jthread until([&](std::stop_token) {
       std::this_thread::sleep_for(7s);
