@@ -37,7 +37,8 @@ grpc::Status check_known_versions(const EditService& edits, const v1::EditReques
 grpc::Status parse_request(const grpc::ByteBuffer& raw, v1::EditRequest& request) {
   if (request.ParseFromString(bytes_of(raw))) return grpc::Status::OK;
   return {grpc::StatusCode::INVALID_ARGUMENT,
-          "request: not a " + request.GetTypeName() + " (" + std::to_string(raw.Length()) + " bytes that do not parse)"};
+          "request: not a " + request.GetTypeName() + " (" + std::to_string(raw.Length()) +
+              " bytes that do not parse)"};
 }
 
 }  // namespace

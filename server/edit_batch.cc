@@ -230,7 +230,8 @@ Status Batch::add_object(ChunkKey k, const v1::NewObject& a, int index, v1::Edit
 Status Batch::set_state(ChunkKey k, const v1::ObjectState& s, int index) {
   ChunkNow& w = chunk(k);
   if (!holds_object(w.current, s.id())) {
-    return {StatusCode::NOT_FOUND, op_field(index) + ".set_state.id: " + chunk_name(k) + " has no object " + hex(s.id())};
+    return {StatusCode::NOT_FOUND,
+            op_field(index) + ".set_state.id: " + chunk_name(k) + " has no object " + hex(s.id())};
   }
   size_t old = 0;
   for (const v1::ObjectState& o : w.current.object_states()) {
@@ -238,9 +239,10 @@ Status Batch::set_state(ChunkKey k, const v1::ObjectState& s, int index) {
   }
   const size_t total = w.state_bytes - old + s.state().size();
   if (total > kMaxChunkStateBytes) {
-    return {StatusCode::RESOURCE_EXHAUSTED, op_field(index) + ".set_state: " + chunk_name(k) + "'s object states would " +
-                                                "hold " + std::to_string(total) + " bytes, at most " +
-                                                std::to_string(kMaxChunkStateBytes) + " (clear some first)"};
+    return {StatusCode::RESOURCE_EXHAUSTED, op_field(index) + ".set_state: " + chunk_name(k) +
+                                                "'s object states would hold " + std::to_string(total) +
+                                                " bytes, at most " + std::to_string(kMaxChunkStateBytes) +
+                                                " (clear some first)"};
   }
   w.state_bytes = total;
   v1::ChunkEdit edit;
@@ -320,7 +322,8 @@ Status Batch::check_sizes() const {
     if (bytes > kMaxEditedChunkBytes) {
       return {StatusCode::RESOURCE_EXHAUSTED, chunk_name(k) + " would encode to " + std::to_string(bytes) +
                                                   " bytes without terrain, at most " +
-                                                  std::to_string(kMaxEditedChunkBytes) + " (remove some objects first)"};
+                                                  std::to_string(kMaxEditedChunkBytes) +
+                                                  " (remove some objects first)"};
     }
   }
   return Status::OK;

@@ -221,7 +221,9 @@ uint64_t write_long_log(Rig& rig, int64_t changes) {
     });
   }
   EditService& edits = *rig.replica->server->edits();
-  while (edits.version({0, 0}) < static_cast<uint64_t>(changes)) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  while (edits.version({0, 0}) < static_cast<uint64_t>(changes)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // the tail raises the index
+  }
   return id;
 }
 

@@ -159,7 +159,9 @@ TEST_P(EditLimitsTest, AHotChunkIsBoundedAndAStockClientStillReadsItWithTerrain)
 
 TEST_P(EditLimitsTest, ARequestNamesABoundedNumberOfChunks) {
   v1::EditRequest request;
-  for (int64_t x = 0; x <= static_cast<int64_t>(kMaxEditChunks); ++x) op_at(request, 1000 + x, 1000)->set_remove_object(1);
+  for (int64_t x = 0; x <= static_cast<int64_t>(kMaxEditChunks); ++x) {
+    op_at(request, 1000 + x, 1000)->set_remove_object(1);
+  }
   const grpc::Status status = edit(request);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
   EXPECT_TRUE(mentions(status, "at most 64 distinct chunks per request (got 65)")) << status.error_message();
