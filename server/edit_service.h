@@ -76,7 +76,7 @@ class EditService {
   // The bounds on edits under way (the Edit call admits and releases).
   EditAdmission& admission() { return admission_; }
 
-  // The chunk's stored changes up to `version` (from its last reset on), oldest first.
+  // The chunk's stored changes up to `version` from its newest snapshot or reset on, oldest first.
   std::vector<StoredChange> log(ChunkCoord chunk, uint64_t version);
 
   // Adds a listener for committed changes, called on the tail thread while `owner` lives.
