@@ -37,7 +37,7 @@ std::chrono::system_clock::time_point in(std::chrono::milliseconds d) {
 
 // Edit calls through the callback API, at most `depth` in flight, until stopped; counts how
 // each ended. A slot whose call was refused with RESOURCE_EXHAUSTED ("retry later") is reused
-// after `backoff`: refused calls re-sent at the client's full speed would measure this test
+// after `backoff` (1 s): refused calls re-sent at the client's full speed would measure this test
 // process's own gRPC client on the shared 2-core machine more than the server (a flood of calls
 // as such is the proxy's to limit, docs/deploy.md). Waits for every call's callback.
 struct AsyncEdits {
@@ -47,7 +47,7 @@ struct AsyncEdits {
   int in_flight = 0;  // calls under way, and refused slots not yet reused
   std::deque<Clock::time_point> cooling;
   std::map<grpc::StatusCode, int> statuses;
-  std::chrono::milliseconds backoff{250};
+  std::chrono::milliseconds backoff{1000};
 
   explicit AsyncEdits(std::shared_ptr<grpc::Channel> channel) : stub(v1::WorldService::NewStub(std::move(channel))) {}
 
