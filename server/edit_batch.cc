@@ -99,61 +99,84 @@ void overlapped_chunks(const v1::StructureInstance& s, int64_t chunk_size, Chunk
   high = {std::max(high.x, low.x), std::max(high.z, low.z)};
 }
 
-// A chunk the batch changes: as it is now, and the change being built for it.
-struct Working {
-  v1::Chunk current;
-  uint64_t version = 0;           // stored version before this batch
-  std::set<uint64_t> taken_ids;   // generated and added ids: a new id avoids them all
-  v1::ChunkChange change;
-};
+size_t state_bytes(const v1::Chunk& chunk) {
+  size_t total = 0;
+  for (const v1::ObjectState& s : chunk.object_states()) total += s.state().size();
+  return total;
+}
+
+// The chunk as the store holds it now (inside the transaction), with the counts its limits need.
+ChunkNow load_chunk(EditStore::Transaction& tx, ChunkKey k, const v1::Chunk& base) {
+  ChunkNow now;
+  now.version = tx.version({k.x, k.z});
+  const std::vector<StoredChange> log =
+      now.version == 0 ? std::vector<StoredChange>{}
+                       : read_log(now.version, [&](uint64_t after) { return tx.log({k.x, k.z}, after); });
+  now.current = current_chunk(base, log, {});
+  now.taken_ids.insert(base.objects().id().begin(), base.objects().id().end());
+  const std::set<uint64_t> generated = now.taken_ids;
+  for (uint64_t id : now.current.objects().id()) {
+    now.taken_ids.insert(id);
+    now.added_objects += !generated.count(id);
+  }
+  now.state_bytes = state_bytes(now.current);
+  return now;
+}
 
 class Batch {
  public:
-  Batch(const World& world, EditStore::Transaction& tx, const BaseChunks& bases)
-      : world_(world), tx_(tx), bases_(bases) {}
+  Batch(const World& world, EditStore::Transaction& tx, const BaseChunks& bases, GroupChunks& group)
+      : world_(world), tx_(tx), bases_(bases), group_(group) {}
 
   Status apply(const v1::EditRequest& request, v1::EditResponse& response);
+  Status check_sizes() const;
   void append(v1::EditResponse& response, std::vector<v1::ChunkChange>& changes);
+  // A refused batch may have changed the group's copies of its chunks: they are read again.
+  void forget() {
+    for (const auto& [k, change] : changes_) group_.erase(k);
+  }
 
  private:
-  Working& chunk(ChunkKey k);
+  ChunkNow& chunk(ChunkKey k);
   void record(ChunkKey k, v1::ChunkEdit edit);
   Status apply_op(const v1::EditOp& op, int index, v1::EditResponse& response);
+  Status add_object(ChunkKey k, const v1::NewObject& a, int index, v1::EditResponse& response);
+  Status set_state(ChunkKey k, const v1::ObjectState& s, int index);
   Status remove_structure(ChunkKey k, uint64_t id, const std::string& field);
-  uint64_t new_id(ChunkKey k, Working& w, int index);
+  uint64_t new_id(ChunkKey k, ChunkNow& w, int index);
   float ground(ChunkKey k, float x, float z) const;
 
   const World& world_;
   EditStore::Transaction& tx_;
   const BaseChunks& bases_;
-  std::map<ChunkKey, Working> work_;
+  GroupChunks& group_;
+  std::map<ChunkKey, v1::ChunkChange> changes_;  // what this batch changes, per chunk it touched
 };
 
-Working& Batch::chunk(ChunkKey k) {
-  auto [it, fresh] = work_.try_emplace(k);
-  Working& w = it->second;
-  if (!fresh) return w;
-  const v1::Chunk& base = bases_.at(k);
-  const std::vector<StoredChange> log = tx_.log({k.x, k.z}, 0);
-  w.current = current_chunk(base, log, {});
-  // A reset leaves its marker in the log, so an empty log means a chunk never edited.
-  w.version = log.empty() ? 0 : log.back().version;
-  w.taken_ids.insert(base.objects().id().begin(), base.objects().id().end());
-  w.taken_ids.insert(w.current.objects().id().begin(), w.current.objects().id().end());
-  return w;
+ChunkNow& Batch::chunk(ChunkKey k) {
+  changes_.try_emplace(k);
+  auto it = group_.find(k);
+  if (it == group_.end()) it = group_.emplace(k, load_chunk(tx_, k, bases_.at(k))).first;
+  return it->second;
 }
 
-// Applies one resolved edit to the working copy and records it in the chunk's change.
+// Applies one resolved edit to the group's copy and records it in the chunk's change.
 void Batch::record(ChunkKey k, v1::ChunkEdit edit) {
-  Working& w = chunk(k);
+  ChunkNow& w = chunk(k);
   v1::ChunkChange one;
   one.set_version(w.version + 1);
   *one.add_edits() = edit;
+  if (edit.has_remove_object()) {
+    if (!holds_object(bases_.at(k), edit.remove_object())) --w.added_objects;
+    for (const v1::ObjectState& s : w.current.object_states()) {
+      if (s.id() == edit.remove_object()) w.state_bytes -= s.state().size();
+    }
+  }
   apply_change(w.current, one, {});
-  *w.change.add_edits() = std::move(edit);
+  *changes_[k].add_edits() = std::move(edit);
 }
 
-uint64_t Batch::new_id(ChunkKey k, Working& w, int index) {
+uint64_t Batch::new_id(ChunkKey k, ChunkNow& w, int index) {
   static constexpr Salt kAddedId = salt("edit added object id");
   for (uint64_t attempt = 0;; ++attempt) {
     const uint64_t id = hash(world_.seed(), kAddedId, k.x, k.z, w.version + 1, index, attempt);
@@ -182,10 +205,56 @@ Status Batch::remove_structure(ChunkKey k, uint64_t id, const std::string& field
   return Status::OK;
 }
 
+Status Batch::add_object(ChunkKey k, const v1::NewObject& a, int index, v1::EditResponse& response) {
+  ChunkNow& w = chunk(k);
+  if (w.added_objects >= kMaxAddedObjects) {
+    return {StatusCode::RESOURCE_EXHAUSTED, op_field(index) + ".add_object: " + chunk_name(k) + " holds " +
+                                                std::to_string(w.added_objects) + " added objects, at most " +
+                                                std::to_string(kMaxAddedObjects) + " (remove some first)"};
+  }
+  v1::ChunkEdit edit;
+  v1::PlacedObject* p = edit.mutable_add_object();
+  p->set_id(new_id(k, w, index));
+  p->set_layer(a.layer());
+  p->set_x(a.x());
+  p->set_z(a.z());
+  p->set_y(ground(k, a.x(), a.z()));
+  p->set_yaw(a.yaw());
+  p->set_variant(a.variant());
+  response.add_added_ids(p->id());
+  ++w.added_objects;
+  record(k, std::move(edit));
+  return Status::OK;
+}
+
+Status Batch::set_state(ChunkKey k, const v1::ObjectState& s, int index) {
+  ChunkNow& w = chunk(k);
+  if (!holds_object(w.current, s.id())) {
+    return {StatusCode::NOT_FOUND,
+            op_field(index) + ".set_state.id: " + chunk_name(k) + " has no object " + hex(s.id())};
+  }
+  size_t old = 0;
+  for (const v1::ObjectState& o : w.current.object_states()) {
+    if (o.id() == s.id()) old = o.state().size();
+  }
+  const size_t total = w.state_bytes - old + s.state().size();
+  if (total > kMaxChunkStateBytes) {
+    return {StatusCode::RESOURCE_EXHAUSTED, op_field(index) + ".set_state: " + chunk_name(k) +
+                                                "'s object states would hold " + std::to_string(total) +
+                                                " bytes, at most " + std::to_string(kMaxChunkStateBytes) +
+                                                " (clear some first)"};
+  }
+  w.state_bytes = total;
+  v1::ChunkEdit edit;
+  *edit.mutable_set_state() = s;
+  record(k, std::move(edit));
+  return Status::OK;
+}
+
 Status Batch::apply_op(const v1::EditOp& op, int index, v1::EditResponse& response) {
   const ChunkKey k = key_of(op.chunk());
   const std::string field = op_field(index);
-  Working& w = chunk(k);
+  ChunkNow& w = chunk(k);
   const auto missing = [&](const char* what, uint64_t id) {
     return Status{StatusCode::NOT_FOUND, field + "." + what + ": " + chunk_name(k) + " has no object " + hex(id)};
   };
@@ -195,19 +264,8 @@ Status Batch::apply_op(const v1::EditOp& op, int index, v1::EditResponse& respon
       if (!holds_object(w.current, op.remove_object())) return missing("remove_object", op.remove_object());
       edit.set_remove_object(op.remove_object());
       break;
-    case v1::EditOp::kAddObject: {
-      const v1::NewObject& a = op.add_object();
-      v1::PlacedObject* p = edit.mutable_add_object();
-      p->set_id(new_id(k, w, index));
-      p->set_layer(a.layer());
-      p->set_x(a.x());
-      p->set_z(a.z());
-      p->set_y(ground(k, a.x(), a.z()));
-      p->set_yaw(a.yaw());
-      p->set_variant(a.variant());
-      response.add_added_ids(p->id());
-      break;
-    }
+    case v1::EditOp::kAddObject:
+      return add_object(k, op.add_object(), index, response);
     case v1::EditOp::kMoveObject: {
       const v1::MoveObject& m = op.move_object();
       const auto& ids = w.current.objects().id();
@@ -231,9 +289,7 @@ Status Batch::apply_op(const v1::EditOp& op, int index, v1::EditResponse& respon
     case v1::EditOp::kRemoveStructure:
       return remove_structure(k, op.remove_structure(), field);
     case v1::EditOp::kSetState:
-      if (!holds_object(w.current, op.set_state().id())) return missing("set_state.id", op.set_state().id());
-      *edit.mutable_set_state() = op.set_state();
-      break;
+      return set_state(k, op.set_state(), index);
     case v1::EditOp::OP_NOT_SET:
       return invalid(field + ": no operation set");
   }
@@ -244,7 +300,8 @@ Status Batch::apply_op(const v1::EditOp& op, int index, v1::EditResponse& respon
 Status Batch::apply(const v1::EditRequest& request, v1::EditResponse& response) {
   for (int i = 0; i < request.expect_size(); ++i) {
     const v1::ChunkVersion& e = request.expect(i);
-    const uint64_t now = tx_.version({e.chunk().x(), e.chunk().z()});
+    const auto known = group_.find(key_of(e.chunk()));
+    const uint64_t now = known != group_.end() ? known->second.version : tx_.version({e.chunk().x(), e.chunk().z()});
     if (now != e.version()) {
       return {StatusCode::FAILED_PRECONDITION, "expect[" + std::to_string(i) + "]: " + chunk_name(key_of(e.chunk())) +
                                                    " is at version " + std::to_string(now) + ", not " +
@@ -254,20 +311,39 @@ Status Batch::apply(const v1::EditRequest& request, v1::EditResponse& response) 
   for (int i = 0; i < request.ops_size(); ++i) {
     if (Status status = apply_op(request.ops(i), i, response); !status.ok()) return status;
   }
+  return check_sizes();
+}
+
+// The encoded size bound, checked on the chunks as the whole batch left them.
+Status Batch::check_sizes() const {
+  for (const auto& [k, change] : changes_) {
+    if (change.edits().empty()) continue;
+    const size_t bytes = group_.at(k).current.ByteSizeLong();
+    if (bytes > kMaxEditedChunkBytes) {
+      return {StatusCode::RESOURCE_EXHAUSTED, chunk_name(k) + " would encode to " + std::to_string(bytes) +
+                                                  " bytes without terrain, at most " +
+                                                  std::to_string(kMaxEditedChunkBytes) +
+                                                  " (remove some objects first)"};
+    }
+  }
   return Status::OK;
 }
 
+// One change per chunk; every kSnapshotEvery-th version is stored as the chunk's snapshot.
 void Batch::append(v1::EditResponse& response, std::vector<v1::ChunkChange>& changes) {
-  for (auto& [k, w] : work_) {
-    if (w.change.edits().empty()) continue;
-    const uint64_t version = w.version + 1;
-    tx_.append({k.x, k.z}, version, w.change.SerializeAsString());
-    w.change.mutable_chunk()->set_x(k.x);
-    w.change.mutable_chunk()->set_z(k.z);
-    w.change.set_version(version);
-    *response.add_versions()->mutable_chunk() = w.change.chunk();
+  for (auto& [k, change] : changes_) {
+    if (change.edits().empty()) continue;
+    ChunkNow& w = group_.at(k);
+    const uint64_t version = ++w.version;
+    w.current.set_edit_version(version);
+    if (version % kSnapshotEvery == 0) change = snapshot_change(bases_.at(k), w.current);
+    tx_.append({k.x, k.z}, version, change.SerializeAsString());
+    change.mutable_chunk()->set_x(k.x);
+    change.mutable_chunk()->set_z(k.z);
+    change.set_version(version);
+    *response.add_versions()->mutable_chunk() = change.chunk();
     response.mutable_versions(response.versions_size() - 1)->set_version(version);
-    changes.push_back(std::move(w.change));
+    changes.push_back(std::move(change));
   }
   std::sort(response.mutable_versions()->begin(), response.mutable_versions()->end(),
             [](const v1::ChunkVersion& a, const v1::ChunkVersion& b) {
@@ -295,6 +371,10 @@ Status check_request(const World& world, const v1::EditRequest& request, int64_t
     const std::string field = op_field(i);
     if (Status status = check_chunk(request.ops(i).chunk(), chunk_limit, field + ".chunk"); !status.ok()) return status;
     if (Status status = check_op(world, request.ops(i), field); !status.ok()) return status;
+  }
+  if (const size_t named = chunks_named(request).size(); named > kMaxEditChunks) {
+    return invalid("ops, expect: at most " + std::to_string(kMaxEditChunks) + " distinct chunks per request (got " +
+                   std::to_string(named) + ")");
   }
   return Status::OK;
 }
@@ -335,18 +415,69 @@ Status structure_chunks(const World& world, const v1::EditRequest& request, cons
 }
 
 Status commit_batch(const World& world, EditStore::Transaction& tx, const v1::EditRequest& request,
-                    const BaseChunks& bases, v1::EditResponse& response, std::vector<v1::ChunkChange>& changes) {
+                    const BaseChunks& bases, GroupChunks& group, v1::EditResponse& response,
+                    std::vector<v1::ChunkChange>& changes) {
   if (!request.request_id().empty()) {
     if (std::optional<std::string> answer = tx.request(request.request_id())) {
       response.ParseFromString(*answer);  // applied before: the same answer, nothing new
       return Status::OK;
     }
   }
-  Batch batch(world, tx, bases);
-  if (Status status = batch.apply(request, response); !status.ok()) return status;
+  Batch batch(world, tx, bases, group);
+  if (Status status = batch.apply(request, response); !status.ok()) {
+    batch.forget();
+    return status;
+  }
   batch.append(response, changes);
   if (!request.request_id().empty()) tx.remember(request.request_id(), response.SerializeAsString());
   return Status::OK;
+}
+
+std::vector<StoredChange> read_log(uint64_t version,
+                                   const std::function<std::vector<StoredChange>(uint64_t after)>& log) {
+  const uint64_t snapshot = version - version % kSnapshotEvery;
+  if (snapshot > 0) {
+    std::vector<StoredChange> out = log(snapshot - 1);
+    v1::ChunkChange first;
+    // A store written before snapshots, or an import, may hold an ordinary change there.
+    if (!out.empty() && out.front().version == snapshot && first.ParseFromString(out.front().change) &&
+        first.reset()) {
+      std::erase_if(out, [&](const StoredChange& c) { return c.version > version; });
+      return out;
+    }
+  }
+  std::vector<StoredChange> out = log(0);
+  std::erase_if(out, [&](const StoredChange& c) { return c.version > version; });
+  return out;
+}
+
+v1::ChunkChange snapshot_change(const v1::Chunk& base, const v1::Chunk& current) {
+  v1::ChunkChange out;
+  out.set_reset(true);
+  const std::set<uint64_t> now(current.objects().id().begin(), current.objects().id().end());
+  const std::set<uint64_t> generated(base.objects().id().begin(), base.objects().id().end());
+  for (uint64_t id : base.objects().id()) {
+    if (!now.count(id)) out.add_edits()->set_remove_object(id);
+  }
+  std::set<uint64_t> structures;
+  for (const v1::StructureInstance& s : current.structures()) structures.insert(s.id());
+  for (const v1::StructureInstance& s : base.structures()) {
+    if (!structures.count(s.id())) out.add_edits()->set_remove_structure(s.id());
+  }
+  const v1::Objects& o = current.objects();
+  for (int i = 0; i < o.id_size(); ++i) {
+    if (generated.count(o.id(i))) continue;
+    v1::PlacedObject* p = out.add_edits()->mutable_add_object();
+    p->set_id(o.id(i));
+    p->set_layer(o.layer(i));
+    p->set_x(o.x(i));
+    p->set_z(o.z(i));
+    p->set_y(o.y(i));
+    p->set_yaw(o.yaw(i));
+    p->set_variant(o.variant(i));
+  }
+  for (const v1::ObjectState& s : current.object_states()) *out.add_edits()->mutable_set_state() = s;
+  return out;
 }
 
 v1::Chunk current_chunk(const v1::Chunk& base, const std::vector<StoredChange>& log,

@@ -110,11 +110,11 @@ void EditService::raise(ChunkCoord chunk, uint64_t version) {
   known = std::max(known, version);
 }
 
-void EditService::submit(v1::EditRequest request, BaseChunks bases, Done done) {
+void EditService::submit(v1::EditRequest request, BaseChunks bases, Done done, std::function<bool()> cancelled) {
   {
     std::lock_guard lock(mutex_);
     if (!stopping_) {
-      pending_.push_back({std::move(request), std::move(bases), std::move(done)});
+      pending_.push_back({std::move(request), std::move(bases), std::move(done), std::move(cancelled)});
       wake_writer_.notify_one();
       return;
     }
@@ -123,9 +123,7 @@ void EditService::submit(v1::EditRequest request, BaseChunks bases, Done done) {
 }
 
 std::vector<StoredChange> EditService::log(ChunkCoord chunk, uint64_t version) {
-  std::vector<StoredChange> out = store_.log(chunk, 0);
-  std::erase_if(out, [&](const StoredChange& c) { return c.version > version; });
-  return out;
+  return read_log(version, [&](uint64_t after) { return store_.log(chunk, after); });
 }
 
 void EditService::listen(std::weak_ptr<const void> owner, Listener listener) {
@@ -154,9 +152,20 @@ void EditService::write_loop() {
       pending_.pop_front();
     }
     lock.unlock();
-    commit_group(group);
+    drop_cancelled(group);
+    if (!group.empty()) commit_group(group);
     lock.lock();
   }
+}
+
+// A client that left before its batch's group started has nobody to tell: its batch is not
+// committed (and costs the group nothing).
+void EditService::drop_cancelled(std::vector<Pending>& group) {
+  std::erase_if(group, [](Pending& p) {
+    if (!p.cancelled || !p.cancelled()) return false;
+    p.done({grpc::StatusCode::CANCELLED, "the client left before its edit was committed: not applied"}, {});
+    return true;
+  });
 }
 
 // One transaction for the whole group. A refused batch has written nothing (commit_batch checks
@@ -170,9 +179,10 @@ void EditService::commit_group(std::vector<Pending>& group) {
   try {
     store_.write([&](EditStore::Transaction& tx) {
       changes.clear();
+      GroupChunks chunks;  // each chunk read once per group, not once per batch
       for (size_t i = 0; i < group.size(); ++i) {
         responses[i].Clear();
-        statuses[i] = commit_batch(world_, tx, group[i].request, group[i].bases, responses[i], changes);
+        statuses[i] = commit_batch(world_, tx, group[i].request, group[i].bases, chunks, responses[i], changes);
         if (!statuses[i].ok()) responses[i].Clear();
       }
     });

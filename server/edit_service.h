@@ -26,6 +26,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "edit_admission.h"
 #include "edit_batch.h"
 #include "edit_store.h"
 
@@ -67,10 +68,15 @@ class EditService {
 
   // Commits a checked request (check_request) whose `bases` hold every chunk it needs; `done`
   // gets the status and the answer once the batch is durable or refused, on the writer thread.
+  // A batch whose `cancelled` says true when its group starts (its client left) is dropped
+  // with CANCELLED, uncommitted.
   using Done = std::function<void(grpc::Status, v1::EditResponse)>;
-  void submit(v1::EditRequest request, BaseChunks bases, Done done);
+  void submit(v1::EditRequest request, BaseChunks bases, Done done, std::function<bool()> cancelled = {});
 
-  // The chunk's stored changes up to `version` (from its last reset on), oldest first.
+  // The bounds on edits under way (the Edit call admits and releases).
+  EditAdmission& admission() { return admission_; }
+
+  // The chunk's stored changes up to `version` from its newest snapshot or reset on, oldest first.
   std::vector<StoredChange> log(ChunkCoord chunk, uint64_t version);
 
   // Adds a listener for committed changes, called on the tail thread while `owner` lives.
@@ -85,7 +91,9 @@ class EditService {
     v1::EditRequest request;
     BaseChunks bases;
     Done done;
+    std::function<bool()> cancelled;
   };
+  void drop_cancelled(std::vector<Pending>& group);
   void write_loop();
   void commit_group(std::vector<Pending>& group);
   void tail_loop();
@@ -93,6 +101,7 @@ class EditService {
 
   const World& world_;
   EditStore& store_;
+  EditAdmission admission_;
 
   struct CoordHash {
     size_t operator()(const ChunkCoord& c) const { return std::hash<int64_t>()(c.x * 0x9e3779b97f4a7c15LL ^ c.z); }

@@ -24,6 +24,7 @@
 #include "generation_queue.h"
 #include "metrics.h"
 #include "player_positions.h"
+#include "serial_lane.h"
 
 namespace chunkforge::server {
 
@@ -32,7 +33,9 @@ struct Limits {
   uint32_t max_radius = 16;          // StreamRegion radius and Session view radius, chunks
   uint32_t max_sessions = 1000;      // player sessions at once; more get RESOURCE_EXHAUSTED
   uint32_t max_streams = 256;        // StreamRegion calls at once; more get RESOURCE_EXHAUSTED
-  int max_request_bytes = 64 << 10;  // incoming message size (requests are tiny)
+  // Incoming message size: the largest valid Edit batch (256 set_state ops of 256-byte states,
+  // 256 expects, a 128-byte request id: about 90 KiB) fits, with room (edit_limits_test.cc).
+  int max_request_bytes = 128 << 10;
   // Terrain samples in one chunk's grid: 256 x 256 (a 64-unit chunk at step 1 has 4096). A
   // 1024-unit chunk at step 1 would take 1.5 s and 600 MB, and exceed clients' 4 MB messages.
   uint64_t max_terrain_samples = 65536;
@@ -185,6 +188,9 @@ class WorldService final : public WorldServiceBase {
   CallSlots sessions_, streams_, locates_;
   PlayerPositions players_;
   std::string info_bytes_;  // the WorldInfo every GetWorldInfo answers with
+  // Edits' preparation (their generated chunks), one at a time, after every chunk in a
+  // player's view and before look-ahead (edit.cc).
+  SerialLane edit_lane_{[this](std::function<void()> job) { queue_.submit(limits_.max_radius + 0.5, std::move(job)); }};
 };
 
 }  // namespace chunkforge::server

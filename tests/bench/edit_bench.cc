@@ -6,6 +6,8 @@
 //   BM_EditToEventAcrossReplicas/store:S   ... at a session on a second server on the same store
 //   BM_WarmGetChunk/edited:E          a cached chunk, pristine (0) or edited (1)
 //   BM_RemovalChangeBytes/store:S     stored bytes of a one-object removal, and on disk
+//   BM_LongLog/changes:N              after N changes to one chunk (SQLite): an edit of it and
+//                                     a read of its new version (a cache miss), medians
 #include <benchmark/benchmark.h>
 #include <grpcpp/grpcpp.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include <atomic>
 #include <filesystem>
 #include <memory>
+#include <thread>
 
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "edit_service.h"
@@ -193,6 +196,64 @@ void BM_RemovalChangeBytes(benchmark::State& state) {
   state.counters["disk_bytes_per_removal"] = static_cast<double>(stats.disk_bytes - empty.disk_bytes) / changes;
 }
 BENCHMARK(BM_RemovalChangeBytes)->ArgName("store")->Arg(0)->Arg(1)->Iterations(500)->UseRealTime();
+
+// Writes `changes` one-op changes (a state set and cleared in turn) to chunk (0, 0) straight
+// through the store, as the server's writer would (commit_batch: snapshots included), 10,000 to
+// a transaction; the chunk holds one added object. Returns that object's id.
+uint64_t write_long_log(Rig& rig, int64_t changes) {
+  const v1::Chunk base = rig.chunk(0, 0);  // pristine: the generated base itself
+  v1::EditResponse added;
+  rig.edit(add_at(0, 0, 1), &added);
+  const uint64_t id = added.added_ids(0);
+  const BaseChunks bases{{ChunkKey{0, 0}, base}};
+  for (int64_t done = 1; done < changes;) {
+    rig.store->write([&](EditStore::Transaction& tx) {
+      GroupChunks group;
+      for (int k = 0; k < 10000 && done < changes; ++k, ++done) {
+        v1::EditRequest request;
+        v1::EditOp* op = request.add_ops();
+        op->mutable_set_state()->set_id(id);
+        op->mutable_set_state()->set_state(done % 2 ? "lit" : "");
+        v1::EditResponse response;
+        std::vector<v1::ChunkChange> out;
+        commit_batch(default_world(), tx, request, bases, group, response, out);
+      }
+    });
+  }
+  EditService& edits = *rig.replica->server->edits();
+  while (edits.version({0, 0}) < static_cast<uint64_t>(changes)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // the tail raises the index
+  }
+  return id;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+void BM_LongLog(benchmark::State& state) {
+  Rig rig(0);
+  const uint64_t id = write_long_log(rig, state.range(0));
+  std::vector<double> edit_ms, read_ms;
+  int k = 0;
+  for (auto _ : state) {
+    v1::EditRequest request;
+    v1::EditOp* op = request.add_ops();
+    op->mutable_chunk();
+    op->mutable_set_state()->set_id(id);
+    op->mutable_set_state()->set_state(std::to_string(k++));
+    auto start = std::chrono::steady_clock::now();
+    if (!rig.edit(request)) state.SkipWithError("edit failed");
+    edit_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    start = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(rig.chunk(0, 0));  // its new version: not cached yet
+    read_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  state.counters["edit_ms"] = median(edit_ms);
+  state.counters["read_ms"] = median(read_ms);
+}
+BENCHMARK(BM_LongLog)->ArgName("changes")->Arg(10)->Arg(1000)->Arg(100000)->Iterations(200)->UseRealTime();
 
 }  // namespace
 }  // namespace chunkforge::server
