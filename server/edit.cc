@@ -34,27 +34,20 @@ grpc::Status check_known_versions(const EditService& edits, const v1::EditReques
   return grpc::Status::OK;
 }
 
-grpc::Status parse_request(const grpc::ByteBuffer& raw, v1::EditRequest& request) {
-  if (request.ParseFromString(bytes_of(raw))) return grpc::Status::OK;
-  return {grpc::StatusCode::INVALID_ARGUMENT,
-          "request: not a " + request.GetTypeName() + " (" + std::to_string(raw.Length()) +
-              " bytes that do not parse)"};
-}
-
 }  // namespace
 
 grpc::ServerUnaryReactor* WorldService::Edit(grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw,
                                              grpc::ByteBuffer* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   auto request = std::make_shared<v1::EditRequest>();
-  // Admitted before the request is parsed: a writer over its bound costs the least there is.
-  grpc::Status status = open_call(*this, Metrics::kEdit, *context, nullptr, nullptr);
+  // Parsed first, as every RPC is (bytes that are not the request are INVALID_ARGUMENT on any
+  // server); then admitted, before any check that costs more than the parse.
+  grpc::Status status = open_call(*this, Metrics::kEdit, *context, raw, request.get());
   if (status.ok()) status = authorize_edit(*context);
   const std::string writer = context->peer();
   const size_t bytes = raw != nullptr ? raw->Length() : 0;
   if (status.ok()) status = edits_->admission().admit(writer, bytes);
   const bool admitted = status.ok();
-  if (status.ok()) status = parse_request(*raw, *request);
   if (status.ok()) status = check_request(world_, *request, chunk_limit());
   if (status.ok()) status = check_known_versions(*edits_, *request);
   if (!status.ok()) {
