@@ -13,6 +13,8 @@
 
 namespace chunkforge::server {
 
+static constexpr char kWorldServiceName[] = "chunkforge.v1.WorldService";
+
 WorldServer::WorldServer(const World& world, ServerOptions options)
     : options_(std::move(options)),
       cache_(options_.cache_mb << 20),
@@ -57,6 +59,7 @@ bool WorldServer::start() {
     server_.reset();
     return false;
   }
+  report_store_health();
   if (!options_.http.empty()) {
     http_ = std::make_unique<HttpEndpoint>(options_.http, [this] { return metrics_page(); }, HttpOptions{},
                                            options_.map ? start_map() : HttpHandler{});
@@ -111,11 +114,26 @@ HttpHandler map_handler(map::MapService& service) {
   };
 }
 
+// Readiness (docs/edits.md): the gRPC health service reports chunkforge.v1.WorldService
+// NOT_SERVING while the edit store is down; "" (the server as a whole, liveness) stays SERVING.
+void WorldServer::report_store_health() {
+  if (!edits_) return;
+  grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
+  if (health == nullptr) return;
+  edits_->health().on_change([health](bool up) { health->SetServingStatus(kWorldServiceName, up); });
+  health->SetServingStatus(kWorldServiceName, edits_->health().up());
+}
+
 void WorldServer::shutdown(std::chrono::milliseconds grace) {
   if (http_) http_->stop();  // health goes first: load balancers stop sending
   http_.reset();
   if (!server_) return;
   server_->Shutdown(std::chrono::system_clock::now() + grace);
+  // Every call is answered or cancelled: no thread may now wait on a store that stopped answering.
+  if (edits_) {
+    edits_->store().abort();
+    edits_->health().on_change(nullptr);  // the health service goes with the server
+  }
   server_->Wait();  // the queue still runs here: cancelled calls' jobs complete them
   server_.reset();
   queue_.stop();  // no job may outlive the service it calls
