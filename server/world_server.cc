@@ -84,10 +84,16 @@ HttpHandler WorldServer::start_map() {
         out.push_back({chunk.x, chunk.z, version});
       return out;
     };
-    // /api/chunk shows a clicked chunk as served: with its committed edits.
+    // /api/chunk shows a clicked chunk as served: with its committed edits. While the store is
+    // down an edited chunk cannot be shown: the map answers 503 as for a dropped generation.
     options.current_chunk = [edits = edits_.get()](ChunkCoord coord, v1::Chunk base) {
       const uint64_t version = edits->version(coord);
-      return version == 0 ? base : current_chunk(base, edits->log(coord, version), {});
+      if (version == 0) return base;
+      try {
+        return current_chunk(base, edits->log(coord, version), {});
+      } catch (const StoreUnavailable&) {
+        throw GenerationAbandoned();
+      }
     };
   }
   if (options_.map_players) {  // positions are shown only when the operator asks for it
