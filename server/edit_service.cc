@@ -42,10 +42,11 @@ std::string digest_of(const v1::EditRequest& request) {
 // A request id remembered for another request: refused, and nothing of the new one applied
 // (digests stored before schema 2 are empty: those ids answer as before).
 grpc::Status check_request_id(EditStore::Transaction& tx, const v1::EditRequest& request) {
-  tx.begin_request(request.request_id().empty() ? "" : digest_of(request));
+  const std::string digest = request.request_id().empty() ? "" : digest_of(request);
+  tx.begin_request(digest);
   if (request.request_id().empty()) return grpc::Status::OK;
   const std::optional<EditStore::Transaction::Remembered> seen = tx.look_up(request.request_id());
-  if (!seen || seen->digest.empty() || seen->digest == digest_of(request)) return grpc::Status::OK;
+  if (!seen || seen->digest.empty() || seen->digest == digest) return grpc::Status::OK;
   return {grpc::StatusCode::ALREADY_EXISTS,
           "request_id: reused with different contents (an id names one request; a retry must resend it as it was)"};
 }
