@@ -2,6 +2,9 @@
 // edit_service.h).
 #include "edit_service.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <openssl/evp.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -19,6 +22,34 @@ constexpr size_t kTailPage = 1024;
 // How long the tail waits for a notification before looking anyway (a notification lost with
 // a dropped connection costs at most this much delay).
 constexpr std::chrono::milliseconds kTailPoll{250};
+
+// The digest a request id is remembered with: SHA-256 of the request as sent (deterministic
+// serialization), so that the same id with other contents is told apart from a retry.
+std::string digest_of(const v1::EditRequest& request) {
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    request.SerializeToCodedStream(&coded);
+  }
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr);
+  return std::string(reinterpret_cast<const char*>(digest), length);
+}
+
+// A request id remembered for another request: refused, and nothing of the new one applied
+// (digests stored before schema 2 are empty: those ids answer as before).
+grpc::Status check_request_id(EditStore::Transaction& tx, const v1::EditRequest& request) {
+  const std::string digest = request.request_id().empty() ? "" : digest_of(request);
+  tx.begin_request(digest);
+  if (request.request_id().empty()) return grpc::Status::OK;
+  const std::optional<EditStore::Transaction::Remembered> seen = tx.look_up(request.request_id());
+  if (!seen || seen->digest.empty() || seen->digest == digest) return grpc::Status::OK;
+  return {grpc::StatusCode::ALREADY_EXISTS,
+          "request_id: reused with different contents (an id names one request; a retry must resend it as it was)"};
+}
 
 }  // namespace
 
@@ -38,7 +69,8 @@ std::string bind_store(EditStore& store, const World& world, bool rebind) {
   return error;
 }
 
-EditService::EditService(const World& world, EditStore& store) : world_(world), store_(store) {}
+EditService::EditService(const World& world, EditStore& store)
+    : world_(world), store_(store), health_(store.describe()) {}
 
 EditService::~EditService() { stop(); }
 
@@ -111,6 +143,7 @@ void EditService::raise(ChunkCoord chunk, uint64_t version) {
 }
 
 void EditService::submit(v1::EditRequest request, BaseChunks bases, Done done, std::function<bool()> cancelled) {
+  if (!health_.up()) return done(health_.unavailable(), {});  // no queueing behind a store that is down
   {
     std::lock_guard lock(mutex_);
     if (!stopping_) {
@@ -123,7 +156,13 @@ void EditService::submit(v1::EditRequest request, BaseChunks bases, Done done, s
 }
 
 std::vector<StoredChange> EditService::log(ChunkCoord chunk, uint64_t version) {
-  return read_log(version, [&](uint64_t after) { return store_.log(chunk, after); });
+  if (!health_.up()) throw StoreUnavailable(health_.unavailable().error_message());
+  try {
+    return read_log(version, [&](uint64_t after) { return store_.log(chunk, after); });
+  } catch (const StoreError& e) {
+    health_.failed(e.what());
+    throw StoreUnavailable(health_.unavailable().error_message());
+  }
 }
 
 void EditService::listen(std::weak_ptr<const void> owner, Listener listener) {
@@ -153,7 +192,11 @@ void EditService::write_loop() {
     }
     lock.unlock();
     drop_cancelled(group);
-    if (!group.empty()) commit_group(group);
+    if (health_.up()) {
+      if (!group.empty()) commit_group(group);
+    } else {
+      refuse(group, health_.unavailable());  // the store went down while these waited
+    }
     lock.lock();
   }
 }
@@ -182,14 +225,18 @@ void EditService::commit_group(std::vector<Pending>& group) {
       GroupChunks chunks;  // each chunk read once per group, not once per batch
       for (size_t i = 0; i < group.size(); ++i) {
         responses[i].Clear();
+        statuses[i] = check_request_id(tx, group[i].request);
+        if (!statuses[i].ok()) continue;
         statuses[i] = commit_batch(world_, tx, group[i].request, group[i].bases, chunks, responses[i], changes);
         if (!statuses[i].ok()) responses[i].Clear();
       }
     });
+  } catch (const StoreError& e) {
+    health_.failed(e.what());  // logs once, when the store goes down
+    return refuse(group, {grpc::StatusCode::UNAVAILABLE, std::string("edit store: ") + e.what()});
   } catch (const std::exception& e) {
     spdlog::error("edit store: a commit of {} batches failed: {}", group.size(), e.what());
-    for (Pending& p : group) p.done({grpc::StatusCode::UNAVAILABLE, std::string("edit store: ") + e.what()}, {});
-    return;
+    return refuse(group, {grpc::StatusCode::UNAVAILABLE, std::string("edit store: ") + e.what()});
   }
   // Read-your-writes on this replica: the index knows the new versions before anyone is told.
   for (const v1::ChunkChange& c : changes) raise({c.chunk().x(), c.chunk().z()}, c.version());
@@ -205,6 +252,11 @@ void EditService::commit_group(std::vector<Pending>& group) {
   ++stats_.groups_committed;
 }
 
+void EditService::refuse(std::vector<Pending>& group, const grpc::Status& status) {
+  for (Pending& p : group) p.done(status, {});
+}
+
+// Also the store's prober: while it is down, each round is one try after the backoff.
 void EditService::tail_loop() {
   while (true) {
     {
@@ -214,38 +266,46 @@ void EditService::tail_loop() {
     std::vector<StoredChange> page;
     try {
       page = store_.changes_after(tail_seq_, kTailPage);
+      health_.succeeded();
     } catch (const std::exception& e) {
-      spdlog::error("edit store: reading committed changes failed (retrying): {}", e.what());
+      health_.failed(e.what());
+      store_.wait_for_commits(health_.backoff());
+      continue;
     }
     if (page.empty()) {
       store_.wait_for_commits(kTailPoll);
       continue;
     }
-    ChangeList list;
-    for (StoredChange& stored : page) {
-      auto committed = std::make_shared<CommittedChange>();
-      v1::ChunkChange& change = committed->change;
-      change.ParseFromString(stored.change);
-      change.mutable_chunk()->set_x(stored.chunk.x);
-      change.mutable_chunk()->set_z(stored.chunk.z);
-      change.set_version(stored.version);
-      v1::SessionEvent event;
-      *event.mutable_change() = change;
-      committed->event = std::make_shared<const std::string>(event.SerializeAsString());
-      raise(stored.chunk, stored.version);
-      list.push_back(std::move(committed));
-    }
-    tail_seq_ = page.back().seq;
-    std::vector<Listening> listeners;
-    {
-      std::lock_guard lock(mutex_);
-      stats_.changes_seen += list.size();
-      std::erase_if(listeners_, [](const Listening& l) { return l.owner.expired(); });
-      listeners = listeners_;  // called without the lock: a listener may take its own
-    }
-    for (const Listening& l : listeners) {
-      if (!l.owner.expired()) l.listener(list);
-    }
+    deliver(page);
+  }
+}
+
+// Raises the index and hands the page's changes to the listeners.
+void EditService::deliver(std::vector<StoredChange>& page) {
+  ChangeList list;
+  for (StoredChange& stored : page) {
+    auto committed = std::make_shared<CommittedChange>();
+    v1::ChunkChange& change = committed->change;
+    change.ParseFromString(stored.change);
+    change.mutable_chunk()->set_x(stored.chunk.x);
+    change.mutable_chunk()->set_z(stored.chunk.z);
+    change.set_version(stored.version);
+    v1::SessionEvent event;
+    *event.mutable_change() = change;
+    committed->event = std::make_shared<const std::string>(event.SerializeAsString());
+    raise(stored.chunk, stored.version);
+    list.push_back(std::move(committed));
+  }
+  tail_seq_ = page.back().seq;
+  std::vector<Listening> listeners;
+  {
+    std::lock_guard lock(mutex_);
+    stats_.changes_seen += list.size();
+    std::erase_if(listeners_, [](const Listening& l) { return l.owner.expired(); });
+    listeners = listeners_;  // called without the lock: a listener may take its own
+  }
+  for (const Listening& l : listeners) {
+    if (!l.owner.expired()) l.listener(list);
   }
 }
 

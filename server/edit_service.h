@@ -9,7 +9,9 @@
 //   group is durable;
 // - one tail thread that reads committed changes in store order (this process's and, through
 //   the store's notification, other replicas' and the `chunkforge edits` command's), raises the
-//   index and hands them to the listeners (the sessions).
+//   index and hands them to the listeners (the sessions);
+// - the store's health (store_health.h): while it is down, edits and reads of edited chunks
+//   get UNAVAILABLE at once, and the tail alone tries it again, with backoff.
 //
 // Thread safety: every method may be called from any thread.
 #pragma once
@@ -29,6 +31,7 @@
 #include "edit_admission.h"
 #include "edit_batch.h"
 #include "edit_store.h"
+#include "store_health.h"
 
 namespace chunkforge::server {
 
@@ -76,8 +79,11 @@ class EditService {
   // The bounds on edits under way (the Edit call admits and releases).
   EditAdmission& admission() { return admission_; }
 
-  // The chunk's stored changes up to `version` from its newest snapshot or reset on, oldest first.
+  // The chunk's stored changes up to `version` from its newest snapshot or reset on, oldest
+  // first. Throws StoreUnavailable while the store is down, or when this read finds it down.
   std::vector<StoredChange> log(ChunkCoord chunk, uint64_t version);
+
+  StoreHealth& health() { return health_; }
 
   // Adds a listener for committed changes, called on the tail thread while `owner` lives.
   using Listener = std::function<void(const ChangeList&)>;
@@ -96,12 +102,15 @@ class EditService {
   void drop_cancelled(std::vector<Pending>& group);
   void write_loop();
   void commit_group(std::vector<Pending>& group);
+  void refuse(std::vector<Pending>& group, const grpc::Status& status);
   void tail_loop();
+  void deliver(std::vector<StoredChange>& page);
   void raise(ChunkCoord chunk, uint64_t version);
 
   const World& world_;
   EditStore& store_;
   EditAdmission admission_;
+  StoreHealth health_;
 
   struct CoordHash {
     size_t operator()(const ChunkCoord& c) const { return std::hash<int64_t>()(c.x * 0x9e3779b97f4a7c15LL ^ c.z); }

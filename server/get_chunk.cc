@@ -18,10 +18,8 @@ grpc::ServerUnaryReactor* WorldService::GetChunk(grpc::CallbackServerContext* co
     return reactor;
   }
   Metrics& metrics = metrics_;
-  auto respond = [reactor, response, &metrics](Bytes bytes) {
-    if (!bytes) {
-      return finish_unary(reactor, metrics, Metrics::kGetChunk, {grpc::StatusCode::CANCELLED, "request cancelled"});
-    }
+  auto respond = [this, job, reactor, response, &metrics](Bytes bytes) {
+    if (!bytes) return finish_unary(reactor, metrics, Metrics::kGetChunk, dropped_status(job, "request cancelled"));
     *response = buffer_of(*bytes);
     metrics.chunk_sent();
     reactor->Finish(grpc::Status::OK);

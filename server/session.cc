@@ -5,11 +5,14 @@
 // bookkeeping is SessionView's; this file is the gRPC side: at most kWindow generations or ready
 // chunks per session, no further reads while the client owes too many unloads, and a client
 // that stops reading ended by the stall watch.
+#include <grpcpp/alarm.h>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <utility>
+#include <vector>
 
 #include "byte_buffer.h"
 #include "look_ahead.h"
@@ -100,16 +103,18 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
   }
 
   void OnDone() override {
-    std::unique_ptr<grpc::Alarm> alarm, read_alarm;
+    std::unique_ptr<grpc::Alarm> alarm, read_alarm, retry;
     {
       std::lock_guard lock(state_->mutex);
       state_->reactor = nullptr;
       state_->over = true;
       alarm = watch_.disarm();
       read_alarm = std::move(read_alarm_);
+      retry = std::move(retry_alarm_);
     }
     alarm.reset();
     read_alarm.reset();
+    retry.reset();
     spdlog::info("session ended: {} loads, {} unloads, {} changes", loads_sent_, unloads_sent_, changes_sent_);
     delete this;
   }
@@ -311,7 +316,29 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
 
   void delivered(ChunkKey key, Bytes bytes, uint64_t version) {
     if (finished_) return;
+    if (!bytes && version > 0 && service_.edits() != nullptr && !service_.edits()->health().up()) {
+      return retry_later(key, version);
+    }
     view_.generated(key, std::move(bytes), version);
+    pump();
+  }
+
+  // An edited chunk the store could not give: it stays in flight (holding its window slot) and
+  // is asked for again after the store's backoff, not at once: a busy loop otherwise.
+  void retry_later(ChunkKey key, uint64_t version) {
+    retries_.emplace_back(key, version);
+    if (retry_alarm_) return;
+    retry_alarm_ = std::make_unique<grpc::Alarm>();
+    std::weak_ptr<State> weak = state_;
+    retry_alarm_->Set(std::chrono::system_clock::now() + service_.edits()->health().backoff(), [weak](bool ok) {
+      if (ok) State::with_reactor(weak, [](SessionReactor& reactor) { reactor.retry_now(); });
+    });
+  }
+
+  void retry_now() {
+    retry_alarm_.reset();  // safe inside its own callback
+    if (finished_) return;
+    for (const auto& [key, version] : std::exchange(retries_, {})) view_.generated(key, nullptr, version);
     pump();
   }
 
@@ -358,6 +385,8 @@ class SessionReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, gr
   uint64_t player_ = 0;  // the session's number in service_.players(); 0 before it has one
   // Look-ahead prefetches queued or being made; their waiters count it down from worker threads.
   std::shared_ptr<std::atomic<int64_t>> prefetching_ = std::make_shared<std::atomic<int64_t>>(0);
+  std::vector<std::pair<ChunkKey, uint64_t>> retries_;  // edited chunks to ask for again (retry_later)
+  std::unique_ptr<grpc::Alarm> retry_alarm_;
 };
 
 }  // namespace

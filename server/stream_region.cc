@@ -116,7 +116,7 @@ class RegionReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
 
   void delivered(size_t index, Bytes bytes) {
     if (finished_) return;
-    if (!bytes) return finish({grpc::StatusCode::CANCELLED, "generation dropped"});
+    if (!bytes) return finish(service_.dropped_status(jobs_[index], "generation dropped"));
     ready_[index] = std::move(bytes);
     write_next();
   }

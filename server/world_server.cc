@@ -13,6 +13,8 @@
 
 namespace chunkforge::server {
 
+static constexpr char kWorldServiceName[] = "chunkforge.v1.WorldService";
+
 WorldServer::WorldServer(const World& world, ServerOptions options)
     : options_(std::move(options)),
       cache_(options_.cache_mb << 20),
@@ -59,6 +61,7 @@ bool WorldServer::start() {
     server_.reset();
     return false;
   }
+  report_store_health();
   if (!options_.http.empty()) {
     http_ = std::make_unique<HttpEndpoint>(options_.http, [this] { return metrics_page(); }, HttpOptions{},
                                            options_.map ? start_map() : HttpHandler{});
@@ -87,10 +90,16 @@ HttpHandler WorldServer::start_map() {
         out.push_back({chunk.x, chunk.z, version});
       return out;
     };
-    // /api/chunk shows a clicked chunk as served: with its committed edits.
+    // /api/chunk shows a clicked chunk as served: with its committed edits. While the store is
+    // down an edited chunk cannot be shown: the map answers 503 as for a dropped generation.
     options.current_chunk = [edits = edits_.get()](ChunkCoord coord, v1::Chunk base) {
       const uint64_t version = edits->version(coord);
-      return version == 0 ? base : current_chunk(base, edits->log(coord, version), {});
+      if (version == 0) return base;
+      try {
+        return current_chunk(base, edits->log(coord, version), {});
+      } catch (const StoreUnavailable&) {
+        throw GenerationAbandoned();
+      }
     };
   }
   if (options_.map_players) {  // positions are shown only when the operator asks for it
@@ -117,11 +126,26 @@ HttpHandler map_handler(map::MapService& service) {
   };
 }
 
+// Readiness (docs/edits.md): the gRPC health service reports chunkforge.v1.WorldService
+// NOT_SERVING while the edit store is down; "" (the server as a whole, liveness) stays SERVING.
+void WorldServer::report_store_health() {
+  if (!edits_) return;
+  grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
+  if (health == nullptr) return;
+  edits_->health().on_change([health](bool up) { health->SetServingStatus(kWorldServiceName, up); });
+  health->SetServingStatus(kWorldServiceName, edits_->health().up());
+}
+
 void WorldServer::shutdown(std::chrono::milliseconds grace) {
   if (http_) http_->stop();  // health goes first: load balancers stop sending
   http_.reset();
   if (!server_) return;
   server_->Shutdown(std::chrono::system_clock::now() + grace);
+  // Every call is answered or cancelled: no thread may now wait on a store that stopped answering.
+  if (edits_) {
+    edits_->store().abort();
+    edits_->health().on_change(nullptr);  // the health service goes with the server
+  }
   server_->Wait();  // the queue still runs here: cancelled calls' jobs complete them
   server_.reset();
   queue_.stop();  // no job may outlive the service it calls

@@ -76,6 +76,7 @@ class WorldServer {
 
  private:
   HttpHandler start_map();
+  void report_store_health();
 
   // Declaration order is destruction order reversed: the gRPC server goes first, while the
   // service, the queue (whose threads complete pending calls) and the cache still exist.

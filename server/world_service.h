@@ -146,6 +146,9 @@ class WorldService final : public WorldServiceBase {
   // waits for any more leaves the queue (GenerationQueue).
   Fetched fetch(const ChunkJob& job, Work kind, int64_t ring, std::function<bool()> cancelled,
                 std::function<void(Bytes)> on_ready);
+  // Why a fetch came back without bytes: UNAVAILABLE for an edited chunk while the edit store
+  // is down, else CANCELLED with `otherwise`.
+  grpc::Status dropped_status(const ChunkJob& job, const char* otherwise) const;
   // The generated chunk of `coord` with every layer and no terrain (what edits are checked
   // against), from the cache or generated here. Call it on the generation threads.
   v1::Chunk base_chunk(ChunkCoord coord);

@@ -21,6 +21,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "chunkforge/chunk.h"
@@ -75,12 +76,41 @@ class EditStore {
     virtual void erase_log(ChunkCoord chunk) = 0;
     // Chunks with stored changes inside the range.
     virtual std::vector<ChunkCoord> edited_chunks(const ChunkRange& range) = 0;
+    // A request id (any bytes) as remembered: the answer it got and the digest of the request
+    // that got it ("" for ids stored before digests were).
+    struct Remembered {
+      std::string answer, digest;
+    };
+    virtual std::optional<Remembered> remembered(const std::string& id) = 0;
+    virtual void remember(const std::string& id, const std::string& digest, const std::string& answer) = 0;
+
+    // The request being committed next: remember(id, answer) records its digest with the answer.
+    void begin_request(std::string digest) {
+      digest_ = std::move(digest);
+      looked_up_.reset();
+    }
+    // The id's remembered request; a second lookup of the same id in one request is not a
+    // second round trip (the id is checked for reuse first, then answered from).
+    std::optional<Remembered> look_up(const std::string& id) {
+      if (!looked_up_ || looked_up_->first != id) looked_up_.emplace(id, remembered(id));
+      return looked_up_->second;
+    }
     // A request id's remembered answer, if it was seen; remember() records one.
-    virtual std::optional<std::string> request(const std::string& id) = 0;
-    virtual void remember(const std::string& id, const std::string& answer) = 0;
+    std::optional<std::string> request(const std::string& id) {
+      std::optional<Remembered> r = look_up(id);
+      return r ? std::optional<std::string>(std::move(r->answer)) : std::nullopt;
+    }
+    void remember(const std::string& id, const std::string& answer) {
+      looked_up_.reset();
+      remember(id, digest_, answer);
+    }
     // Key-value metadata (the world binding).
     virtual std::optional<std::string> meta(const std::string& key) = 0;
     virtual void set_meta(const std::string& key, const std::string& value) = 0;
+
+   private:
+    std::string digest_;
+    std::optional<std::pair<std::string, std::optional<Remembered>>> looked_up_;
   };
 
   // Runs `body` in one write transaction and commits it durably: when write() returns, the
@@ -108,6 +138,10 @@ class EditStore {
   virtual void wait_for_commits(std::chrono::milliseconds timeout) = 0;
   virtual void wake() = 0;
 
+  // Ends every call under way at once and fails every later one (StoreError): for shutdown,
+  // so that no thread stays behind a store that stopped answering.
+  virtual void abort() = 0;
+
   // "sqlite:PATH" or "postgres://..." / "postgresql://...", for logs (no password).
   virtual std::string describe() const = 0;
 };
@@ -119,7 +153,8 @@ std::unique_ptr<EditStore> open_store(const std::string& location);
 // The metadata key of the world a store is bound to (its fingerprint; bind_store).
 inline constexpr char kWorldFingerprintKey[] = "world_fingerprint";
 
-// The schema version this build writes; a store with a newer one is refused.
-inline constexpr int kStoreSchemaVersion = 1;
+// The schema version this build writes; a store with a newer one is refused. 2: request ids
+// are bytes (any byte value) and stored with the digest of their request.
+inline constexpr int kStoreSchemaVersion = 2;
 
 }  // namespace chunkforge::server

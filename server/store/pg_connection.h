@@ -12,11 +12,20 @@
 // Results come back in binary form: integers are 8-byte big-endian (BIGINT columns only) and
 // BYTEA is the raw bytes, so nothing is escaped or parsed as text.
 //
+// Every call is bounded (docs/edits.md, "When the store fails"): connecting by libpq's
+// connect_timeout, each statement by the server's statement_timeout and lock_timeout, and, for
+// a server that stops answering altogether (its process stopped, a partition: the kernel still
+// ACKs, so TCP timeouts do not fire), by a deadline of our own: the query is sent without
+// blocking and its answer polled for; past the deadline the connection is dropped (a cancel
+// request would wait on the same dead server) and the call throws. An abort descriptor, when
+// readable, ends every wait at once (shutdown).
+//
 // Thread safety: none; one thread at a time per connection (the store keeps a mutex for each).
 #pragma once
 
 #include <libpq-fe.h>
 
+#include <chrono>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -29,6 +38,16 @@ namespace chunkforge::server {
 
 // `uri` without the password of its user information, for logs and errors.
 std::string redact_password(const std::string& uri);
+
+// The bounds of every call (docs/edits.md). The server-side ones come first, so that a slow
+// statement normally ends with PostgreSQL's own error rather than with a dropped connection.
+struct PgTimeouts {
+  int connect_seconds = 2;                           // libpq's connect_timeout (its minimum is 2)
+  std::chrono::milliseconds statement{2000};         // statement_timeout
+  std::chrono::milliseconds lock{1500};              // lock_timeout (the writers' advisory lock too)
+  std::chrono::milliseconds idle_in_transaction{10000};
+  std::chrono::milliseconds answer{2500};            // our deadline for any answer to arrive
+};
 
 // One query parameter: text (integers, strings) or binary (BYTEA).
 struct PgParam {
@@ -62,7 +81,8 @@ class PgResult {
 class PgConnection {
  public:
   // `setup` runs after every (re)connect: session settings and LISTENs do not survive one.
-  explicit PgConnection(const std::string& uri, std::string setup = "");
+  // `abort_fd`: an eventfd that, once readable, ends every wait of this connection (-1: none).
+  PgConnection(const std::string& uri, std::string setup = "", int abort_fd = -1, PgTimeouts timeouts = {});
   PgConnection(const PgConnection&) = delete;
   ~PgConnection() { PQfinish(conn_); }
 
@@ -81,16 +101,27 @@ class PgConnection {
   // Reconnects if the connection was lost (a restarted database); throws StoreError if it
   // cannot. Outside a transaction only: a lost transaction is lost.
   void ensure_connected();
-  bool broken() const { return PQstatus(conn_) != CONNECTION_OK; }
+  bool broken() const { return conn_ == nullptr || PQstatus(conn_) != CONNECTION_OK; }
 
   StoreError error(const std::string& reason) const { return StoreError(describe_ + ": " + reason); }
   const std::string& describe() const { return describe_; }
   PGconn* get() { return conn_; }
 
  private:
+  void connect();
+  // Waits until the socket is ready for `events` or the deadline passes; false on timeout or
+  // abort (the connection is then dropped).
+  bool wait_for(short events, std::chrono::steady_clock::time_point deadline);
+  // Sends a query without blocking and collects its one result, within the answer deadline.
+  PGresult* run(const std::string& sql, const std::vector<const char*>& values, const std::vector<int>& lengths,
+                const std::vector<int>& formats, bool with_params);
+  void drop(const std::string& why);
   void check(PGresult* result, const std::string& sql);
 
-  std::string describe_, setup_;
+  std::string uri_, describe_, setup_;
+  int abort_fd_ = -1;
+  PgTimeouts timeouts_;
+  std::string dropped_;  // why the connection was dropped, for the next error
   PGconn* conn_ = nullptr;
 };
 

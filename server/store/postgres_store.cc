@@ -30,6 +30,10 @@ const char* const kMigrations[] = {
     "CREATE UNIQUE INDEX changes_by_chunk ON changes(cx, cz, version);"
     "CREATE TABLE requests(id TEXT PRIMARY KEY, answer BYTEA NOT NULL, seq BIGINT NOT NULL);"
     "CREATE INDEX requests_by_age ON requests(seq);",
+    // 2: request ids are bytes (libpq's text parameters end at a NUL byte: "a\0b" was "a"),
+    // each with the digest of the request that got its answer; stored ids keep their bytes.
+    "ALTER TABLE requests ALTER COLUMN id TYPE BYTEA USING convert_to(id, 'UTF8');"
+    "ALTER TABLE requests ADD COLUMN digest BYTEA;",
 };
 static_assert(std::size(kMigrations) == kStoreSchemaVersion, "one migration per schema version");
 
@@ -89,16 +93,16 @@ class PgTransaction final : public EditStore::Transaction {
     for (int row = 0; row < rows.rows(); ++row) out.push_back({rows.int64(row, 0), rows.int64(row, 1)});
     return out;
   }
-  std::optional<std::string> request(const std::string& id) override {
-    PgResult r = c_.query("SELECT answer FROM requests WHERE id = $1", {PgParam::text(id)});
+  std::optional<Remembered> remembered(const std::string& id) override {
+    PgResult r = c_.query("SELECT answer, digest FROM requests WHERE id = $1", {PgParam::bytes(id)});
     if (r.rows() == 0) return std::nullopt;
-    return r.bytes(0, 0);
+    return Remembered{r.bytes(0, 0), r.null(0, 1) ? "" : r.bytes(0, 1)};
   }
-  void remember(const std::string& id, const std::string& answer) override {
+  void remember(const std::string& id, const std::string& digest, const std::string& answer) override {
     // Writers hold the advisory lock, so max(seq) + 1 is not raced.
     const int64_t seq = c_.integer("SELECT coalesce(max(seq), 0)::bigint + 1 FROM requests");
-    c_.query("INSERT INTO requests(id, answer, seq) VALUES ($1, $2, $3)",
-             {PgParam::text(id), PgParam::bytes(answer), PgParam::integer(seq)});
+    c_.query("INSERT INTO requests(id, digest, answer, seq) VALUES ($1, $2, $3, $4)",
+             {PgParam::bytes(id), PgParam::bytes(digest), PgParam::bytes(answer), PgParam::integer(seq)});
     if (seq % 1024 == 0) {  // now and then, not per request: the oldest beyond the bound go
       c_.query("DELETE FROM requests WHERE seq <= $1", {PgParam::integer(seq - kMaxRequests)});
     }
@@ -116,10 +120,11 @@ class PgTransaction final : public EditStore::Transaction {
 class PostgresStore final : public EditStore {
  public:
   explicit PostgresStore(const std::string& uri)
-      // OK means durable, whatever the database's default.
-      : writer_(uri, "SET synchronous_commit = on"),
-        reader_(uri),
-        listener_(uri, std::string("LISTEN ") + kChannel) {
+      : abort_fd_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
+        // OK means durable, whatever the database's default.
+        writer_(uri, "SET synchronous_commit = on", abort_fd_.fd),
+        reader_(uri, "", abort_fd_.fd),
+        listener_(uri, std::string("LISTEN ") + kChannel, abort_fd_.fd) {
     migrate();
     wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (wake_fd_ < 0) throw writer_.error("eventfd failed");
@@ -155,9 +160,19 @@ class PostgresStore final : public EditStore {
     const uint64_t one = 1;
     (void)!::write(wake_fd_, &one, sizeof one);
   }
+  // Readable for good: every wait of the three connections ends, and no reconnect waits.
+  void abort() override {
+    const uint64_t one = 1;
+    (void)!::write(abort_fd_.fd, &one, sizeof one);
+    wake();
+  }
   std::string describe() const override { return writer_.describe(); }
 
  private:
+  struct OwnedFd {
+    int fd;
+    ~OwnedFd() { close(fd); }
+  };
   // A read on the reader connection, reconnecting first if the database went away.
   template <typename F>
   std::invoke_result_t<F> read(F&& f) {
@@ -170,6 +185,7 @@ class PostgresStore final : public EditStore {
   bool drain_notifications();
 
   std::mutex write_mutex_, read_mutex_, listen_mutex_;
+  OwnedFd abort_fd_;  // before the connections, which poll it
   PgConnection writer_, reader_, listener_;
   int wake_fd_ = -1;  // wake() writes it, wait_for_commits polls it
 };

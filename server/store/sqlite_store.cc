@@ -2,11 +2,17 @@
 // reads (chunk logs, the tail, an export) run beside the one writer; synchronous=FULL, so that
 // a commit is on disk when write() returns. Other processes' commits (the `chunkforge edits`
 // command) show as a change of PRAGMA data_version, which wait_for_commits polls.
+// A file deleted or replaced under the running server would take every later commit with it
+// (SQLite writes on through its open descriptors): each commit first checks that the database
+// and its write-ahead log at the path are still the files it opened, and refuses for good if not.
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <condition_variable>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 
 #include "sqlite_connection.h"
 #include "store_backends.h"
@@ -22,6 +28,13 @@ const char* const kMigrations[] = {
     "CREATE UNIQUE INDEX changes_by_chunk ON changes(cx, cz, version);"
     "CREATE TABLE requests(id TEXT PRIMARY KEY, answer BLOB NOT NULL, seq INTEGER NOT NULL);"
     "CREATE INDEX requests_by_age ON requests(seq);",
+    // 2: request ids are bytes, each with the digest of the request that got its answer; stored
+    // ids keep their bytes.
+    "CREATE TABLE requests_v2(id BLOB PRIMARY KEY, digest BLOB, answer BLOB NOT NULL, seq INTEGER NOT NULL);"
+    "INSERT INTO requests_v2(id, answer, seq) SELECT CAST(id AS BLOB), answer, seq FROM requests;"
+    "DROP TABLE requests;"
+    "ALTER TABLE requests_v2 RENAME TO requests;"
+    "CREATE INDEX requests_by_age ON requests(seq);",
 };
 static_assert(std::size(kMigrations) == kStoreSchemaVersion, "one migration per schema version");
 
@@ -30,11 +43,25 @@ constexpr int64_t kMaxRequests = 100000;
 
 class SqliteTransaction;
 
+// Which file a path names now (none if it names nothing).
+struct FileIdentity {
+  dev_t device = 0;
+  ino_t inode = 0;
+  bool operator==(const FileIdentity&) const = default;
+};
+std::optional<FileIdentity> identity_of(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return std::nullopt;
+  return FileIdentity{st.st_dev, st.st_ino};
+}
+
 class SqliteStore final : public EditStore {
  public:
   explicit SqliteStore(const std::string& path)
       : path_(path), writer_(open(path)), reader_(open(path)) {
     migrate();
+    database_file_ = identity_of(path_);
+    log_file_ = identity_of(path_ + "-wal");
   }
 
   void write(const std::function<void(Transaction&)>& body) override;
@@ -47,7 +74,9 @@ class SqliteStore final : public EditStore {
     std::lock_guard lock(read_mutex_);
     return chunk_log(reader_, chunk, after_version);
   }
+  // The tail's read: it fails too once the file is gone, so that the store is reported down.
   std::vector<StoredChange> changes_after(int64_t after_seq, size_t limit) override {
+    check_files();
     std::lock_guard lock(read_mutex_);
     Statement s(reader_, "SELECT seq, cx, cz, version, change FROM changes WHERE seq > ? ORDER BY seq LIMIT ?");
     s.bind(1, after_seq).bind(2, static_cast<int64_t>(limit));
@@ -88,6 +117,10 @@ class SqliteStore final : public EditStore {
     ++wakes_;
     woken_.notify_all();
   }
+  void abort() override {
+    std::lock_guard lock(lost_mutex_);
+    if (lost_.empty()) lost_ = "the server is stopping";
+  }
   std::string describe() const override { return "sqlite:" + path_; }
 
   // Shared with the transaction.
@@ -113,6 +146,7 @@ class SqliteStore final : public EditStore {
  private:
   static Connection open(const std::string& path);
   void migrate();
+  void check_files();
   static StoredChange row_change(Statement& s) {
     return {s.int64(0), {s.int64(1), s.int64(2)}, static_cast<uint64_t>(s.int64(3)), s.blob(4)};
   }
@@ -123,6 +157,9 @@ class SqliteStore final : public EditStore {
   }
 
   std::string path_;
+  std::optional<FileIdentity> database_file_, log_file_;  // as opened
+  std::mutex lost_mutex_;
+  std::string lost_;  // why the store refuses everything from now on ("": it does not)
   std::mutex write_mutex_, read_mutex_;
   Connection writer_, reader_;
   std::mutex wake_mutex_;
@@ -155,16 +192,16 @@ class SqliteTransaction final : public EditStore::Transaction {
     while (s.step()) out.push_back({s.int64(0), s.int64(1)});
     return out;
   }
-  std::optional<std::string> request(const std::string& id) override {
-    Statement s(c_, "SELECT answer FROM requests WHERE id = ?");
-    s.bind(1, id);
+  std::optional<Remembered> remembered(const std::string& id) override {
+    Statement s(c_, "SELECT answer, digest FROM requests WHERE id = ?");
+    s.bind_blob(1, id);
     if (!s.step()) return std::nullopt;
-    return s.blob(0);
+    return Remembered{s.blob(0), s.blob(1)};
   }
-  void remember(const std::string& id, const std::string& answer) override {
+  void remember(const std::string& id, const std::string& digest, const std::string& answer) override {
     const int64_t seq = c_.integer("SELECT coalesce(max(seq), 0) + 1 FROM requests");
-    Statement s(c_, "INSERT INTO requests(id, answer, seq) VALUES (?, ?, ?)");
-    s.bind(1, id).bind_blob(2, answer).bind(3, seq);
+    Statement s(c_, "INSERT INTO requests(id, digest, answer, seq) VALUES (?, ?, ?, ?)");
+    s.bind_blob(1, id).bind_blob(2, digest).bind_blob(3, answer).bind(4, seq);
     s.step();
     if (seq % 1024 == 0) {  // now and then, not per request: the oldest beyond the bound go
       Statement prune(c_, "DELETE FROM requests WHERE seq <= ?");
@@ -211,17 +248,42 @@ void SqliteStore::migrate() {
   }
 }
 
+// The files are checked before the commit (nothing is acknowledged into a deleted file) and
+// after it (one deleted during the commit: its outcome is lost, and the caller must not say OK).
 void SqliteStore::write(const std::function<void(Transaction&)>& body) {
   std::lock_guard lock(write_mutex_);
+  check_files();
   writer_.exec("BEGIN IMMEDIATE");
   try {
     SqliteTransaction tx(writer_);
     body(tx);
+    check_files();
     writer_.exec("COMMIT");
   } catch (...) {
     writer_.exec_quietly("ROLLBACK");
     throw;
   }
+  check_files();
+}
+
+// Once lost, lost for good: a new file at the path holds none of the acknowledged edits, and
+// the old one is readable only through this process's descriptors. A restart sees what is left.
+void SqliteStore::check_files() {
+  std::lock_guard lock(lost_mutex_);
+  if (lost_.empty()) {
+    if (identity_of(path_) != database_file_) {
+      lost_ = "the database file was deleted or replaced under the running server";
+    } else if (log_file_ && identity_of(path_ + "-wal") != log_file_) {
+      lost_ = "its write-ahead log (" + path_ + "-wal) was deleted or replaced under the running server";
+    }
+    if (lost_.empty()) {
+      // Not for good: a file made writable again takes commits again.
+      if (access(path_.c_str(), W_OK) == 0) return;
+      throw StoreError(describe() + ": the database file is not writable");
+    }
+    lost_ += "; edits are refused until it is restored and the server restarted";
+  }
+  throw StoreError(describe() + ": " + lost_);
 }
 
 StoreStats SqliteStore::stats() {
