@@ -16,16 +16,18 @@ namespace {
 
 const std::map<std::string_view, std::string_view> kRpcBounds = {
     {"GetWorldInfo", "no input to bound; the answer is the world's definition, fixed in size"},
-    {"GetChunk", "one chunk; x, z within +-2^40 units; at most 65536 terrain samples; generated on the queue, "
-                 "dropped when the caller cancels"},
-    {"StreamRegion", "radius <= --max-radius (16): at most 1089 chunks; --max-streams (256) at once; reset after "
-                     "30 s unread"},
-    {"Session", "view radius <= --max-radius (16); held <= 1089 chunks per update; --max-sessions (1000) at once; "
-                "8 chunks under way; 4096 owed unloads; reset after 30 s unread"},
-    {"Locate", "radius <= 4096 units (about 0.1 s of planning); limit <= 10000; on the queue, abandoned at "
-               "shutdown"},
-    {"Edit", "<= 256 operations; request id <= 128 bytes; a removed structure's box <= 1024 chunks; the write "
-             "token (or --open-edits); only with an edit store"},
+    {"GetChunk", "one chunk; x, z within +-2^40 units; at most 65536 terrain samples; generated on the queue "
+                 "(8192 jobs, then RESOURCE_EXHAUSTED), dropped when the caller cancels"},
+    {"StreamRegion", "radius <= --max-radius (16): at most 1089 chunks; --max-streams (256) at once; the queue's "
+                     "bound; reset after 30 s unread"},
+    {"Session", "view radius <= --max-radius (16); held <= 1089 chunks per update; one update read per 10 ms; "
+                "--max-sessions (1000) at once; 8 chunks under way; 8(r+1) prefetches, none after a jump; 4096 "
+                "owed unloads; reset after 30 s unread"},
+    {"Locate", "radius <= 4096 units (about 0.1 s of planning); limit <= 10000; 2 x --threads at once, then "
+               "RESOURCE_EXHAUSTED; after every view and prefetch; abandoned when its client leaves"},
+    {"Edit", "<= 256 operations on <= 64 chunks; request <= 128 KiB, id <= 128 bytes; a removed structure's box "
+             "<= 1024 chunks; 16 under way per connection, 512 (16 MiB) in all; per chunk 4096 added objects, "
+             "256 KiB of state; the write token (or --open-edits); only with an edit store"},
 };
 
 // The side port's own routes, answered on its I/O thread even when every general slot is taken.
