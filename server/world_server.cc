@@ -83,6 +83,7 @@ HttpHandler WorldServer::start_map() {
   options.max_locate_radius = options_.limits.max_locate_radius;
   options.cache_bytes = options_.map_cache_mb << 20;
   options.auth_token = options_.auth_token;
+  options.publish_seed = options_.publish_seed;
   if (edits_) {  // the edits overlay: the map is destroyed before edits_ (world_server.h)
     options.edited_chunks = [edits = edits_.get()](int64_t x0, int64_t z0, int64_t x1, int64_t z1, size_t limit) {
       std::vector<map::EditedChunk> out;

@@ -126,13 +126,14 @@ std::string query_value(const std::string& query, const std::string& name) {
 }
 
 std::string status_json(const World& world, const std::string& source, const std::vector<std::string>& errors,
-                        bool watching, bool edits, bool players) {
+                        bool watching, bool edits, bool players, bool publish_seed) {
   const v1::WorldDefinition& d = world.definition();
   std::string error_list = "[";
   for (const std::string& e : errors) error_list += (error_list.size() > 1 ? "," : "") + quoted(e);
   error_list += "]";
   return "{\"name\":" + quoted(d.name()) + ",\"source\":" + quoted(source) + ",\"fingerprint\":" +
-         quoted(world.fingerprint()) + ",\"seed\":\"" + std::to_string(world.seed()) + "\",\"chunk_size\":" +
+         quoted(world.fingerprint()) + ",\"seed\":" +
+         (publish_seed ? "\"" + std::to_string(world.seed()) + "\"" : std::string("null")) + ",\"chunk_size\":" +
          std::to_string(world.chunk_size()) + ",\"min_zoom\":" + std::to_string(kMinZoom) + ",\"max_zoom\":" +
          std::to_string(kMaxZoom) + ",\"watching\":" + (watching ? "true" : "false") + ",\"edits\":" + (edits ? "true" : "false") +
          ",\"players\":" + (players ? "true" : "false") +

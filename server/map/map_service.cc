@@ -186,7 +186,8 @@ void MapService::dispatch(MapRoute route, const MapRequest& request, const std::
       return serve_tile(request, path, std::move(reply), std::move(cancelled));
     case MapRoute::kStatus:
       return reply(json(200, status_json(*world, now.source, now.errors, options_.watching,
-                                         bool(options_.edited_chunks), bool(options_.players))));
+                                         bool(options_.edited_chunks), bool(options_.players),
+                                         options_.publish_seed)));
     case MapRoute::kPoint: {
       auto [status, body] = point_json(*world, query);  // microseconds: answered here
       return reply(json(status, std::move(body)));

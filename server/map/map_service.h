@@ -105,6 +105,7 @@ struct MapOptions {
   size_t chunk_bytes = 16u << 20;   // generated chunks' objects kept for the objects tiles
   std::string auth_token;           // "": open
   bool watching = false;            // the page polls /api/status for a changed world
+  bool publish_seed = true;         // /api/status shows the seed (--publish-seed; else null)
   // The server's edit index (chunkforge-server with a store): /api/edits and the page's edits
   // overlay. Unset (no store, or `chunkforge map`): neither.
   EditedChunksFn edited_chunks;
@@ -163,7 +164,7 @@ class MapService {
 // The JSON bodies (map_api.cc): the world and layers; the terrain at a point; the nearest
 // structures of a type. Each returns {status, body}: 400 with a reason for bad parameters.
 std::string status_json(const World& world, const std::string& source, const std::vector<std::string>& errors,
-                        bool watching, bool edits, bool players);
+                        bool watching, bool edits, bool players, bool publish_seed);
 std::pair<int, std::string> point_json(const World& world, const std::string& query);
 // Radius at most `max_radius`; throws GenerationAbandoned once `abandon` reads true.
 std::pair<int, std::string> locate_json(const World& world, const std::string& query, double max_radius,

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "chunkforge/v1/service.grpc.pb.h"
+#include "support/http_get.h"
 #include "support/server_process.h"
 #include "support/temp_dir.h"
 
@@ -40,9 +41,10 @@ TEST(ServerBinaryTest, StopsCleanlyOnSigterm) {
   EXPECT_NE(read_text(p.log).find("stopped"), std::string::npos) << read_text(p.log);
 }
 
-// The seed GetWorldInfo gives a server started with the flags (0 if the call failed).
-uint64_t published_seed(const std::vector<std::string>& flags, const std::string& log) {
-  std::vector<std::string> args = {"--listen", "127.0.0.1:0", "--http", "", "--seed", "77"};
+// The seed GetWorldInfo gives a server started with the flags (0 if the call failed), and its
+// map's /api/status into `status`.
+uint64_t published_seed(const std::vector<std::string>& flags, const std::string& log, std::string& status_page) {
+  std::vector<std::string> args = {"--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--seed", "77"};
   args.insert(args.end(), flags.begin(), flags.end());
   const Process p = spawn(CHUNKFORGE_SERVER, args, temp(log));
   const int port = wait_until_serving(p);
@@ -52,6 +54,9 @@ uint64_t published_seed(const std::vector<std::string>& flags, const std::string
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
   chunkforge::v1::WorldInfo info;
   const grpc::Status status = stub->GetWorldInfo(&context, {}, &info);
+  const size_t http = read_text(p.log).find("(http ");
+  const int http_port = http == std::string::npos ? 0 : std::atoi(read_text(p.log).c_str() + http + 6);
+  EXPECT_EQ(http_get(http_port, "/api/status", std::chrono::seconds(10), "127.0.0.1", &status_page), 200);
   kill(p.pid, SIGTERM);
   EXPECT_EQ(wait_for(p, std::chrono::seconds(10)), 0) << read_text(p.log);
   EXPECT_TRUE(status.ok()) << status.error_message();
@@ -60,9 +65,13 @@ uint64_t published_seed(const std::vector<std::string>& flags, const std::string
 }
 
 TEST(ServerBinaryTest, TheOperatorChoosesWhetherTheSeedIsPublished) {
-  EXPECT_EQ(published_seed({}, "seed_default.log"), 77u);
-  EXPECT_EQ(published_seed({"--publish-seed", "on"}, "seed_on.log"), 77u);
-  EXPECT_EQ(published_seed({"--publish-seed", "off"}, "seed_off.log"), 0u);
+  std::string status;
+  EXPECT_EQ(published_seed({}, "seed_default.log", status), 77u);
+  EXPECT_NE(status.find("\"seed\":\"77\""), std::string::npos) << status;
+  EXPECT_EQ(published_seed({"--publish-seed", "on"}, "seed_on.log", status), 77u);
+  EXPECT_EQ(published_seed({"--publish-seed", "off"}, "seed_off.log", status), 0u);
+  EXPECT_NE(status.find("\"seed\":null"), std::string::npos) << status;
+  EXPECT_EQ(status.find("77"), std::string::npos) << status;
 }
 
 TEST(ServerBinaryTest, LoadGeneratorRunsSessionsWithoutErrors) {
