@@ -13,19 +13,7 @@ namespace {
 
 constexpr const char* kAttacker = "127.0.0.2";
 
-// A non-blocking loopback socket from kAttacker, connecting to `port`; -1 if none is left.
-int connect_from_attacker(int port) {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-  if (fd < 0) return -1;
-  sockaddr_in local{}, remote{};
-  local.sin_family = remote.sin_family = AF_INET;
-  inet_pton(AF_INET, kAttacker, &local.sin_addr);
-  bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local);
-  remote.sin_port = htons(static_cast<uint16_t>(port));
-  remote.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  connect(fd, reinterpret_cast<sockaddr*>(&remote), sizeof remote);
-  return fd;
-}
+int connect_from_attacker(int port) { return test::connect_from(kAttacker, port); }
 
 // Connects, sends `request` once writable (within 200 ms) and closes at once without reading.
 void send_and_leave(int port, const std::string& request) {

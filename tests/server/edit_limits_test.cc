@@ -11,7 +11,7 @@
 
 #include "chunkforge/chunk_edits.h"
 #include "chunkforge/v1/service.grpc.pb.h"
-#include "edit_service.h"
+#include "edit_server_fixture.h"
 #include "support/postgres_cluster.h"
 #include "support/temp_dir.h"
 #include "world_server.h"
@@ -20,43 +20,8 @@ namespace chunkforge::server {
 namespace {
 
 // Runs once per store: "sqlite" or "postgres".
-class EditLimitsTest : public testing::TestWithParam<std::string> {
+class EditLimitsTest : public EditServerTest {
  protected:
-  void SetUp() override {
-    dir_ = test::unique_temp_dir("edit_limits");
-    if (GetParam() == "postgres") {
-      postgres_ = std::make_unique<test::PostgresCluster>("edit_limits");
-      ASSERT_TRUE(postgres_->started()) << postgres_->failure();
-    }
-    start();
-  }
-  void TearDown() override { stop(); }
-  std::string location() const { return postgres_ ? postgres_->uri() : "sqlite:" + dir_ + "edits.db"; }
-
-  void start() {
-    ServerOptions options;
-    options.listen = "127.0.0.1:0";
-    options.http = "";
-    options.threads = 2;
-    options.cache_mb = 64;
-    options.store = open_store(location());
-    ASSERT_EQ(bind_store(*options.store, default_world(), false), "");
-    options.open_edits = true;
-    server_ = std::make_unique<WorldServer>(default_world(), options);
-    ASSERT_TRUE(server_->start());
-    stub_ = v1::WorldService::NewStub(
-        grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()), grpc::InsecureChannelCredentials()));
-  }
-  void stop() {
-    if (server_) server_->shutdown(std::chrono::seconds(2));
-    server_.reset();
-  }
-
-  grpc::Status edit(const v1::EditRequest& request, v1::EditResponse* response = nullptr) {
-    grpc::ClientContext context;
-    v1::EditResponse ignored;
-    return stub_->Edit(&context, request, response ? response : &ignored);
-  }
   // GetChunk through a stock channel (gRPC's default 4 MiB receive limit).
   grpc::Status chunk(int64_t x, int64_t z, v1::Chunk& out, uint32_t terrain_step = 0) {
     grpc::ClientContext context;
@@ -69,19 +34,7 @@ class EditLimitsTest : public testing::TestWithParam<std::string> {
     }
     return stub_->GetChunk(&context, request, &out);
   }
-
-  std::string dir_;
-  std::unique_ptr<test::PostgresCluster> postgres_;
-  std::unique_ptr<WorldServer> server_;
-  std::unique_ptr<v1::WorldService::Stub> stub_;
 };
-
-v1::EditOp* op_at(v1::EditRequest& request, int64_t x, int64_t z) {
-  v1::EditOp* op = request.add_ops();
-  op->mutable_chunk()->set_x(x);
-  op->mutable_chunk()->set_z(z);
-  return op;
-}
 
 v1::EditRequest adds(int64_t x, int64_t z, int count) {
   v1::EditRequest request;

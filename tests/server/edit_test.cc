@@ -15,7 +15,7 @@
 #include "chunkforge/chunk_edits.h"
 #include "chunkforge/encode.h"
 #include "chunkforge/v1/service.grpc.pb.h"
-#include "edit_service.h"
+#include "edit_server_fixture.h"
 #include "support/postgres_cluster.h"
 #include "support/server_process.h"
 #include "support/temp_dir.h"
@@ -24,7 +24,6 @@
 namespace chunkforge::server {
 namespace {
 
-constexpr char kWriteToken[] = "write-secret";
 constexpr char kReadToken[] = "read-secret";
 
 std::string offline(int64_t x, int64_t z) {
@@ -32,50 +31,8 @@ std::string offline(int64_t x, int64_t z) {
 }
 
 // Runs once per store: "sqlite" or "postgres".
-class EditTest : public testing::TestWithParam<std::string> {
+class EditTest : public EditServerTest {
  protected:
-  void SetUp() override {
-    dir_ = test::unique_temp_dir("edits");
-    if (GetParam() == "postgres") {
-      postgres_ = std::make_unique<test::PostgresCluster>("edits");
-      ASSERT_TRUE(postgres_->started()) << postgres_->failure();
-    }
-    start();
-  }
-  // The store's location: the same one at every start() of a test.
-  std::string location() const {
-    if (!restored_.empty()) return restored_;
-    return postgres_ ? postgres_->uri() : "sqlite:" + dir_ + "edits.db";
-  }
-  void TearDown() override { stop(); }
-
-  void start(std::string write_token = kWriteToken, std::string read_token = "") {
-    ServerOptions options;
-    options.listen = "127.0.0.1:0";
-    options.http = "";
-    options.threads = 2;
-    options.cache_mb = 64;
-    options.store = open_store(location());
-    ASSERT_EQ(bind_store(*options.store, default_world(), false), "");
-    options.write_token = write_token;
-    options.auth_token = read_token;
-    server_ = std::make_unique<WorldServer>(default_world(), options);
-    ASSERT_TRUE(server_->start());
-    stub_ = v1::WorldService::NewStub(
-        grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()), grpc::InsecureChannelCredentials()));
-  }
-  void stop() {
-    if (server_) server_->shutdown(std::chrono::seconds(2));
-    server_.reset();
-  }
-
-  grpc::Status edit(const v1::EditRequest& request, v1::EditResponse* response = nullptr,
-                    const std::string& token = kWriteToken) {
-    grpc::ClientContext context;
-    if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
-    v1::EditResponse ignored;
-    return stub_->Edit(&context, request, response ? response : &ignored);
-  }
   v1::Chunk chunk(int64_t x, int64_t z, const std::string& token = "") {
     grpc::ClientContext context;
     if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
@@ -86,20 +43,7 @@ class EditTest : public testing::TestWithParam<std::string> {
     EXPECT_TRUE(stub_->GetChunk(&context, request, &out).ok());
     return out;
   }
-
-  std::string dir_;
-  std::unique_ptr<test::PostgresCluster> postgres_;
-  std::string restored_;  // a store the test moved the server to
-  std::unique_ptr<WorldServer> server_;
-  std::unique_ptr<v1::WorldService::Stub> stub_;
 };
-
-v1::EditOp* op_at(v1::EditRequest& request, int64_t x, int64_t z) {
-  v1::EditOp* op = request.add_ops();
-  op->mutable_chunk()->set_x(x);
-  op->mutable_chunk()->set_z(z);
-  return op;
-}
 
 v1::EditRequest remove_object(int64_t x, int64_t z, uint64_t id) {
   v1::EditRequest request;

@@ -15,24 +15,33 @@
 
 namespace chunkforge::test {
 
-// One HTTP/1.1 GET on loopback; the status, or 0 if no answer came within `limit`. `from`:
-// the local address to connect from (attackers use 127.0.0.2, so that per-address limits can
-// tell them apart from the probe, as a load balancer's own address would be).
-inline int http_get(int port, const std::string& target, std::chrono::milliseconds limit,
-                    const char* from = "127.0.0.1", std::string* body = nullptr) {
+// A non-blocking TCP socket bound to the local address `from`, connecting to loopback `port`
+// (the connection completes in the background: poll for POLLOUT); -1 if no socket is left.
+inline int connect_from(const char* from, int port) {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  if (fd < 0) return -1;
   sockaddr_in local{}, remote{};
   local.sin_family = remote.sin_family = AF_INET;
   inet_pton(AF_INET, from, &local.sin_addr);
   bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local);
   remote.sin_port = htons(static_cast<uint16_t>(port));
   remote.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  connect(fd, reinterpret_cast<sockaddr*>(&remote), sizeof remote);
+  return fd;
+}
+
+// One HTTP/1.1 GET on loopback; the status, or 0 if no answer came within `limit`. `from`:
+// the local address to connect from (attackers use 127.0.0.2, so that per-address limits can
+// tell them apart from the probe, as a load balancer's own address would be).
+inline int http_get(int port, const std::string& target, std::chrono::milliseconds limit,
+                    const char* from = "127.0.0.1", std::string* body = nullptr) {
+  const int fd = connect_from(from, port);
+  if (fd < 0) return 0;
   using std::chrono::duration_cast, std::chrono::milliseconds, std::chrono::steady_clock;
   const auto end = steady_clock::now() + limit;
   const auto left = [&] {
     return static_cast<int>(std::max<int64_t>(0, duration_cast<milliseconds>(end - steady_clock::now()).count()));
   };
-  connect(fd, reinterpret_cast<sockaddr*>(&remote), sizeof remote);
   pollfd p{fd, POLLOUT, 0};
   std::string received;
   if (poll(&p, 1, left()) == 1 && (p.revents & POLLOUT)) {
