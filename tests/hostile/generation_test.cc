@@ -6,6 +6,7 @@
 #include <random>
 
 #include "harness.h"
+#include "support/far_views.h"
 
 namespace chunkforge::hostile {
 namespace {
@@ -228,18 +229,7 @@ void never_read(ServerProcess& server, std::stop_token stop) {
   auto stub = v1::WorldService::NewStub(server.channel());
   grpc::ClientContext context;
   auto session = stub->Session(&context);
-  v1::SessionUpdate views[2];
-  for (int v = 0; v < 2; ++v) {
-    views[v].set_x(v * 6400000.0);
-    views[v].set_view_radius(16);
-    for (int64_t z = -16; z <= 16; ++z) {
-      for (int64_t x = v * 100000 - 16; x <= v * 100000 + 16; ++x) {
-        auto* held = views[v].add_held();
-        held->set_x(x);
-        held->set_z(z);
-      }
-    }
-  }
+  const auto views = test::alternating_far_views();
   std::jthread canceller([&context, stop] {
     while (!stop.stop_requested()) std::this_thread::sleep_for(10ms);
     context.TryCancel();

@@ -10,6 +10,7 @@
 
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "support/certificate.h"
+#include "support/far_views.h"
 #include "support/server_process.h"
 #include "support/temp_dir.h"
 
@@ -164,18 +165,7 @@ TEST(HostileProcessTest, ASessionThatNeverReadsCannotGrowTheServer) {
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + 5s);
   auto session = stub->Session(&context);
-  chunkforge::v1::SessionUpdate views[2];
-  for (int v = 0; v < 2; ++v) {
-    views[v].set_x(v * 6400000.0);
-    views[v].set_view_radius(16);
-    for (int64_t z = -16; z <= 16; ++z) {
-      for (int64_t x = v * 100000 - 16; x <= v * 100000 + 16; ++x) {
-        auto* held = views[v].add_held();
-        held->set_x(x);
-        held->set_z(z);
-      }
-    }
-  }
+  const auto views = alternating_far_views();
   size_t peak = before;
   for (int k = 0; session->Write(views[k % 2]); ++k) {
     if (k % 64 == 0) peak = std::max(peak, resident_bytes(p.pid));
