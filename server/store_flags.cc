@@ -22,6 +22,9 @@ void declare_store_flags(CLI::App& app, StoreFlags& flags, AddOptional add) {
   app.add_flag("--open-edits", flags.open_edits, "anyone who may read may edit: for local development only");
   app.add_flag("--store-rebind", flags.rebind,
                "start even if the store holds edits of another world, keeping them over this one");
+  app.add_flag("--store-optional", flags.optional,
+               "if the store cannot be opened at start-up, serve the generated world\n(every Edit "
+               "UNAVAILABLE; edited chunks as generated) instead of exiting");
 }
 
 std::optional<std::string> read_token_file(const std::string& flag, const std::string& path) {
@@ -69,8 +72,16 @@ std::optional<int> apply_store_flags(const StoreFlags& flags, const World& world
   try {
     options.store = open_store(*where);
   } catch (const StoreError& e) {
-    std::cerr << "edit store: " << e.what() << '\n';
-    return 1;
+    if (flags.optional) {  // the operator chose the generated world over no world
+      spdlog::error("edit store: {}; serving the generated world WITHOUT edits (--store-optional): edits are "
+                    "refused and edited chunks are served as generated until a restart opens the store",
+                    e.what());
+      options.store_error = std::string("the edit store could not be opened at start-up (") + e.what() + ")";
+      return std::nullopt;
+    }
+    std::cerr << (flags.data_dir ? "--data \"" + *flags.data_dir + "\": " : std::string()) << "edit store: "
+              << e.what() << '\n';
+    return flags.data_dir ? 2 : 1;
   }
   try {
     if (const std::string error = bind_store(*options.store, world, flags.rebind); !error.empty()) {

@@ -19,6 +19,9 @@ namespace chunkforge::server {
 struct StoreFlags {
   std::optional<std::string> data_dir, store, write_token_file;
   bool open_edits = false, rebind = false;
+  // --store-optional: a store that cannot be opened at start-up leaves the server serving the
+  // generated world (edits UNAVAILABLE) instead of stopping it.
+  bool optional = false;
 };
 
 // Adds the flags to `app`, bound to `flags`. `add` declares a FILE/DIR/URI option the way the
@@ -29,7 +32,9 @@ void declare_store_flags(CLI::App& app, StoreFlags& flags, AddOptional add);
 
 // Opens and binds the store and reads the write token into `options`. The exit code on failure
 // after printing why (2: bad flags, a token file without a token, a store bound to another
-// world; 1: a store that cannot be opened), or nullopt.
+// world, a --data directory whose store cannot be opened; 1: a --store that cannot be opened),
+// or nullopt. With `optional`, a store that cannot be opened is logged and the server starts
+// without it (options.store_error says why).
 std::optional<int> apply_store_flags(const StoreFlags& flags, const World& world, ServerOptions& options);
 
 // A token file's token (trailing white space dropped); nullopt after printing why.

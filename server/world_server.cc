@@ -21,7 +21,7 @@ WorldServer::WorldServer(const World& world, ServerOptions options)
       queue_(options_.threads, options_.limits.max_queued_jobs),
       edits_(options_.store ? std::make_unique<EditService>(world, *options_.store) : nullptr),
       service_(world, cache_, queue_, metrics_, options_.limits,
-               Auth{options_.auth_token, options_.write_token, options_.open_edits}, edits_.get()),
+               Auth{options_.auth_token, options_.write_token, options_.open_edits, options_.store_error}, edits_.get()),
       world_(world) {
   if (!options_.publish_seed) service_.withhold_seed();
 }

@@ -46,6 +46,8 @@ struct ServerOptions {
   // server serves the generated world and refuses edits. The write token edits; without one
   // nobody may, unless open_edits.
   std::shared_ptr<EditStore> store;
+  // Why there is no store although one was named (--store-optional); edits then get UNAVAILABLE.
+  std::string store_error;
   std::string write_token;
   bool open_edits = false;
 };

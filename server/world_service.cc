@@ -89,6 +89,9 @@ grpc::Status WorldService::authenticate(const grpc::CallbackServerContext& conte
 }
 
 grpc::Status WorldService::authorize_edit(const grpc::CallbackServerContext& context) const {
+  if (edits_ == nullptr && !auth_.store_error.empty()) {
+    return {grpc::StatusCode::UNAVAILABLE, auth_.store_error + ": edit not applied; retry later"};
+  }
   if (edits_ == nullptr) {
     return {grpc::StatusCode::FAILED_PRECONDITION, "this server keeps no edits (start it with --data DIR or --store URI)"};
   }

@@ -84,6 +84,7 @@ struct Auth {
   std::string token;        // empty: anyone may read
   std::string write_token;  // empty: nobody may edit, unless open_edits
   bool open_edits = false;  // anyone who may read may edit (local development)
+  std::string store_error;  // a store was named but could not be opened: edits UNAVAILABLE
 };
 
 // What a validated request asks for: the cache key and how to build the chunk.

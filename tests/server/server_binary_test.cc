@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -137,6 +138,41 @@ TEST(ServerBinaryTest, AnUnreachablePostgresStoreStopsStartUpWithoutShowingThePa
   EXPECT_NE(log.find("edit store: postgres://game@127.0.0.1:1/world: cannot connect:"), std::string::npos) << log;
   EXPECT_NE(log.find("Connection refused"), std::string::npos) << log;
   EXPECT_EQ(log.find("s3cret"), std::string::npos) << log;
+}
+
+// A --data directory whose store cannot be opened (here edits.db is a directory; in production
+// a full disk or a read-only volume) names the flag, exit 2. With --store-optional the operator
+// gets the generated world instead: chunks served, every Edit UNAVAILABLE saying why.
+TEST(ServerBinaryTest, ADataDirectoryWhoseStoreCannotOpenNamesTheFlagOrServesWithoutEdits) {
+  const std::string data = unique_temp_dir("server_binary_data");
+  std::filesystem::create_directories(data + "edits.db");
+  const Process refused = spawn(CHUNKFORGE_SERVER, {"--data", data, "--listen", "127.0.0.1:0", "--http", ""},
+                                temp("data_refused.log"));
+  EXPECT_EQ(wait_for(refused, std::chrono::seconds(10)), 2);
+  EXPECT_NE(read_text(refused.log).find("--data \"" + data + "\": edit store:"), std::string::npos)
+      << read_text(refused.log);
+
+  const Process p = spawn(CHUNKFORGE_SERVER, {"--data", data, "--store-optional", "--open-edits", "--listen",
+                                              "127.0.0.1:0", "--http", ""}, temp("data_optional.log"));
+  const int port = wait_until_serving(p);
+  ASSERT_GT(port, 0) << read_text(p.log);
+  auto stub = chunkforge::v1::WorldService::NewStub(
+      grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext read_context, edit_context;
+  read_context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  edit_context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  chunkforge::v1::Chunk chunk;
+  EXPECT_TRUE(stub->GetChunk(&read_context, {}, &chunk).ok());
+  chunkforge::v1::EditRequest request;
+  chunkforge::v1::EditOp* op = request.add_ops();
+  op->mutable_chunk();
+  op->mutable_add_object()->set_x(1);
+  chunkforge::v1::EditResponse response;
+  const grpc::Status status = stub->Edit(&edit_context, request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_NE(status.error_message().find("could not be opened at start-up"), std::string::npos) << status.error_message();
+  kill(p.pid, SIGTERM);
+  EXPECT_EQ(wait_for(p, std::chrono::seconds(10)), 0) << read_text(p.log);
 }
 
 TEST(ServerBinaryTest, BadFlagsExitWith2) {
