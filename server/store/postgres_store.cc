@@ -170,8 +170,11 @@ class PostgresStore final : public EditStore {
 
  private:
   struct OwnedFd {
-    int fd;
+    explicit OwnedFd(int owned) : fd(owned) {}
+    OwnedFd(const OwnedFd&) = delete;
+    OwnedFd& operator=(const OwnedFd&) = delete;
     ~OwnedFd() { close(fd); }
+    int fd;
   };
   // A read on the reader connection, reconnecting first if the database went away.
   template <typename F>

@@ -258,9 +258,9 @@ struct Replies {
 TEST(MapJobsTest, SearchesBeyondMaxLocatesAtOnceGet503) {
   map::MapOptions options;
   options.max_locates = 1;
+  Replies replies;  // before the service: its jobs' reply functions die with its pool
   map::MapService service(options);
   service.set_world(default_world(), "test");
-  Replies replies;
   auto open = std::make_shared<std::atomic<bool>>(false);
   const map::MapRequest search{"/api/locate?type=well&x=0&z=0&radius=4096", "", "", ""};
   ASSERT_TRUE(service.handle(search, replies.fn(), open));
@@ -274,9 +274,9 @@ TEST(MapJobsTest, SearchesBeyondMaxLocatesAtOnceGet503) {
 }
 
 TEST(MapJobsTest, ASearchWhoseClientLeftIsNeitherRunNorAnswered) {
+  Replies replies;  // before the service: its jobs' reply functions die with its pool
   map::MapService service(map::MapOptions{});
   service.set_world(default_world(), "test");
-  Replies replies;
   auto left = std::make_shared<std::atomic<bool>>(true);
   ASSERT_TRUE(service.handle({"/api/locate?type=well&x=0&z=0&radius=4096", "", "", ""}, replies.fn(), left));
   ASSERT_TRUE(replies.wait(0, 1));  // the reply function was dropped
