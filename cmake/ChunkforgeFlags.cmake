@@ -57,7 +57,7 @@ if(CHUNKFORGE_SANITIZE)
   endif()
   # -O1 -g1 (after the build type's -O2 -g, so they win): line tables are all a sanitizer report
   # needs, and at -O2 with full debug info the ASan+UBSan build took about twice as long
-  # (server/http_endpoint.cc: 96 s of CPU at -O2 -g, 47 s at -O1 -g1; the whole build in CI's
+  # (server/http/http_endpoint.cc: 96 s of CPU at -O2 -g, 47 s at -O1 -g1; the whole build in CI's
   # ASan stage, 25 min then 12 min on 2 cores).
   add_compile_options(${chunkforge_sanitize_flags} -fno-omit-frame-pointer -O1 -g1)
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")

@@ -8,7 +8,7 @@
 //
 //   for (const EntryPoint& e : entry_points()) std::cout << e.name << ": " << e.bounds << "\n";
 //
-// The bounds are stated at the default limits (server/world_service.h Limits, HttpOptions,
+// The bounds are stated at the default limits (server/rpc/world_service.h Limits, HttpOptions,
 // map::MapOptions); flags that change one are named in the text.
 #pragma once
 

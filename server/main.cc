@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "chunkforge/quote.h"
-#include "flag_files.h"
-#include "store_flags.h"
-#include "tls_files.h"
+#include "startup/flag_files.h"
+#include "startup/store_flags.h"
+#include "startup/tls_files.h"
 #include "world_server.h"
 
 namespace {

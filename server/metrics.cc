@@ -3,7 +3,7 @@
 
 #include <sstream>
 
-#include "chunk_cache.h"
+#include "generation/chunk_cache.h"
 
 namespace chunkforge::server {
 

@@ -9,7 +9,7 @@
 
 #include <algorithm>
 
-#include "edit_batch.h"
+#include "edits/edit_batch.h"
 
 namespace chunkforge::server {
 

@@ -19,12 +19,12 @@
 #include <memory>
 #include <string>
 
-#include "chunk_cache.h"
-#include "generation_queue.h"
-#include "http_endpoint.h"
+#include "generation/chunk_cache.h"
+#include "generation/generation_queue.h"
+#include "http/http_endpoint.h"
 #include "map_service.h"
 #include "metrics.h"
-#include "world_service.h"
+#include "rpc/world_service.h"
 
 namespace chunkforge::server {
 

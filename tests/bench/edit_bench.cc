@@ -19,7 +19,7 @@
 #include <thread>
 
 #include "chunkforge/v1/service.grpc.pb.h"
-#include "edit_service.h"
+#include "edits/edit_service.h"
 #include "support/postgres_cluster.h"
 #include "world_server.h"
 

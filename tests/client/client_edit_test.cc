@@ -14,7 +14,7 @@
 #include "chunkforge/client.h"
 #include "chunkforge/encode.h"
 #include "chunkforge/v1/chunk.pb.h"
-#include "edit_service.h"
+#include "edits/edit_service.h"
 #include "support/eventually.h"
 #include "support/free_port.h"
 #include "support/temp_dir.h"

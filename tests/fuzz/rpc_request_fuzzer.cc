@@ -18,12 +18,12 @@
 #include <string>
 #include <vector>
 
-#include "chunk_cache.h"
-#include "edit_batch.h"
-#include "generation_queue.h"
+#include "generation/chunk_cache.h"
+#include "edits/edit_batch.h"
+#include "generation/generation_queue.h"
 #include "metrics.h"
-#include "session_view.h"
-#include "world_service.h"
+#include "session/session_view.h"
+#include "rpc/world_service.h"
 
 namespace {
 

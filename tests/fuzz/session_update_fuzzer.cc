@@ -11,7 +11,7 @@
 #include <memory>
 #include <string>
 
-#include "session_view.h"
+#include "session/session_view.h"
 
 namespace {
 

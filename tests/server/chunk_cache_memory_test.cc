@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "chunk_cache.h"
+#include "generation/chunk_cache.h"
 
 namespace chunkforge::server {
 namespace {

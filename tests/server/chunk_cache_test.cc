@@ -1,7 +1,7 @@
 // ChunkCache on its own: hits and misses, single-flight joins, LRU eviction within the charged
 // capacity, productions started once (or dropped when unwanted), a more urgent waiter asking for
 // its own production, oversized entries, and the statistics /metrics shows.
-#include "chunk_cache.h"
+#include "generation/chunk_cache.h"
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@
 
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "chunkforge/world.h"
-#include "edit_service.h"
+#include "edits/edit_service.h"
 #include "support/postgres_cluster.h"
 #include "support/temp_dir.h"
 #include "world_server.h"

@@ -2,7 +2,7 @@
 // region with no worker idle while work waits, stop() prompt, dropping what is still queued, and
 // its bound: refusals by kind, and unwanted work leaving the queue instead of piling up.
 // The exact order between workers is routed_jobs_test.cc's.
-#include "generation_queue.h"
+#include "generation/generation_queue.h"
 
 #include <gtest/gtest.h>
 

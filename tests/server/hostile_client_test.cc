@@ -12,7 +12,7 @@
 #include <string>
 #include <thread>
 
-#include "byte_buffer.h"
+#include "rpc/byte_buffer.h"
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "world_server.h"
 

@@ -1,7 +1,7 @@
 // HttpEndpoint over real loopback sockets: its routes, and that no client can stall it or shut
 // out the health check (idle and trickling clients, too many connections from one address or
 // in all, oversized headers, stop() with clients stuck or replies owed).
-#include "http_endpoint.h"
+#include "http/http_endpoint.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>

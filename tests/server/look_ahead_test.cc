@@ -2,7 +2,7 @@
 // second step that only adds the new edge), the ring around the first view, nothing after a
 // jump, the world's edge, which prefetches a turn leaves unwanted, and that what
 // it tracks stays bounded.
-#include "look_ahead.h"
+#include "session/look_ahead.h"
 
 #include <gtest/gtest.h>
 

@@ -19,7 +19,7 @@
 #include "chunkforge/chunk.h"
 #include "chunkforge/resource_layer.h"
 #include "chunkforge/world.h"
-#include "http_endpoint.h"
+#include "http/http_endpoint.h"
 #include "map_service.h"
 #include "support/http_response.h"
 #include "world_server.h"

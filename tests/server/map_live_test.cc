@@ -17,7 +17,7 @@
 #include <thread>
 
 #include "chunkforge/v1/service.grpc.pb.h"
-#include "edit_service.h"
+#include "edits/edit_service.h"
 #include "support/temp_dir.h"
 #include "world_server.h"
 

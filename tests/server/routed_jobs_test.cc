@@ -1,7 +1,7 @@
 // RoutedJobs: which job a worker takes next (most urgent first; its own before another
 // worker's at equal urgency; stealing when it has nothing of its own), without threads, so
 // every order is exact.
-#include "routed_jobs.h"
+#include "generation/routed_jobs.h"
 
 #include <gtest/gtest.h>
 

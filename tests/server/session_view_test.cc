@@ -1,7 +1,7 @@
 // SessionView on its own: what a session owes and keeps stays bounded whatever the updates, the
 // view is clipped at the world's edge, and the order of events is the session's contract
 // (unloads before loads, nearest first).
-#include "session_view.h"
+#include "session/session_view.h"
 
 #include <gtest/gtest.h>
 

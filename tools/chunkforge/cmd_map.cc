@@ -12,7 +12,7 @@
 
 #include "args.h"
 #include "commands.h"
-#include "http_endpoint.h"
+#include "http/http_endpoint.h"
 #include "map_service.h"
 #include "world_options.h"
 #include "world_server.h"

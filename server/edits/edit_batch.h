@@ -1,0 +1,98 @@
+// File: server/edits/edit_batch.h
+//
+// One Edit request from check to commit, without gRPC (docs/edits.md):
+//   1. check_request: what can be checked without the world's chunks (sizes, ranges, ids of
+//      layers), before any work is queued;
+//   2. base_chunks_needed: which generated chunks the batch needs (a removed structure needs
+//      every chunk its box overlaps);
+//   3. commit_batch, inside a store write transaction: the chunks as they are now (base plus
+//      stored changes), each operation checked against them and resolved (ids assigned, heights
+//      taken from the terrain), compare-and-set versions checked, and one change per chunk
+//      appended. Every check comes before the first write: a refused batch leaves the
+//      transaction as it found it, so a group commit needs no savepoints.
+// The chunks a group works on are read from the store once per group (GroupChunks), and a
+// chunk's log is read from its newest snapshot on (read_log): every kSnapshotEvery-th version
+// of a chunk is stored as a reset plus the chunk's net edits, so neither a read nor an edit
+// replays more than kSnapshotEvery changes, however long the chunk's history.
+#pragma once
+
+#include <grpcpp/support/status.h>
+
+#include <functional>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "chunkforge/v1/edit.pb.h"
+#include "chunkforge/world.h"
+#include "edit_store.h"
+#include "session/session_view.h"
+
+namespace chunkforge::server {
+
+// Operations in one Edit request, at most; and request id bytes.
+inline constexpr int kMaxEditOps = 256;
+inline constexpr size_t kMaxRequestIdBytes = 128;
+// Chunks a removed structure's box may overlap, at most (a bigger one is refused).
+inline constexpr int64_t kMaxStructureChunks = 1024;
+// Distinct chunks one request's operations and `expect` name, at most: each may need a
+// generation before the batch can be checked.
+inline constexpr size_t kMaxEditChunks = 64;
+// Per chunk, after any batch: objects added by edits, their state bytes in total, and the
+// chunk's encoding without terrain. With terrain at Limits::max_terrain_samples (65,536
+// samples, at most 14 bytes each: 0.9 MB) a chunk at these bounds stays under 2.5 MB, inside a
+// stock client's 4 MiB messages (tests/server/edit_limits_test.cc).
+inline constexpr size_t kMaxAddedObjects = 4096;
+inline constexpr size_t kMaxChunkStateBytes = 256 << 10;
+inline constexpr size_t kMaxEditedChunkBytes = 1536 << 10;
+// Every version that is a multiple of this is stored as a snapshot (docs/edits.md, Compaction).
+inline constexpr uint64_t kSnapshotEvery = 32;
+
+// The generated chunks (all layers, no terrain) a batch works on.
+using BaseChunks = std::map<ChunkKey, v1::Chunk>;
+
+// OK, or INVALID_ARGUMENT naming the field (`ops[3].add_object.x: ...`).
+grpc::Status check_request(const World& world, const v1::EditRequest& request, int64_t chunk_limit);
+
+// The chunks every operation names (and those listed in `expect`).
+std::vector<ChunkKey> chunks_named(const v1::EditRequest& request);
+// The further chunks that removing the structures need, given the bases of the named chunks:
+// every chunk the box of each removed structure overlaps. NOT_FOUND if a named chunk does not
+// report the structure; INVALID_ARGUMENT if its box is too large.
+grpc::Status structure_chunks(const World& world, const v1::EditRequest& request, const BaseChunks& bases,
+                              std::vector<ChunkKey>& more);
+
+// A chunk as the transaction of a group commit has it now, kept between its batches.
+struct ChunkNow {
+  v1::Chunk current;
+  uint64_t version = 0;          // stored version
+  std::set<uint64_t> taken_ids;  // generated and added ids: a new id avoids them all
+  size_t added_objects = 0;      // objects of `current` the base does not hold
+  size_t state_bytes = 0;        // sum of `current`'s object states
+};
+using GroupChunks = std::map<ChunkKey, ChunkNow>;
+
+// Applies the batch in `tx` (see the file comment). `bases` holds every chunk from the two
+// functions above; `group` the chunks earlier batches of the same transaction left (filled
+// here on first use). On success `response` has the new versions and added ids and `changes`
+// the appended changes (chunk and version set); on failure nothing was appended, and the
+// chunks the batch touched are dropped from `group` (read again when next needed).
+grpc::Status commit_batch(const World& world, EditStore::Transaction& tx, const v1::EditRequest& request,
+                          const BaseChunks& bases, GroupChunks& group, v1::EditResponse& response,
+                          std::vector<v1::ChunkChange>& changes);
+
+// The chunk's stored changes up to `version` from its newest snapshot or reset on, oldest
+// first (all of them if it has none). `log(after)` reads the changes after a version.
+std::vector<StoredChange> read_log(uint64_t version,
+                                   const std::function<std::vector<StoredChange>(uint64_t after)>& log);
+
+// A change holding the chunk's net edits over its base (removals of generated objects and
+// structures, added objects as they stand, states), marked reset: applied to the base it gives
+// `current`'s objects, structures and states.
+v1::ChunkChange snapshot_change(const v1::Chunk& base, const v1::Chunk& current);
+
+// A chunk as it is now: its base with the stored changes applied (a reset starts over).
+v1::Chunk current_chunk(const v1::Chunk& base, const std::vector<StoredChange>& log,
+                        const google::protobuf::RepeatedField<uint32_t>& layers);
+
+}  // namespace chunkforge::server

@@ -1,0 +1,84 @@
+// WorldService::Edit: a batch of edits (docs/edits.md). Checked on the gRPC thread (sizes,
+// ranges, compare-and-set versions the index already knows are stale, the bounds on edits under
+// way), then the generated chunks it works on are fetched on the generation threads, one edit
+// at a time and behind the players' views, and the EditService commits it in the next group;
+// the answer goes out once the batch is durable.
+#include <spdlog/spdlog.h>
+
+#include "rpc/byte_buffer.h"
+#include "rpc/rpc_call.h"
+#include "rpc/world_service.h"
+
+namespace chunkforge::server {
+namespace {
+
+// The generated chunks of `keys`, added to `bases`.
+void add_bases(WorldService& service, const std::vector<ChunkKey>& keys, BaseChunks& bases) {
+  for (const ChunkKey& k : keys) bases.emplace(k, service.base_chunk({k.x, k.z}));
+}
+
+// FAILED_PRECONDITION for an `expect` older than the version this process knows: versions only
+// grow, so it is stale whatever the store says, and no chunk need be generated to say so. One
+// newer than the index is left to the store (another replica may have committed it).
+grpc::Status check_known_versions(const EditService& edits, const v1::EditRequest& request) {
+  for (int i = 0; i < request.expect_size(); ++i) {
+    const v1::ChunkVersion& e = request.expect(i);
+    const uint64_t known = edits.version({e.chunk().x(), e.chunk().z()});
+    if (known > e.version()) {
+      return {grpc::StatusCode::FAILED_PRECONDITION,
+              "expect[" + std::to_string(i) + "]: chunk (" + std::to_string(e.chunk().x()) + ", " +
+                  std::to_string(e.chunk().z()) + ") is at version " + std::to_string(known) + ", not " +
+                  std::to_string(e.version()) + " (reload it and retry)"};
+    }
+  }
+  return grpc::Status::OK;
+}
+
+}  // namespace
+
+grpc::ServerUnaryReactor* WorldService::Edit(grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw,
+                                             grpc::ByteBuffer* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  const UnaryCall call(reactor, metrics_, Metrics::kEdit);
+  auto request = std::make_shared<v1::EditRequest>();
+  // Parsed first, as every RPC is (bytes that are not the request are INVALID_ARGUMENT on any
+  // server); then admitted, before any check that costs more than the parse.
+  grpc::Status status = open_call(*this, Metrics::kEdit, *context, raw, request.get());
+  if (status.ok()) status = authorize_edit(*context);
+  const std::string writer = context->peer();
+  const size_t bytes = raw != nullptr ? raw->Length() : 0;
+  if (status.ok()) status = edits_->admission().admit(writer, bytes);
+  const bool admitted = status.ok();
+  if (status.ok()) status = check_request(world_, *request, chunk_limit());
+  if (status.ok()) status = check_known_versions(*edits_, *request);
+  if (!status.ok()) {
+    if (admitted) edits_->admission().release(writer, bytes);
+    call.finish(status);
+    return reactor;
+  }
+  EditAdmission& admission = edits_->admission();
+  auto done = [call, response, &admission, writer, bytes](grpc::Status result, v1::EditResponse answer) {
+    admission.release(writer, bytes);
+    if (result.ok()) *response = buffer_of(answer.SerializeAsString());
+    call.finish(result);
+  };
+  auto cancelled = [context] { return context->IsCancelled(); };
+  // One edit at a time on the generation threads, after every chunk in a player's view: edits,
+  // bounded by the admission above, cannot hold back what players are waiting to see.
+  edit_lane_.add([this, request, done, cancelled] {
+    if (cancelled()) return done({grpc::StatusCode::CANCELLED, "the client left: edit not applied"}, {});
+    BaseChunks bases;
+    try {
+      add_bases(*this, chunks_named(*request), bases);
+      std::vector<ChunkKey> more;
+      if (grpc::Status found = structure_chunks(world_, *request, bases, more); !found.ok()) return done(found, {});
+      add_bases(*this, more, bases);
+    } catch (const std::exception& e) {  // the server is stopping, or out of memory
+      return done({grpc::StatusCode::UNAVAILABLE, std::string("edit not applied: ") + e.what()}, {});
+    }
+    edits_->submit(std::move(*request), std::move(bases), done, cancelled);
+  });
+  return reactor;
+}
+
+}  // namespace chunkforge::server

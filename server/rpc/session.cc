@@ -1,0 +1,370 @@
+// WorldService::Session: one player's view over a bidirectional stream. Reads position updates,
+// writes unloads, committed edits of loaded chunks (docs/edits.md) and loads (nearest to the
+// latest position first, the cached chunk bytes wrapped in a SessionEvent without re-encoding),
+// and prefetches what a walking player's next step brings into view (LookAhead). The
+// bookkeeping is SessionView's; this file is the gRPC side: at most kWindow generations or ready
+// chunks per session, no further reads while the client owes too many unloads, and a client
+// that stops reading ended by the stall watch.
+#include <grpcpp/alarm.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "rpc/byte_buffer.h"
+#include "rpc/rpc_call.h"
+#include "rpc/stream_call.h"
+#include "rpc/world_service.h"
+#include "session/look_ahead.h"
+#include "session/session_view.h"
+
+namespace chunkforge::server {
+namespace {
+
+constexpr size_t kWindow = 8;  // generations under way plus chunks ready to write, per session
+// A batch of loads stops growing past this many bytes: far below a client's 4 MiB message limit
+// (a batch holds at most kWindow chunks anyway).
+constexpr size_t kMaxBatchBytes = size_t{1} << 20;
+// A session reads its next update no sooner than this after the last one. Updates are applied
+// on gRPC's callback threads, which every call's handlers share (two on this machine): a client
+// that sent whole-view updates as fast as it could kept them busy, and everyone else's warm
+// GetChunk took over a second. A player moves far less often; past this pace HTTP/2 flow
+// control holds the client's updates back.
+constexpr auto kMinUpdateInterval = std::chrono::milliseconds(10);
+
+std::string varint(uint64_t v) {
+  std::string out;
+  for (; v >= 0x80; v >>= 7) out += static_cast<char>((v & 0x7f) | 0x80);
+  out += static_cast<char>(v);
+  return out;
+}
+
+// SessionEvent{load: chunk} around the chunk's canonical bytes (field 1, length-delimited).
+// Also one entry of ChunkBatch.chunks, which is field 1 too.
+std::string load_event(const std::string& chunk) { return "\x0a" + varint(chunk.size()) + chunk; }
+
+// SessionEvent{loads: ChunkBatch{chunks}} around entries made by load_event (field 4).
+std::string loads_event(const std::string& chunks) { return "\x22" + varint(chunks.size()) + chunks; }
+
+std::string unload_event(ChunkKey k) {
+  v1::SessionEvent e;
+  e.mutable_unload()->set_x(k.x);
+  e.mutable_unload()->set_z(k.z);
+  return e.SerializeAsString();
+}
+
+class SessionReactor final
+    : public StreamCall<SessionReactor, grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>> {
+ public:
+  SessionReactor(WorldService& service, grpc::CallbackServerContext* context)
+      : StreamCall(service, context, Metrics::kSession, "event"),
+        view_(service.world().chunk_size(), service.chunk_limit(), kWindow), ahead_(service.chunk_limit()) {
+    service_.metrics().session_started();
+    std::lock_guard lock(state_->mutex);
+    if (const grpc::Status status = open(); !status.ok()) {
+      finish(status);
+      return;
+    }
+    spdlog::info("session started ({})", context->peer());
+    State::watch_stalls(watch_, state_);
+    listen_for_edits();
+    read_more();
+  }
+
+  void OnReadDone(bool ok) override {
+    std::lock_guard lock(state_->mutex);
+    reading_ = false;
+    if (!ok) {  // the client closed its side: end once the view is delivered
+      reads_done_ = true;
+      return pump();
+    }
+    if (const grpc::Status status = apply(bytes_of(incoming_)); !status.ok()) return finish(status);
+    pump();
+    read_more();
+  }
+
+  void OnWriteDone(bool ok) override {
+    std::lock_guard lock(state_->mutex);
+    watch_.write_done();
+    if (!ok || cancelled_) return finish({grpc::StatusCode::CANCELLED, "session cancelled"});
+    pump();
+    read_more();
+  }
+
+  void OnCancel() override {
+    std::lock_guard lock(state_->mutex);
+    cancelled_ = true;  // a write in flight ends first; OnWriteDone then finishes
+    if (!watch_.writing()) finish({grpc::StatusCode::CANCELLED, "session cancelled"});
+  }
+
+  void OnDone() override {
+    std::unique_ptr<grpc::Alarm> alarm, read_alarm, retry;
+    {
+      std::lock_guard lock(state_->mutex);
+      alarm = detach();
+      read_alarm = std::move(read_alarm_);
+      retry = std::move(retry_alarm_);
+    }
+    alarm.reset();
+    read_alarm.reset();
+    retry.reset();
+    spdlog::info("session ended: {} loads, {} unloads, {} changes", loads_sent_, unloads_sent_, changes_sent_);
+    delete this;
+  }
+
+ private:
+  friend StreamCall;
+
+  grpc::Status open() {
+    if (grpc::Status status = open_call(service_, Metrics::kSession, *context_, nullptr, nullptr); !status.ok()) {
+      return status;
+    }
+    if (grpc::Status status = take_slot(service_.sessions(), "sessions"); !status.ok()) return status;
+    player_ = service_.players().join();
+    return grpc::Status::OK;
+  }
+
+  // One update: checked, its options taken if it is the first, then the view moved. Called
+  // with the mutex held, as every method below.
+  grpc::Status apply(const std::string& bytes) {
+    v1::SessionUpdate update;
+    if (!update.ParseFromString(bytes)) return {grpc::StatusCode::INVALID_ARGUMENT, "update: not a SessionUpdate"};
+    const std::string error =
+        update_error(update, service_.limits().max_radius, static_cast<double>(kWorldUnits));
+    if (!error.empty()) return {grpc::StatusCode::INVALID_ARGUMENT, error};
+    if (!have_options_) {
+      ChunkJob probe;  // checks the options once, with the field named as the client sent it
+      if (grpc::Status status = service_.make_job({}, update.options(), "options", probe); !status.ok()) {
+        return status;
+      }
+      options_ = update.options();
+      have_options_ = true;
+      batch_loads_ = update.accept_load_batches();
+    }
+    view_.move(update);
+    service_.players().move(player_, update.x(), update.z());  // the live map's players overlay
+    catch_up_held();
+    look_ahead(update.view_radius());
+    return grpc::Status::OK;
+  }
+
+  // Queues, into the cache only, the chunks the player's next step brings into view if it walks
+  // on as it came: after every view's own chunks, so that a walking player finds them made. At
+  // most one ring's worth outstanding (8 (radius + 1), what the first view looks ahead at):
+  // a player who moves faster than they are made gets no more; their view still comes first.
+  void look_ahead(uint32_t radius) {
+    if (!service_.limits().look_ahead) return;
+    const int64_t most = 8 * (int64_t{radius} + 1);
+    for (const LookAhead::Chunk& chunk : ahead_.move(view_.centre(), radius)) {
+      if (prefetching_->load() >= most) break;  // the rest are made if the player steps there
+      ChunkJob job;
+      if (!service_.make_job(coord_of(chunk.key), options_, "position", job).ok()) continue;  // clipped: cannot fail
+      prefetching_->fetch_add(1);
+      const WorldService::Fetched fetched = service_.fetch(
+          job, Work::prefetch, chunk.ring, unwanted(chunk.unwanted),
+          [count = prefetching_](Bytes) { count->fetch_sub(1); });  // made or dropped
+      if (fetched.hit || fetched.refused) prefetching_->fetch_sub(1);
+      if (fetched.refused) break;  // the queue is full: views need it more
+      if (!fetched.hit) service_.metrics().looked_ahead();
+    }
+  }
+
+  // The `cancelled` of this session's fetches: the call is over, or the flag is raised.
+  std::function<bool()> unwanted(std::shared_ptr<std::atomic<bool>> flag) const {
+    return [state = std::weak_ptr<State>(state_), flag = std::move(flag)] {
+      const std::shared_ptr<State> s = state.lock();
+      return !s || s->over.load() || flag->load();
+    };
+  }
+
+  static v1::ChunkCoord coord_of(ChunkKey key) {
+    v1::ChunkCoord coord;
+    coord.set_x(key.x);
+    coord.set_z(key.z);
+    return coord;
+  }
+
+  // Committed edits reach the session from the EditService's tail thread; it stops listening
+  // once the call is over.
+  void listen_for_edits() {
+    if (service_.edits() == nullptr) return;
+    std::weak_ptr<State> weak = state_;
+    service_.edits()->listen(weak, [weak](const ChangeList& changes) {
+      State::with_reactor(weak, [&](SessionReactor& reactor) { reactor.receive(changes); });
+    });
+  }
+
+  void receive(const ChangeList& changes) {
+    if (finished_) return;
+    for (const auto& c : changes) {
+      view_.changed({c->change.chunk().x(), c->change.chunk().z()}, c->change.version(), c->event, c->change.reset());
+    }
+    pump();
+  }
+
+  // Chunks the client holds from before (a resumed session, its own cache) at another version
+  // than the current one are sent again whole.
+  void catch_up_held() {
+    for (const auto& [key, version] : view_.take_newly_held()) {
+      const uint64_t now = service_.edits() ? service_.edits()->version({key.x, key.z}) : 0;
+      if (now != version) view_.replace(key);
+    }
+  }
+
+  // Reads the next update unless the client owes too many unloads: it is then not reading, and
+  // HTTP/2 flow control holds its updates back until it does.
+  // Reads are paced too (kMinUpdateInterval): a read due later waits on an alarm.
+  void read_more() {
+    if (finished_ || reads_done_ || reading_ || read_waiting_) return;
+    if (view_.owed_unloads() > service_.limits().max_owed_unloads) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now < last_read_ + kMinUpdateInterval) {
+      read_waiting_ = true;
+      read_alarm_ = std::make_unique<grpc::Alarm>();  // replacing a fired alarm in its callback is safe
+      read_alarm_->Set(std::chrono::system_clock::now() + (last_read_ + kMinUpdateInterval - now),
+                       [weak = std::weak_ptr<State>(state_)](bool ok) {
+                         if (!ok) return;
+                         State::with_reactor(weak, [](SessionReactor& reactor) {
+                           reactor.read_waiting_ = false;
+                           reactor.read_more();
+                         });
+                       });
+      return;
+    }
+    last_read_ = now;
+    reading_ = true;
+    StartRead(&incoming_);
+  }
+
+  // Starts generations (nearest first, within the window) and writes the next event.
+  void pump() {
+    while (!finished_) {
+      const std::optional<SessionView::Generation> next = view_.next_generation();
+      if (!next) break;
+      request(*next);
+    }
+    if (finished_ || watch_.writing()) return;
+    if (std::optional<SessionView::Event> event = view_.next_event()) {
+      switch (event->kind) {
+        case SessionView::Kind::load:
+          write(loads(*event->bytes));
+          break;
+        case SessionView::Kind::unload:
+          write(unload_event(event->key));
+          ++unloads_sent_;
+          break;
+        case SessionView::Kind::change:
+          write(*event->bytes);
+          ++changes_sent_;
+          break;
+      }
+      return;
+    }
+    if (reads_done_ && view_.settled()) finish(grpc::Status::OK);
+  }
+
+  // The event for a ready chunk: a `load`, or for a client that reads batches, a `loads` with
+  // every other chunk ready now (nearest first) as well. A burst of chunks (a first view) then
+  // goes in a few writes, not one per chunk.
+  std::string loads(const std::string& first) {
+    std::string chunks = load_event(first);
+    count_load();
+    if (!batch_loads_) return chunks;
+    while (chunks.size() < kMaxBatchBytes) {
+      const std::optional<SessionView::Event> next = view_.next_load();
+      if (!next) break;
+      chunks += load_event(*next->bytes);
+      count_load();
+    }
+    return loads_event(chunks);
+  }
+
+  void count_load() {
+    ++loads_sent_;
+    service_.metrics().chunk_sent();
+  }
+
+  void request(const SessionView::Generation& generation) {
+    ChunkJob job;
+    if (grpc::Status status = service_.make_job(coord_of(generation.key), options_, "position", job); !status.ok()) {
+      return finish(status);
+    }
+    std::weak_ptr<State> state = state_;
+    const ChunkKey key = generation.key;
+    const uint64_t version = job.version;
+    WorldService::Fetched fetched = service_.fetch(
+        job, Work::view, view_.ring(key), unwanted(generation.unwanted),
+        [state, key, version](Bytes bytes) {  // later, on a worker thread
+          State::with_reactor(state, [&](auto& reactor) { reactor.delivered(key, std::move(bytes), version); });
+        });
+    if (fetched.refused) return finish(WorldService::queue_full());
+    if (fetched.hit) view_.generated(key, std::move(fetched.hit), version);
+  }
+
+  void delivered(ChunkKey key, Bytes bytes, uint64_t version) {
+    if (finished_) return;
+    if (!bytes && version > 0 && service_.edits() != nullptr && !service_.edits()->health().up()) {
+      return retry_later(key, version);
+    }
+    view_.generated(key, std::move(bytes), version);
+    pump();
+  }
+
+  // An edited chunk the store could not give: it stays in flight (holding its window slot) and
+  // is asked for again after the store's backoff, not at once: a busy loop otherwise.
+  void retry_later(ChunkKey key, uint64_t version) {
+    retries_.emplace_back(key, version);
+    if (retry_alarm_) return;
+    retry_alarm_ = std::make_unique<grpc::Alarm>();
+    std::weak_ptr<State> weak = state_;
+    retry_alarm_->Set(std::chrono::system_clock::now() + service_.edits()->health().backoff(), [weak](bool ok) {
+      if (ok) State::with_reactor(weak, [](SessionReactor& reactor) { reactor.retry_now(); });
+    });
+  }
+
+  void retry_now() {
+    retry_alarm_.reset();  // safe inside its own callback
+    if (finished_) return;
+    for (const auto& [key, version] : std::exchange(retries_, {})) view_.generated(key, nullptr, version);
+    pump();
+  }
+
+  void write(std::string event) {
+    watch_.write_started();
+    outgoing_ = buffer_of(event);
+    StartWrite(&outgoing_);
+  }
+
+  // What the session gives back as it finishes, besides its slot.
+  void released() {
+    service_.metrics().session_ended();
+    if (player_ != 0) service_.players().leave(player_);
+  }
+
+  SessionView view_;
+  LookAhead ahead_;
+  grpc::ByteBuffer incoming_, outgoing_;
+  v1::ChunkOptions options_;
+  bool have_options_ = false, batch_loads_ = false, reading_ = false, reads_done_ = false;
+  bool cancelled_ = false, read_waiting_ = false;
+  std::chrono::steady_clock::time_point last_read_;  // when the last read started
+  std::unique_ptr<grpc::Alarm> read_alarm_;          // a paced read waiting (read_more)
+  uint64_t loads_sent_ = 0, unloads_sent_ = 0, changes_sent_ = 0;
+  uint64_t player_ = 0;  // the session's number in service_.players(); 0 before it has one
+  // Look-ahead prefetches queued or being made; their waiters count it down from worker threads.
+  std::shared_ptr<std::atomic<int64_t>> prefetching_ = std::make_shared<std::atomic<int64_t>>(0);
+  std::vector<std::pair<ChunkKey, uint64_t>> retries_;  // edited chunks to ask for again (retry_later)
+  std::unique_ptr<grpc::Alarm> retry_alarm_;
+};
+
+}  // namespace
+
+grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* WorldService::Session(
+    grpc::CallbackServerContext* context) {
+  return new SessionReactor(*this, context);
+}
+
+}  // namespace chunkforge::server

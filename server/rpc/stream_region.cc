@@ -1,0 +1,137 @@
+// WorldService::StreamRegion: the square of chunks around a centre, nearest first. Generation
+// runs ahead of the writes by a bounded window; writes go out one at a time in nearest-first
+// order (HTTP/2 flow control paces them); a client that stops reading is ended by the stall watch.
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <tuple>
+#include <vector>
+
+#include "rpc/byte_buffer.h"
+#include "rpc/rpc_call.h"
+#include "rpc/stream_call.h"
+#include "rpc/world_service.h"
+
+namespace chunkforge::server {
+namespace {
+
+class RegionReactor final : public StreamCall<RegionReactor, grpc::ServerWriteReactor<grpc::ByteBuffer>> {
+ public:
+  static constexpr size_t kAhead = 16;  // generations requested beyond the next write
+
+  RegionReactor(WorldService& service, grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw)
+      : StreamCall(service, context, Metrics::kStreamRegion, "chunk") {
+    service_.metrics().stream_started();
+    std::lock_guard lock(state_->mutex);
+    if (const grpc::Status status = open(raw); !status.ok()) {
+      finish(status);
+      return;
+    }
+    State::watch_stalls(watch_, state_);
+    request_more();
+    write_next();
+  }
+
+  void OnWriteDone(bool ok) override {
+    std::lock_guard lock(state_->mutex);
+    watch_.write_done();
+    if (!ok || context_->IsCancelled()) return finish({grpc::StatusCode::CANCELLED, "stream cancelled"});
+    ready_[next_].reset();
+    ++next_;
+    service_.metrics().chunk_sent();
+    request_more();
+    write_next();
+  }
+
+  void OnCancel() override {
+    std::lock_guard lock(state_->mutex);
+    if (!watch_.writing()) finish({grpc::StatusCode::CANCELLED, "stream cancelled"});
+  }
+
+  void OnDone() override {
+    std::unique_ptr<grpc::Alarm> alarm;
+    {
+      std::lock_guard lock(state_->mutex);
+      alarm = detach();
+    }
+    alarm.reset();
+    delete this;
+  }
+
+ private:
+  friend StreamCall;
+
+  // The request checked and turned into jobs, nearest first; a slot taken.
+  grpc::Status open(const grpc::ByteBuffer* raw) {
+    v1::StreamRegionRequest request;
+    if (grpc::Status status = open_call(service_, Metrics::kStreamRegion, *context_, raw, &request); !status.ok()) {
+      return status;
+    }
+    if (grpc::Status status = service_.region_jobs(request, jobs_); !status.ok()) return status;
+    if (grpc::Status status = take_slot(service_.streams(), "region streams"); !status.ok()) return status;
+    ready_.resize(jobs_.size());
+    return grpc::Status::OK;
+  }
+
+  // A chunk's ring around the centre (the first job): its generation priority, as in a
+  // session, so that a stream's inner rings and a player's go before either's outer ones.
+  int64_t ring(ChunkCoord c) const {
+    const ChunkCoord centre = jobs_.front().coord;
+    return std::max(std::abs(c.x - centre.x), std::abs(c.z - centre.z));
+  }
+
+  // Called with the state's mutex held (as every method below).
+  void request_more() {
+    while (requested_ < jobs_.size() && requested_ < next_ + kAhead && !finished_) {
+      const size_t index = requested_++;
+      std::weak_ptr<State> state = state_;
+      // The context dies with the call, which may end before this waiter is dropped: the
+      // waiter asks the shared state instead (an atomic, no lock: the cache calls it under its
+      // own lock).
+      WorldService::Fetched fetched = service_.fetch(
+          jobs_[index], Work::view, ring(jobs_[index].coord),
+          [state] {
+            const std::shared_ptr<State> s = state.lock();
+            return !s || s->over.load();
+          },
+          [state, index](Bytes bytes) {  // later, on a worker thread
+            State::with_reactor(state, [&](auto& reactor) { reactor.delivered(index, std::move(bytes)); });
+          });
+      if (fetched.refused) return finish(WorldService::queue_full());
+      if (fetched.hit) ready_[index] = std::move(fetched.hit);
+    }
+  }
+
+  void delivered(size_t index, Bytes bytes) {
+    if (finished_) return;
+    if (!bytes) return finish(service_.dropped_status(jobs_[index], "generation dropped"));
+    ready_[index] = std::move(bytes);
+    write_next();
+  }
+
+  void write_next() {
+    if (finished_ || watch_.writing()) return;
+    if (next_ == jobs_.size()) return finish(grpc::Status::OK);
+    if (!ready_[next_]) return;
+    watch_.write_started();
+    buffer_ = buffer_of(*ready_[next_]);
+    StartWrite(&buffer_);
+  }
+
+  void released() { service_.metrics().stream_ended(); }
+
+  std::vector<ChunkJob> jobs_;
+  std::vector<Bytes> ready_;
+  size_t requested_ = 0, next_ = 0;
+  grpc::ByteBuffer buffer_;
+};
+
+}  // namespace
+
+grpc::ServerWriteReactor<grpc::ByteBuffer>* WorldService::StreamRegion(grpc::CallbackServerContext* context,
+                                                                       const grpc::ByteBuffer* request) {
+  return new RegionReactor(*this, context, request);
+}
+
+}  // namespace chunkforge::server

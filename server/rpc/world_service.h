@@ -1,0 +1,200 @@
+// File: server/rpc/world_service.h
+//
+// chunkforge.v1.WorldService on the gRPC callback API: what the RPCs share (the world, the
+// cache, the queue, the limits, validation of a chunk request, fetching a chunk). Each RPC lives
+// in a file of its own (get_world_info.cc, get_chunk.cc, stream_region.cc, session.cc,
+// locate.cc) and starts and ends through rpc_call.h. Every method is "raw": requests are parsed
+// by rpc_call.h, and chunks leave as the cached canonical bytes, never re-encoded.
+//
+// Thread safety: gRPC calls the methods from its threads; generation runs on the
+// GenerationQueue; everything shared is the thread-safe ChunkCache and the immutable World.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "generation/chunk_cache.h"
+#include "chunkforge/v1/service.grpc.pb.h"
+#include "chunkforge/world.h"
+#include "chunkforge/world_extent.h"
+#include "edits/edit_service.h"
+#include "generation/generation_queue.h"
+#include "metrics.h"
+#include "session/player_positions.h"
+#include "edits/serial_lane.h"
+
+namespace chunkforge::server {
+
+// Every bound a client meets (docs/server.md, "Limits and what a client cannot do").
+struct Limits {
+  uint32_t max_radius = 16;          // StreamRegion radius and Session view radius, chunks
+  uint32_t max_sessions = 1000;      // player sessions at once; more get RESOURCE_EXHAUSTED
+  uint32_t max_streams = 256;        // StreamRegion calls at once; more get RESOURCE_EXHAUSTED
+  // Incoming message size: the largest valid Edit batch (256 set_state ops of 256-byte states,
+  // 256 expects, a 128-byte request id: about 90 KiB) fits, with room (edit_limits_test.cc).
+  int max_request_bytes = 128 << 10;
+  // Terrain samples in one chunk's grid: 256 x 256 (a 64-unit chunk at step 1 has 4096). A
+  // 1024-unit chunk at step 1 would take 1.5 s and 600 MB, and exceed clients' 4 MB messages.
+  uint64_t max_terrain_samples = 65536;
+  // HTTP/2 streams (calls) one connection may have open at once; gRPC queues the rest.
+  int max_calls_per_connection = 128;
+  // Memory gRPC itself may use for connections and calls (its ResourceQuota).
+  size_t grpc_memory_bytes = size_t{256} << 20;
+  // A StreamRegion or Session whose client takes no message for this long is ended with
+  // RESOURCE_EXHAUSTED: the client is not reading its stream, and holds a slot.
+  std::chrono::milliseconds stall_timeout{30000};
+  // A Session reads no further updates while it owes more unloads than this (the client is not
+  // reading): HTTP/2 flow control then holds the client back.
+  size_t max_owed_unloads = 4096;
+  // Locate's largest radius, world units. Planning cost grows with the area: 4096 takes about
+  // 0.1 s for any type of the default world on one thread, 65536 about a minute (wells).
+  double max_locate_radius = 4096;
+  // Locate calls at once (queued or planning); more get RESOURCE_EXHAUSTED. 0: twice the
+  // generation threads. Each plans for up to about 0.1 s on a generation thread.
+  uint32_t max_locates = 0;
+  // Generation jobs queued at once (GenerationQueue's bound): past it GetChunk, StreamRegion and
+  // Locate get RESOURCE_EXHAUSTED; prefetches and Locate take at most half of it.
+  size_t max_queued_jobs = GenerationQueue::kDefaultMaxJobs;
+  // Not a limit: a Session prefetches the chunks a walking player's next step brings into view
+  // (look_ahead.h).
+  bool look_ahead = true;
+};
+
+// At most `max` calls of one kind at once (sessions, region streams).
+class CallSlots {
+ public:
+  explicit CallSlots(uint32_t max) : max_(max) {}
+  // Takes a slot; false when all are taken.
+  bool take();
+  void give_back() { --used_; }
+  uint32_t max() const { return max_; }
+
+ private:
+  uint32_t max_;
+  std::atomic<uint32_t> used_{0};
+};
+
+// Shared-token authentication: with a token set, every WorldService call must carry
+// "authorization: Bearer <token>" (health checking and reflection stay open). Edits need the
+// write token, which also reads; without one, edits are refused unless `open_edits`.
+struct Auth {
+  std::string token;        // empty: anyone may read
+  std::string write_token;  // empty: nobody may edit, unless open_edits
+  bool open_edits = false;  // anyone who may read may edit (local development)
+  std::string store_error;  // a store was named but could not be opened: edits UNAVAILABLE
+};
+
+// What a validated request asks for: the cache key and how to build the chunk.
+struct ChunkJob {
+  ChunkCoord coord;
+  v1::ChunkOptions options;
+  uint64_t version = 0;  // the chunk's edit version: 0 is the generated chunk
+  std::string key;
+};
+
+// Every method raw: ByteBuffer in and out.
+using WorldServiceBase = v1::WorldService::WithRawCallbackMethod_GetWorldInfo<
+    v1::WorldService::WithRawCallbackMethod_GetChunk<v1::WorldService::WithRawCallbackMethod_StreamRegion<
+        v1::WorldService::WithRawCallbackMethod_Session<
+            v1::WorldService::WithRawCallbackMethod_Locate<
+                v1::WorldService::WithRawCallbackMethod_Edit<v1::WorldService::Service>>>>>>;
+
+class WorldService final : public WorldServiceBase {
+ public:
+  // `edits` may be null: a server without a store serves the generated world only.
+  WorldService(const World& world, ChunkCache& cache, GenerationQueue& queue, Metrics& metrics, Limits limits,
+               Auth auth = {}, EditService* edits = nullptr);
+
+  // The RPCs, one file each.
+  grpc::ServerUnaryReactor* GetWorldInfo(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+                                         grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* GetChunk(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+                                     grpc::ByteBuffer* response) override;
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* StreamRegion(grpc::CallbackServerContext* context,
+                                                           const grpc::ByteBuffer* request) override;
+  grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* Session(grpc::CallbackServerContext* context) override;
+  grpc::ServerUnaryReactor* Locate(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+                                   grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* Edit(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+                                 grpc::ByteBuffer* response) override;
+
+  // What fetch() did: the bytes of a hit, or refused (the generation queue is full: nothing was
+  // queued, on_ready is never called, the caller answers RESOURCE_EXHAUSTED), or neither (on_ready
+  // gets the bytes later).
+  struct Fetched {
+    Bytes hit;
+    bool refused = false;
+  };
+  // The status of a call refused because the generation queue is full.
+  static grpc::Status queue_full();
+
+  // Validates a coordinate and options; the error names the field and the allowed range.
+  grpc::Status make_job(const v1::ChunkCoord& coord, const v1::ChunkOptions& options, const std::string& field,
+                        ChunkJob& job) const;
+  // StreamRegion's request as jobs, nearest first; the error names the field.
+  grpc::Status region_jobs(const v1::StreamRegionRequest& request, std::vector<ChunkJob>& jobs) const;
+  // Locate's request checked; the structure type's id in `type`.
+  grpc::Status check_locate(const v1::LocateRequest& request, uint32_t& type) const;
+  // The job's bytes now on a cache hit; otherwise on_ready gets them later (null if the
+  // generation was dropped), by joining a generation under way or queueing one of `kind`
+  // (Work::view or Work::prefetch) on the generation worker that owns the chunk's region. Its
+  // priority: `ring`, the chunk's ring in its requester's view (0 for GetChunk); a prefetch's
+  // after every view's rings. A request more urgent than a queued generation it joins queues
+  // one more at its own priority; whichever runs first makes the chunk. A generation nobody
+  // waits for any more leaves the queue (GenerationQueue).
+  Fetched fetch(const ChunkJob& job, Work kind, int64_t ring, std::function<bool()> cancelled,
+                std::function<void(Bytes)> on_ready);
+  // Why a fetch came back without bytes: UNAVAILABLE for an edited chunk while the edit store
+  // is down, else CANCELLED with `otherwise`.
+  grpc::Status dropped_status(const ChunkJob& job, const char* otherwise) const;
+  // The generated chunk of `coord` with every layer and no terrain (what edits are checked
+  // against), from the cache or generated here. Call it on the generation threads.
+  v1::Chunk base_chunk(ChunkCoord coord);
+  // Queues other work (an edit's check) on the generation threads, never refused: its caller
+  // cannot take a refusal, and bounds its own work.
+  void run_on_queue(double priority, std::function<void()> work) { queue_.submit(priority, std::move(work)); }
+
+  const Limits& limits() const { return limits_; }
+  CallSlots& sessions() { return sessions_; }
+  CallSlots& streams() { return streams_; }
+  CallSlots& locates() { return locates_; }
+  GenerationQueue& queue() { return queue_; }
+  // OK, or UNAUTHENTICATED when a token is required and the call does not carry it.
+  grpc::Status authenticate(const grpc::CallbackServerContext& context) const;
+  // OK, or PERMISSION_DENIED when the call may not edit.
+  grpc::Status authorize_edit(const grpc::CallbackServerContext& context) const;
+  EditService* edits() { return edits_; }
+  const World& world() const { return world_; }
+  // The largest |chunk coordinate| of the supported world.
+  int64_t chunk_limit() const { return chunkforge::chunk_limit(static_cast<uint32_t>(world_.chunk_size())); }
+  Metrics& metrics() { return metrics_; }
+  // GetWorldInfo answers with seed 0 from now on (--publish-seed off). Call before serving.
+  void withhold_seed();
+  // The live sessions' positions (the live map shows them with --map-players).
+  PlayerPositions& players() { return players_; }
+
+ private:
+  void make(const ChunkJob& job);
+  Bytes produce(const ChunkJob& job);
+  Bytes generate(const ChunkJob& job) const;
+  Bytes cached_or_generated(const ChunkJob& job);
+
+  const World& world_;
+  ChunkCache& cache_;
+  GenerationQueue& queue_;
+  Metrics& metrics_;
+  Limits limits_;
+  Auth auth_;
+  EditService* edits_;
+  CallSlots sessions_, streams_, locates_;
+  PlayerPositions players_;
+  std::string info_bytes_;  // the WorldInfo every GetWorldInfo answers with
+  // Edits' preparation (their generated chunks), one at a time, after every chunk in a
+  // player's view and before look-ahead (edit.cc).
+  SerialLane edit_lane_{[this](std::function<void()> job) { queue_.submit(limits_.max_radius + 0.5, std::move(job)); }};
+};
+
+}  // namespace chunkforge::server

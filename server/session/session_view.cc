@@ -1,0 +1,193 @@
+// SessionView: the bookkeeping of one player's view (see session_view.h).
+#include "session/session_view.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <tuple>
+#include <vector>
+
+#include "chunkforge/world_extent.h"
+
+namespace chunkforge::server {
+
+std::string update_error(const v1::SessionUpdate& update, uint32_t max_radius, double world_units) {
+  if (update.view_radius() > max_radius) {
+    return "view_radius: must be in [0, " + std::to_string(max_radius) + "] (got " +
+           std::to_string(update.view_radius()) + ")";
+  }
+  const int64_t side = 2 * int64_t{max_radius} + 1;
+  if (update.held_size() > side * side) {
+    return "held: at most " + std::to_string(side * side) + " chunks (got " + std::to_string(update.held_size()) + ")";
+  }
+  if (update.held_versions_size() > update.held_size()) {
+    return "held_versions: at most one per held chunk (" + std::to_string(update.held_size()) + "; got " +
+           std::to_string(update.held_versions_size()) + ")";
+  }
+  if (!(std::abs(update.x()) <= world_units) || !(std::abs(update.z()) <= world_units)) {
+    return "x, z: must be within the supported world, |value| <= 2^40 units";
+  }
+  return "";
+}
+
+SessionView::SessionView(int64_t chunk_size, int64_t chunk_limit, size_t window)
+    : chunk_size_(chunk_size), chunk_limit_(chunk_limit), window_(window) {}
+
+int64_t SessionView::distance2(ChunkKey key) const {
+  const int64_t dx = key.x - centre_.x, dz = key.z - centre_.z;
+  return dx * dx + dz * dz;
+}
+
+int64_t SessionView::ring(ChunkKey key) const {
+  return std::max(std::abs(key.x - centre_.x), std::abs(key.z - centre_.z));
+}
+
+// Nearest first; ties by z, then x, so that the order never depends on container order.
+bool SessionView::nearer(ChunkKey a, ChunkKey b) const {
+  return std::tuple(distance2(a), a.z, a.x) < std::tuple(distance2(b), b.z, b.x);
+}
+
+void SessionView::move(double x, double z, uint32_t radius, std::span<const ChunkKey> held,
+                       std::span<const uint64_t> held_versions) {
+  const auto chunk_size = static_cast<uint32_t>(chunk_size_);
+  centre_ = {chunk_coordinate(x, chunk_size), chunk_coordinate(z, chunk_size)};
+  // Clipped, not refused: a player standing at the edge of the world sees what exists.
+  box_ = ChunkBox::around(centre_, radius, chunk_limit_);
+
+  // What the client holds counts as loaded, at the version it says, and it is owed no unload
+  // for it.
+  for (size_t i = 0; i < held.size(); ++i) {
+    const ChunkKey k = held[i];
+    if (!in_view(k)) continue;
+    const uint64_t version = i < held_versions.size() ? held_versions[i] : 0;
+    const auto [it, fresh] = loaded_.try_emplace(k, version);
+    if (fresh) newly_held_.emplace_back(k, version);
+    owed_unloads_.erase(k);
+  }
+  for (auto it = loaded_.begin(); it != loaded_.end();) {
+    if (in_view(it->first)) {
+      ++it;
+    } else {
+      owed_unloads_.insert(it->first);
+      it = loaded_.erase(it);
+    }
+  }
+  const auto unneeded = [&](ChunkKey k) { return !in_view(k) || loaded_.count(k) > 0; };
+  std::erase_if(wanted_, unneeded);
+  std::erase_if(ready_, [&](const auto& entry) { return unneeded(entry.first); });
+  std::erase_if(changes_, [&](const auto& change) { return !in_view(change.first); });
+  std::erase_if(newly_held_, [&](const auto& entry) { return !in_view(entry.first); });
+  std::erase_if(newest_, [&](const auto& entry) { return unneeded(entry.first); });
+  // Generations under way stay counted until they return, so the window holds; a chunk back in
+  // view is wanted again.
+  for (auto& [k, unwanted] : in_flight_) unwanted->store(unneeded(k));
+  for (int64_t cz = box_.low.z; cz <= box_.high.z; ++cz) {
+    for (int64_t cx = box_.low.x; cx <= box_.high.x; ++cx) {
+      const ChunkKey k{cx, cz};
+      if (!loaded_.count(k) && !in_flight_.count(k) && !ready_.count(k)) wanted_.insert(k);
+    }
+  }
+}
+
+void SessionView::move(const v1::SessionUpdate& update) {
+  std::vector<ChunkKey> held;
+  held.reserve(static_cast<size_t>(update.held_size()));
+  for (const v1::ChunkCoord& c : update.held()) held.push_back({c.x(), c.z()});
+  const std::vector<uint64_t> versions(update.held_versions().begin(), update.held_versions().end());
+  move(update.x(), update.z(), update.view_radius(), held, versions);
+}
+
+std::optional<SessionView::Generation> SessionView::next_generation() {
+  if (wanted_.empty() || in_flight_.size() + ready_.size() >= window_) return std::nullopt;
+  const auto nearest = std::min_element(wanted_.begin(), wanted_.end(),
+                                        [&](ChunkKey a, ChunkKey b) { return nearer(a, b); });
+  Generation generation{*nearest, std::make_shared<std::atomic<bool>>(false)};
+  wanted_.erase(nearest);
+  in_flight_.emplace(generation.key, generation.unwanted);
+  return generation;
+}
+
+void SessionView::generated(ChunkKey key, Bytes bytes, uint64_t version) {
+  if (in_flight_.erase(key) == 0 || !in_view(key) || loaded_.count(key)) return;
+  const auto newest = newest_.find(key);
+  if (!bytes || (newest != newest_.end() && newest->second > version)) {
+    // Dropped by the queue while it was unwanted, or older than a change heard of meanwhile:
+    // wanted again.
+    wanted_.insert(key);
+    return;
+  }
+  ready_[key] = {std::move(bytes), version};
+}
+
+void SessionView::changed(ChunkKey key, uint64_t version, Bytes event, bool reset) {
+  if (!in_view(key)) return;
+  if (const auto it = loaded_.find(key); it != loaded_.end()) {
+    if (version <= it->second) return;
+    if (!reset && event && version == it->second + 1) {
+      changes_.emplace_back(key, std::move(event));
+      it->second = version;
+      if (changes_.size() > kMaxQueuedChanges) reload_queued_changes();
+      return;
+    }
+    replace(key);
+  }
+  if (!in_flight_.count(key) && !wanted_.count(key) && !ready_.count(key)) return;
+  uint64_t& newest = newest_[key];
+  newest = std::max(newest, version);
+  if (const auto r = ready_.find(key); r != ready_.end() && r->second.version < version) {
+    ready_.erase(r);
+    wanted_.insert(key);
+  }
+}
+
+std::optional<uint64_t> SessionView::loaded_version(ChunkKey key) const {
+  const auto it = loaded_.find(key);
+  if (it == loaded_.end()) return std::nullopt;
+  return it->second;
+}
+
+// The client keeps its copy until the new load replaces it: no unload.
+void SessionView::replace(ChunkKey key) {
+  if (loaded_.erase(key) == 0) return;
+  wanted_.insert(key);
+}
+
+// A client that does not read its changes gets whole chunks instead, once each: what it is
+// owed stays bounded by its view.
+void SessionView::reload_queued_changes() {
+  for (const auto& [key, event] : changes_) {
+    replace(key);
+  }
+  changes_.clear();
+}
+
+std::optional<SessionView::Event> SessionView::next_event() {
+  if (!owed_unloads_.empty()) {
+    const ChunkKey k = *owed_unloads_.begin();
+    owed_unloads_.erase(owed_unloads_.begin());
+    return Event{Kind::unload, k, nullptr};
+  }
+  if (!changes_.empty()) {
+    Event event{Kind::change, changes_.front().first, std::move(changes_.front().second)};
+    changes_.pop_front();
+    return event;
+  }
+  return next_load();
+}
+
+std::optional<SessionView::Event> SessionView::next_load() {
+  if (ready_.empty() || !owed_unloads_.empty() || !changes_.empty()) return std::nullopt;
+  const auto nearest = std::min_element(ready_.begin(), ready_.end(),
+                                        [&](const auto& a, const auto& b) { return nearer(a.first, b.first); });
+  Event event{Kind::load, nearest->first, std::move(nearest->second.bytes)};
+  loaded_[event.key] = nearest->second.version;
+  newest_.erase(event.key);
+  ready_.erase(nearest);
+  return event;
+}
+
+bool SessionView::settled() const {
+  return wanted_.empty() && in_flight_.empty() && ready_.empty() && owed_unloads_.empty() && changes_.empty();
+}
+
+}  // namespace chunkforge::server
