@@ -111,6 +111,10 @@ void declare_flags(CLI::App& app, Flags& f) {
       ->transform(integer_in(1, 1 << 20));
   add_value(app, "--threads", f.server.threads, "N", "generation threads, 1 to 256 (default: the number of cores)")
       ->transform(integer_in(1, 256));
+  add_value(app, "--generation-nice", f.server.generation_nice, "N",
+            "nice levels the generation threads run below those that\nanswer calls, 0 to 19 (default 10): warm reads and "
+            "/healthz\nstay prompt while every generation thread is busy")
+      ->transform(integer_in(0, 19));
   add_value(app, "--max-radius", f.server.limits.max_radius, "N",
            "largest StreamRegion radius and Session view radius,\nchunks, 0 to 64 (default 16)")
       ->transform(integer_in(0, 64));

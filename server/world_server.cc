@@ -18,7 +18,7 @@ static constexpr char kWorldServiceName[] = "chunkforge.v1.WorldService";
 WorldServer::WorldServer(const World& world, ServerOptions options)
     : options_(std::move(options)),
       cache_(options_.cache_mb << 20),
-      queue_(options_.threads, options_.limits.max_queued_jobs),
+      queue_(options_.threads, options_.limits.max_queued_jobs, options_.generation_nice),
       edits_(options_.store ? std::make_unique<EditService>(world, *options_.store) : nullptr),
       service_(world, cache_, queue_, metrics_, options_.limits,
                Auth{options_.auth_token, options_.write_token, options_.open_edits, options_.store_error}, edits_.get()),

@@ -19,6 +19,7 @@
 #include <memory>
 #include <string>
 
+#include "generation/background_priority.h"
 #include "generation/chunk_cache.h"
 #include "generation/generation_queue.h"
 #include "http/http_endpoint.h"
@@ -37,6 +38,9 @@ struct ServerOptions {
   bool publish_seed = true;           // GetWorldInfo carries the seed (docs/server.md, "The seed")
   size_t cache_mb = 256;
   int threads = 2;
+  // Nice levels the generation threads run below the threads that answer calls (0 to 19;
+  // server/generation/background_priority.h says why).
+  int generation_nice = kBackgroundNice;
   Limits limits;
   // TLS: PEM certificate chain and private key (both, or neither for plaintext).
   std::string tls_cert_pem, tls_key_pem;

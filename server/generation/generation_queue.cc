@@ -2,6 +2,8 @@
 // header for the order it guarantees).
 #include "generation/generation_queue.h"
 
+#include "generation/background_priority.h"
+
 #include <pthread.h>
 
 #include <algorithm>
@@ -34,11 +36,14 @@ constexpr size_t kMinReleaseSize = 256;
 // unwanted while the queue did not grow (players who jumped and wait) leaves it soon.
 constexpr auto kReleasePeriod = std::chrono::milliseconds(100);
 
-GenerationQueue::GenerationQueue(int threads, size_t max_jobs)
+GenerationQueue::GenerationQueue(int threads, size_t max_jobs, int nice)
     : max_jobs_(std::max<size_t>(max_jobs, 2)), release_at_(kMinReleaseSize),
       jobs_(static_cast<size_t>(std::max(threads, 1))) {
   for (size_t w = 0; w < static_cast<size_t>(std::max(threads, 1)); ++w) {
-    workers_.emplace_back([this, w] { work(w); });
+    workers_.emplace_back([this, w, nice] {
+      lower_this_thread_priority(nice);
+      work(w);
+    });
     // Named so that perf and top tell generation apart from gRPC's threads.
     pthread_setname_np(workers_.back().native_handle(), ("cf-gen-" + std::to_string(w)).c_str());
   }

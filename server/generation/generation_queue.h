@@ -53,7 +53,8 @@ class GenerationQueue {
   // at 2 ms a chunk, far more than a player waits for.
   static constexpr size_t kDefaultMaxJobs = 8192;
 
-  explicit GenerationQueue(int threads, size_t max_jobs = kDefaultMaxJobs);
+  // `nice`: how many levels below the caller's priority the workers run (background_priority.h).
+  explicit GenerationQueue(int threads, size_t max_jobs = kDefaultMaxJobs, int nice = 0);
   ~GenerationQueue();
   GenerationQueue(const GenerationQueue&) = delete;
   GenerationQueue& operator=(const GenerationQueue&) = delete;

@@ -4,9 +4,17 @@
 // The exact order between workers is routed_jobs_test.cc's.
 #include "generation/generation_queue.h"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
+#include "generation/background_priority.h"
+
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -218,6 +226,27 @@ TEST(GenerationQueueTest, ADeepQueueOfStaleJobsCountsOnlyTheWantedOnes) {
   EXPECT_EQ(queue.depth(), 0u);
   EXPECT_EQ(counted.dropped, 20000);
   blocker.release();
+}
+
+// The workers run `nice` levels below the thread that made the queue, so that threads answering
+// calls win a core from them (background_priority.h); 0 leaves them at the same priority.
+int thread_nice() {
+  errno = 0;
+  return getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)));
+}
+
+int worker_nice(int nice) {
+  GenerationQueue queue(1, 64, nice);
+  std::promise<int> seen;
+  queue.submit(1.0, [&seen] { seen.set_value(thread_nice()); });
+  return seen.get_future().get();
+}
+
+TEST(GenerationQueueTest, WorkersRunBelowTheThreadsThatAnswerCalls) {
+  const int here = thread_nice();
+  EXPECT_EQ(worker_nice(0), here);
+  EXPECT_EQ(worker_nice(7), std::min(19, here + 7));
+  EXPECT_EQ(worker_nice(kBackgroundNice), std::min(19, here + kBackgroundNice));
 }
 
 }  // namespace
