@@ -9,6 +9,7 @@
 #include <atomic>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "harness.h"
 #include "support/postgres_cluster.h"
@@ -147,10 +148,18 @@ TEST(HostileScenario, PostgresHung) {
   for (int64_t x : {0, 1, 2}) ASSERT_TRUE(edit(*stub, add_one(x, 0, 1)).ok());
   const pid_t postmaster = postmaster_of(pg);
   ASSERT_GT(postmaster, 1);
+  // Resumed however this test ends (an exception out of the attack too): a stopped cluster would
+  // hang its destructor, and the suite with it.
+  struct Resume {
+    pid_t postmaster;
+    ~Resume() { signal_cluster(postmaster, SIGCONT); }
+  };
+  std::optional<Resume> resume;
   std::atomic<int> reads_unavailable{0}, edits_unavailable{0};
   std::atomic<double> slowest_edit{0};
   std::string last_edit;
   scenario.attack(6s, [&](std::stop_token stop) {
+    resume.emplace(Resume{postmaster});
     signal_cluster(postmaster, SIGSTOP);
     std::vector<std::jthread> readers;
     for (int r = 0; r < 2; ++r) {
@@ -171,7 +180,7 @@ TEST(HostileScenario, PostgresHung) {
       std::this_thread::sleep_for(100ms);
     }
   });
-  signal_cluster(postmaster, SIGCONT);  // before the cluster's destructor stops it
+  resume.reset();  // before the checks, and before the cluster's destructor stops it
   scenario.expect_within_bounds();
   EXPECT_GT(reads_unavailable, 10);
   EXPECT_GT(edits_unavailable, 5) << last_edit;
