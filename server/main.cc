@@ -121,6 +121,9 @@ void declare_flags(CLI::App& app, Flags& f) {
   add_switch(app, "--publish-seed", f.server.publish_seed,
              "GetWorldInfo and the map tell clients the world's seed: on or\noff (default on). Off is not a "
              "secret: one object id reveals\nthe seed (docs/server.md, \"The seed\")");
+  add_switch(app, "--client-generation", f.server.client_generation,
+             "GetWorldInfo gives clients the world definition, to generate\nchunks themselves: on or off (default on; "
+             "off with\n--publish-seed off) (docs/client-generation.md)");
   add_switch(app, "--look-ahead", f.server.limits.look_ahead,
              "sessions prefetch what a walking player's next step brings\ninto view: on or off (default on)");
   add_value(app, "--max-sessions", f.server.limits.max_sessions, "N", "player sessions at once, 1 to 1000000 (default 1000)")

@@ -23,7 +23,10 @@ WorldServer::WorldServer(const World& world, ServerOptions options)
       service_(world, cache_, queue_, metrics_, options_.limits,
                Auth{options_.auth_token, options_.write_token, options_.open_edits, options_.store_error}, edits_.get()),
       world_(world) {
-  if (!options_.publish_seed) service_.withhold_seed();
+  service_.disclose(options_.publish_seed, options_.publish_seed && options_.client_generation);
+  if (options_.client_generation && !options_.publish_seed) {
+    spdlog::info("client generation off: the world definition holds the seed, and --publish-seed is off");
+  }
 }
 
 WorldServer::~WorldServer() { shutdown(std::chrono::milliseconds(0)); }

@@ -36,6 +36,7 @@ struct ServerOptions {
   size_t map_cache_mb = 64;           // encoded tiles kept
   bool map_players = false;           // the map shows live sessions' positions (opt-in)
   bool publish_seed = true;           // GetWorldInfo carries the seed (docs/server.md, "The seed")
+  bool client_generation = true;      // GetWorldInfo gives the definition (docs/client-generation.md)
   size_t cache_mb = 256;
   int threads = 2;
   // Nice levels the generation threads run below the threads that answer calls (0 to 19;

@@ -1,4 +1,6 @@
-// WorldService::GetWorldInfo: the world's description, serialized once at start-up.
+// WorldService::GetWorldInfo: the world's description, serialized once at start-up, and with it,
+// for clients that generate chunks themselves, the resolved world definition when the operator
+// shares it (--client-generation, docs/client-generation.md).
 #include "rpc/byte_buffer.h"
 #include "rpc/rpc_call.h"
 #include "rpc/world_service.h"
@@ -10,16 +12,26 @@ grpc::ServerUnaryReactor* WorldService::GetWorldInfo(grpc::CallbackServerContext
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   const UnaryCall call(reactor, metrics_, Metrics::kGetWorldInfo);
   v1::GetWorldInfoRequest request;
-  const grpc::Status status = open_call(*this, Metrics::kGetWorldInfo, *context, raw, &request);
-  if (status.ok()) *response = buffer_of(info_bytes_);
+  grpc::Status status = open_call(*this, Metrics::kGetWorldInfo, *context, raw, &request);
+  if (status.ok() && request.include_definition() && definition_bytes_.empty()) {
+    status = {grpc::StatusCode::FAILED_PRECONDITION,
+              "include_definition: this server keeps its world definition (--client-generation off, or "
+              "--publish-seed off); ask it for chunks instead of generating them"};
+  }
+  if (status.ok()) *response = buffer_of(request.include_definition() ? definition_bytes_ : info_bytes_);
   call.finish(status);
   return reactor;
 }
 
-void WorldService::withhold_seed() {
+void WorldService::disclose(bool publish_seed, bool share_definition) {
   v1::WorldInfo info;
   info.ParseFromString(info_bytes_);
-  info.clear_seed();
+  if (share_definition) {
+    *info.mutable_definition() = world_.definition();
+    definition_bytes_ = info.SerializeAsString();
+    info.clear_definition();
+  }
+  if (!publish_seed) info.clear_seed();
   info_bytes_ = info.SerializeAsString();
 }
 

@@ -171,8 +171,10 @@ class WorldService final : public WorldServiceBase {
   // The largest |chunk coordinate| of the supported world.
   int64_t chunk_limit() const { return chunkforge::chunk_limit(static_cast<uint32_t>(world_.chunk_size())); }
   Metrics& metrics() { return metrics_; }
-  // GetWorldInfo answers with seed 0 from now on (--publish-seed off). Call before serving.
-  void withhold_seed();
+  // What GetWorldInfo hands out, set before serving: `publish_seed` false answers with seed 0
+  // (--publish-seed off); `share_definition` answers include_definition with the resolved world
+  // definition (--client-generation), which holds the seed, so only when the seed is published.
+  void disclose(bool publish_seed, bool share_definition);
   // The live sessions' positions (the live map shows them with --map-players).
   PlayerPositions& players() { return players_; }
 
@@ -191,7 +193,8 @@ class WorldService final : public WorldServiceBase {
   EditService* edits_;
   CallSlots sessions_, streams_, locates_;
   PlayerPositions players_;
-  std::string info_bytes_;  // the WorldInfo every GetWorldInfo answers with
+  std::string info_bytes_;        // the WorldInfo every GetWorldInfo answers with
+  std::string definition_bytes_;  // the same with the definition (include_definition); empty: kept
   // Edits' preparation (their generated chunks), one at a time, after every chunk in a
   // player's view and before look-ahead (edit.cc).
   SerialLane edit_lane_{[this](std::function<void()> job) { queue_.submit(limits_.max_radius + 0.5, std::move(job)); }};
