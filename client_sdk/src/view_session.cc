@@ -360,9 +360,9 @@ struct ViewSession::Impl {
     }
     const uint64_t previous = held->second.edit_version();
     if (fetched.edit_version() < previous) return;
-    if (fetched.edit_version() == previous && canonical_bytes(fetched.message()) == canonical_bytes(held->second.message())) {
-      return;
-    }
+    const bool same = fetched.edit_version() == previous &&
+                      canonical_bytes(fetched.message()) == canonical_bytes(held->second.message());
+    if (same) return;
     ++stats.changes_refetched;
     ChunkChangeInfo info;
     info.previous_version = previous;
