@@ -1,9 +1,10 @@
-// Applying a change event to a ViewSession's copy (chunk_change.h).
+// Applying a change event to a ViewSession's copy, and checking the result (chunk_change.h).
 #include "chunk_change.h"
 
 #include <memory>
 
 #include "chunkforge/chunk_edits.h"
+#include "chunkforge/chunk_hash.h"
 #include "chunkforge/v1/chunk.pb.h"
 
 namespace chunkforge::client {
@@ -14,12 +15,71 @@ google::protobuf::RepeatedField<uint32_t> layer_filter(const ChunkOptions& optio
   return layers;
 }
 
-std::optional<Chunk> applied(const Chunk& copy, const v1::ChunkChange& change,
-                             const google::protobuf::RepeatedField<uint32_t>& layers) {
-  if (change.reset() || change.version() != copy.edit_version() + 1) return std::nullopt;
+namespace {
+
+// The hash of the chunk as GetChunk serves it: a copy with a terrain grid is hashed without it,
+// the grid set aside for the moment rather than copied.
+uint64_t served_hash(v1::Chunk& chunk) {
+  v1::TerrainGrid* grid = chunk.has_terrain() ? chunk.release_terrain() : nullptr;
+  const uint64_t hash = chunk_hash(chunk);
+  if (grid != nullptr) chunk.set_allocated_terrain(grid);
+  return hash;
+}
+
+// Fields the message carries that this SDK was built without (a newer server's).
+bool has_unknown_fields(const google::protobuf::Message& message) {
+  return !message.GetReflection()->GetUnknownFields(message).empty();
+}
+
+AppliedChange outcome_only(AppliedChange::Outcome outcome) {
+  AppliedChange result;
+  result.outcome = outcome;
+  return result;
+}
+
+}  // namespace
+
+bool understood(const v1::ChunkChange& change) {
+  if (has_unknown_fields(change)) return false;
+  for (const v1::ChunkEdit& edit : change.edits()) {
+    if (has_unknown_fields(edit)) return false;
+    switch (edit.edit_case()) {
+      case v1::ChunkEdit::kRemoveObject:
+      case v1::ChunkEdit::kRemoveStructure:
+        break;
+      case v1::ChunkEdit::kAddObject:
+        if (has_unknown_fields(edit.add_object())) return false;
+        break;
+      case v1::ChunkEdit::kMoveObject:
+        if (has_unknown_fields(edit.move_object())) return false;
+        break;
+      case v1::ChunkEdit::kSetState:
+        if (has_unknown_fields(edit.set_state())) return false;
+        break;
+      case v1::ChunkEdit::EDIT_NOT_SET:  // a oneof member added after this SDK was built
+        return false;
+    }
+  }
+  return true;
+}
+
+AppliedChange apply_checked(const Chunk& copy, const v1::ChunkChange& change,
+                            const google::protobuf::RepeatedField<uint32_t>& layers) {
+  using Outcome = AppliedChange::Outcome;
+  AppliedChange result;
+  if (change.version() <= copy.edit_version()) return result;
+  if (change.reset()) return outcome_only(Outcome::reset);
+  if (change.version() != copy.edit_version() + 1) return outcome_only(Outcome::gap);
+  if (!understood(change)) return outcome_only(Outcome::not_understood);
   auto next = std::make_shared<v1::Chunk>(copy.message());
   apply_change(*next, change, layers);
-  return Chunk(std::move(next), copy.world());
+  if (change.chunk_hash() != 0 && layers.empty()) {
+    if (served_hash(*next) != change.chunk_hash()) return outcome_only(Outcome::hash_mismatch);
+    result.checked = true;
+  }
+  result.outcome = Outcome::applied;
+  result.chunk.emplace(std::move(next), copy.world());
+  return result;
 }
 
 ChunkChangeInfo describe(const v1::ChunkChange& change, uint64_t previous_version) {

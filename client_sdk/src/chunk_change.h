@@ -2,7 +2,9 @@
 //
 // A ViewSession's copy of a chunk moved on by one committed change (docs/edits.md), with
 // chunkforge::apply_change, the function the server builds edited chunks with: the copy stays
-// byte for byte what the server serves. Never re-implemented here.
+// byte for byte what the server serves. Never re-implemented here. Whether it did is checked:
+// a change event carries the hash of the chunk it leads to (ChunkChange.chunk_hash), and an
+// edit this SDK does not know is never half applied.
 #pragma once
 
 #include <google/protobuf/repeated_field.h>
@@ -18,11 +20,31 @@ namespace chunkforge::client {
 // The layer filter of a view's chunks, as apply_change takes it.
 google::protobuf::RepeatedField<uint32_t> layer_filter(const ChunkOptions& options);
 
-// `copy` with `change` applied, or nullopt when the change does not follow the copy's version
-// (one it already has, a gap, or a reset, which needs the generated base): only a whole load
-// can bring such a copy up to date. The copy itself is never modified (callbacks may hold it).
-std::optional<Chunk> applied(const Chunk& copy, const v1::ChunkChange& change,
-                             const google::protobuf::RepeatedField<uint32_t>& layers);
+// What became of a change event offered to a copy.
+struct AppliedChange {
+  enum class Outcome {
+    applied,         // `chunk` is the copy moved on (`checked`: its hash matched the event's)
+    already_held,    // the copy is at the change's version or newer: nothing to do
+    reset,           // the edits were reset: the server sends the chunk whole
+    gap,             // versions between the copy and the change were missed
+    not_understood,  // an edit, or a field of one, this SDK does not know: applying would diverge
+    hash_mismatch,   // applied, but the result does not hash to the event's chunk_hash
+  };
+  Outcome outcome = Outcome::already_held;
+  std::optional<Chunk> chunk;  // only when applied
+  bool checked = false;
+};
+
+// `change` offered to `copy`, a chunk encoded with the layer filter `layers`. The hash is
+// compared when the event has one and the copy holds every layer (a filtered copy is not the
+// chunk the hash is of); a copy with terrain is hashed without it. The copy itself is never
+// modified (callbacks may hold it).
+AppliedChange apply_checked(const Chunk& copy, const v1::ChunkChange& change,
+                            const google::protobuf::RepeatedField<uint32_t>& layers);
+
+// False if any edit of `change` is of a kind this SDK does not know, or any part of the change
+// carries a field it does not know (a newer server's).
+bool understood(const v1::ChunkChange& change);
 
 // What on_change reports for an applied change: the ids its edits name.
 ChunkChangeInfo describe(const v1::ChunkChange& change, uint64_t previous_version);

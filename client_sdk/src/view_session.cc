@@ -10,9 +10,11 @@
 #include <variant>
 
 #include "chunk_change.h"
+#include "chunkforge/chunk_hash.h"
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "client_impl.h"
 #include "local_cache.h"
+#include "view_session_testing.h"
 
 namespace chunkforge::client {
 namespace {
@@ -77,6 +79,20 @@ struct ViewSession::Impl {
   ViewStats stats;
   grpc::ClientContext* pending_info = nullptr;  // the world-info call of open(), while under way
 
+  // Chunks being fetched again (GetChunk) because a change could not be applied faithfully: at
+  // most one fetch per chunk. `wanted` is the newest version a change to it named meanwhile.
+  // The fetch's callback (a gRPC thread) queues its chunk in `refetched` for the session thread.
+  struct Refetch {
+    grpc::ClientContext context;
+    v1::GetChunkRequest request;
+    std::shared_ptr<v1::Chunk> response = std::make_shared<v1::Chunk>();
+    grpc::Status status;
+    uint64_t wanted = 0;
+  };
+  std::map<ChunkCoord, std::unique_ptr<Refetch>> refetching;
+  std::deque<ChunkCoord> refetched;
+  size_t refetch_callbacks_owed = 0;  // fetches whose callback has not run yet
+
   // The session thread's own.
   std::unique_ptr<grpc::ClientContext> context;
   std::unique_ptr<grpc::ClientReaderWriter<v1::SessionUpdate, v1::SessionEvent>> stream;
@@ -109,21 +125,28 @@ struct ViewSession::Impl {
         if (opened == Opened::fatal) break;
         if (opened == Opened::retry) continue;
       }
-      wake.wait(lock, [&] { return stopping || view_dirty || !inbox.empty(); });
+      wake.wait(lock, [&] { return stopping || view_dirty || !inbox.empty() || !refetched.empty(); });
       if (stopping) break;
       apply_view(lock);
+      while (!refetched.empty()) {
+        const ChunkCoord c = refetched.front();
+        refetched.pop_front();
+        receive_refetch(c, lock);
+      }
       while (!inbox.empty() && stream) {
         Incoming next = std::move(inbox.front());
         inbox.pop_front();
         if (auto* event = std::get_if<v1::SessionEvent>(&next)) {
           receive(std::move(*event), lock);
         } else if (!ended(lock)) {
+          end_refetches(lock);
           running = false;
           return;
         }
       }
     }
     close(lock, /*cancel=*/true);
+    end_refetches(lock);
     running = false;
   }
 
@@ -234,29 +257,131 @@ struct ViewSession::Impl {
                  lock);
   }
 
-  // A committed change: applied to the loaded copy and reported. A cached copy is kept current
-  // too, or dropped if it cannot follow (it would come back into view stale). A change to a
-  // loaded copy that cannot follow is left to the server, which sends such a chunk whole.
+  // A committed change: applied to the loaded copy and reported once it hashes to the event's
+  // chunk_hash. A loaded copy that the change cannot be applied to faithfully (a mismatch, an
+  // edit unknown here, missed versions) is fetched again instead; while that fetch is under
+  // way, later changes to the chunk wait for it. A reset is left to the server, which sends the
+  // chunk whole.
   void receive_change(const v1::ChunkChange& change, std::unique_lock<std::mutex>& lock) {
+    using Outcome = AppliedChange::Outcome;
     const ChunkCoord c{change.chunk().x(), change.chunk().z()};
     const auto held = loaded.find(c);
-    if (held == loaded.end()) {
-      if (const Chunk* cached = cache.find(c)) {
-        if (std::optional<Chunk> next = applied(*cached, change, layers)) {
-          ++stats.changes_applied;
-          cache.put(c, std::move(*next));
-        } else {
-          cache.erase(c);
-        }
-      }
+    if (held == loaded.end()) return receive_cached_change(c, change);
+    if (const auto fetching = refetching.find(c); fetching != refetching.end()) {
+      ++stats.changes_coalesced;
+      fetching->second->wanted = std::max(fetching->second->wanted, change.version());
       return;
     }
-    std::optional<Chunk> next = applied(held->second, change, layers);
-    if (!next) return;
+    AppliedChange result = apply_checked(held->second, change, layers);
+    switch (result.outcome) {
+      case Outcome::already_held:
+      case Outcome::reset:
+        return;
+      case Outcome::gap:
+        ++stats.change_gaps;
+        return refetch(c, change.version(), lock);
+      case Outcome::not_understood:
+        ++stats.changes_not_understood;
+        return refetch(c, change.version(), lock);
+      case Outcome::hash_mismatch:
+        ++stats.change_hash_mismatches;
+        return refetch(c, change.version(), lock);
+      case Outcome::applied:
+        break;
+    }
     ++stats.changes_applied;
+    stats.changes_verified += result.checked ? 1 : 0;
     ChunkChangeInfo info = describe(change, held->second.edit_version());
-    held->second = *next;
-    report_change(std::move(*next), std::move(info), lock);
+    held->second = *result.chunk;
+    report_change(std::move(*result.chunk), std::move(info), lock);
+  }
+
+  // A cached copy is kept current, or dropped if it cannot follow faithfully: it would come
+  // back into view wrong or stale, and the server sends a dropped chunk whole.
+  void receive_cached_change(ChunkCoord c, const v1::ChunkChange& change) {
+    const Chunk* cached = cache.find(c);
+    if (cached == nullptr) return;
+    AppliedChange result = apply_checked(*cached, change, layers);
+    if (result.outcome == AppliedChange::Outcome::already_held) return;
+    if (result.outcome != AppliedChange::Outcome::applied) {
+      if (result.outcome == AppliedChange::Outcome::hash_mismatch) ++stats.change_hash_mismatches;
+      if (result.outcome == AppliedChange::Outcome::not_understood) ++stats.changes_not_understood;
+      return cache.erase(c);
+    }
+    ++stats.changes_applied;
+    stats.changes_verified += result.checked ? 1 : 0;
+    cache.put(c, std::move(*result.chunk));
+  }
+
+  // Asks the server for `c` again (GetChunk with the view's options), in the background: the
+  // answer comes back through `refetched`. The caller made sure no fetch of `c` is under way.
+  void refetch(ChunkCoord c, uint64_t wanted, std::unique_lock<std::mutex>& lock) {
+    auto owned = std::make_unique<Refetch>();
+    Refetch& r = *owned;
+    r.wanted = wanted;
+    client.impl()->prepare(r.context);
+    r.context.AddMetadata("x-chunkforge-chunk-key", std::to_string(c.x) + "," + std::to_string(c.z));
+    r.request.mutable_coord()->set_x(c.x);
+    r.request.mutable_coord()->set_z(c.z);
+    set_options(options.chunk, *r.request.mutable_options());
+    refetching.emplace(c, std::move(owned));
+    ++refetch_callbacks_owed;
+    // Started without the lock: gRPC may run the callback at once, on this thread.
+    run_unlocked({[this, c, &r] {
+                   client.impl()->stub->async()->GetChunk(&r.context, &r.request, r.response.get(),
+                                                         [this, c, &r](grpc::Status status) {
+                                                           std::lock_guard guard(mutex);
+                                                           r.status = std::move(status);
+                                                           refetched.push_back(c);
+                                                           --refetch_callbacks_owed;
+                                                           wake.notify_all();
+                                                         });
+                 }},
+                 lock);
+  }
+
+  // A chunk fetched again replaces the copy (on_change, replaced) unless the copy is newer by
+  // now (a load came meanwhile). An answer still older than a change heard of meanwhile (from a
+  // replica behind the one that sent the change) is fetched once more, but only while each
+  // answer is newer than the copy: a chunk is never fetched in a loop.
+  void receive_refetch(ChunkCoord c, std::unique_lock<std::mutex>& lock) {
+    const std::unique_ptr<Refetch> r = std::move(refetching.extract(c).mapped());
+    if (!r->status.ok()) {
+      ++stats.refetches_failed;  // the copy stays; the next change (a gap) or a resume fetches it
+      return;
+    }
+    if (r->response->world_fingerprint() != world.fingerprint()) return;  // the world changed meanwhile
+    Chunk fetched(std::move(r->response), world);
+    const auto held = loaded.find(c);
+    if (held == loaded.end()) {  // it left the view meanwhile
+      const Chunk* cached = cache.find(c);
+      if (cached != nullptr && cached->edit_version() <= fetched.edit_version()) cache.put(c, std::move(fetched));
+      return;
+    }
+    const uint64_t previous = held->second.edit_version();
+    if (fetched.edit_version() < previous) return;
+    const bool same = fetched.edit_version() == previous &&
+                      canonical_bytes(fetched.message()) == canonical_bytes(held->second.message());
+    if (same) return;
+    ++stats.changes_refetched;
+    ChunkChangeInfo info;
+    info.previous_version = previous;
+    info.replaced = true;
+    held->second = fetched;
+    if (fetched.edit_version() < r->wanted && fetched.edit_version() > previous) refetch(c, r->wanted, lock);
+    report_change(std::move(fetched), std::move(info), lock);
+  }
+
+  // The session ends: fetches under way are cancelled and waited for (their callbacks use this).
+  void end_refetches(std::unique_lock<std::mutex>& lock) {
+    std::vector<grpc::ClientContext*> under_way;
+    for (const auto& entry : refetching) under_way.push_back(&entry.second->context);
+    lock.unlock();
+    for (grpc::ClientContext* call : under_way) call->TryCancel();
+    lock.lock();
+    wake.wait(lock, [&] { return refetch_callbacks_owed == 0; });
+    refetching.clear();
+    refetched.clear();
   }
 
   void report_change(Chunk chunk, ChunkChangeInfo info, std::unique_lock<std::mutex>& lock) {
@@ -365,6 +490,17 @@ Result<std::unique_ptr<ViewSession>> ViewSession::start(Client client, Position 
   Impl* raw = impl.get();
   impl->thread = std::thread([raw] { raw->run(); });
   return std::unique_ptr<ViewSession>(new ViewSession(std::move(impl)));
+}
+
+bool ViewSessionTesting::rewrite_copy(ViewSession& session, ChunkCoord c, const std::function<void(v1::Chunk&)>& edit) {
+  ViewSession::Impl& impl = *session.impl_;
+  std::lock_guard lock(impl.mutex);
+  const auto held = impl.loaded.find(c);
+  if (held == impl.loaded.end()) return false;
+  auto message = std::make_shared<v1::Chunk>(held->second.message());
+  edit(*message);
+  held->second = Chunk(std::move(message), impl.world);
+  return true;
 }
 
 ViewSession::ViewSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -3,9 +3,6 @@
 
 #include <cmath>
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-
 #include "chunkforge/float_environment.h"
 #include "chunkforge/hash.h"
 #include "chunkforge/world.h"
@@ -110,21 +107,6 @@ void add_terrain(const World& world, int64_t step, v1::Chunk& chunk) {
   for (double e : g.elevation()) t.add_elevation(static_cast<float>(e));
   for (uint32_t b : g.biome) t.add_biome(b);
   for (uint32_t m : g.material) t.add_material(m);
-}
-
-std::string canonical_bytes(const google::protobuf::Message& message) {
-  std::string bytes;
-  {
-    google::protobuf::io::StringOutputStream out(&bytes);
-    google::protobuf::io::CodedOutputStream coded(&out);
-    coded.SetSerializationDeterministic(true);
-    message.SerializeToCodedStream(&coded);
-  }
-  return bytes;
-}
-
-uint64_t chunk_hash(const v1::Chunk& chunk) {
-  return hash_bytes(0, salt("chunk.hash"), canonical_bytes(chunk));
 }
 
 }  // namespace chunkforge

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "chunkforge/chunk_edits.h"
+#include "chunkforge/chunk_hash.h"
 #include "chunkforge/hash.h"
 
 namespace chunkforge::server {
@@ -337,6 +338,10 @@ void Batch::append(v1::EditResponse& response, std::vector<v1::ChunkChange>& cha
     const uint64_t version = ++w.version;
     w.current.set_edit_version(version);
     if (version % kSnapshotEvery == 0) change = snapshot_change(bases_.at(k), w.current);
+    // Stored with the change, so every replica's tail publishes it: what a client checks its
+    // copy against. w.current is exactly what GetChunk serves for this version (no terrain,
+    // every layer), built here anyway; hashing it is one serialization.
+    change.set_chunk_hash(chunk_hash(w.current));
     tx_.append({k.x, k.z}, version, change.SerializeAsString());
     change.mutable_chunk()->set_x(k.x);
     change.mutable_chunk()->set_z(k.z);

@@ -6,6 +6,9 @@
 //   BM_EditToEventAcrossReplicas/store:S   ... at a session on a second server on the same store
 //   BM_WarmGetChunk/edited:E          a cached chunk, pristine (0) or edited (1)
 //   BM_RemovalChangeBytes/store:S     stored bytes of a one-object removal, and on disk
+//   BM_ChangeHash/bounds:B            the writer's chunk_hash of a changed chunk (what each change
+//                                     stores for clients to check): a big default-world chunk
+//                                     as served (0), or one at the edit bounds (1)
 //   BM_LongLog/changes:N              after N changes to one chunk (SQLite): an edit of it and
 //                                     a read of its new version (a cache miss), medians
 #include <benchmark/benchmark.h>
@@ -18,6 +21,7 @@
 #include <memory>
 #include <thread>
 
+#include "chunkforge/chunk_hash.h"
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "edits/edit_service.h"
 #include "support/postgres_cluster.h"
@@ -172,6 +176,40 @@ void BM_WarmGetChunk(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(rig.chunk(0, 0));
 }
 BENCHMARK(BM_WarmGetChunk)->ArgName("edited")->Arg(0)->Arg(1)->UseRealTime();
+
+// The cost a change's chunk_hash adds to the writer, per changed chunk of a batch: one
+// serialization and hash of the chunk as the batch left it. At the bounds: 4096 added objects
+// and 256 KiB of object states (docs/edits.md, "Limits").
+void BM_ChangeHash(benchmark::State& state) {
+  Rig rig(0);
+  v1::Chunk chunk;  // the biggest of a 4 x 4 block: a forest chunk rather than open water
+  for (int64_t z = 0; z < 4; ++z) {
+    for (int64_t x = 0; x < 4; ++x) {
+      v1::Chunk c = rig.chunk(x, z);
+      if (c.ByteSizeLong() > chunk.ByteSizeLong()) chunk = std::move(c);
+    }
+  }
+  if (state.range(0) == 1) {
+    v1::Objects& o = *chunk.mutable_objects();
+    for (int i = 0; i < 4096; ++i) {
+      o.add_layer(0);
+      o.add_x(static_cast<float>(i % 64));
+      o.add_z(static_cast<float>(i / 64));
+      o.add_y(12.5f);
+      o.add_yaw(90);
+      o.add_variant(0);
+      o.add_id(0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(i + 1));
+    }
+    for (int i = 0; i < 1024; ++i) {
+      v1::ObjectState* s = chunk.add_object_states();
+      s->set_id(o.id(i));
+      s->set_state(std::string(256, 'w'));
+    }
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(chunk_hash(chunk));
+  state.counters["chunk_bytes"] = static_cast<double>(chunk.ByteSizeLong());
+}
+BENCHMARK(BM_ChangeHash)->ArgName("bounds")->Arg(0)->Arg(1);
 
 // Bytes of the stored change per one-object removal, and what the store grew on disk per
 // removal (rows, indexes, page slack) from its empty schema.

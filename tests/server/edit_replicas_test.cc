@@ -107,6 +107,7 @@ TEST_F(EditReplicasTest, AnEditThroughOneReplicaReachesASessionOnTheOther) {
   const v1::Chunk from_b = chunk(b, 0, 0);
   EXPECT_EQ(from_b.edit_version(), 1u);
   EXPECT_EQ(canonical_bytes(from_b), canonical_bytes(chunk(a, 0, 0)));
+  EXPECT_EQ(event.change().chunk_hash(), chunk_hash(from_b));  // stored by a's writer, published by b's tail
   context.TryCancel();
 }
 

@@ -287,7 +287,8 @@ TEST_P(EditTest, ARemovedStructureLeavesEveryChunkItTouchesInOneCommit) {
 }
 
 // A session's copy, kept up to date from change events with the SDK's own function, is the
-// chunk GetChunk serves, byte for byte, after every batch of a random edit sequence.
+// chunk GetChunk serves, byte for byte, after every batch of a random edit sequence; and each
+// event's chunk_hash is that chunk's hash.
 TEST_P(EditTest, ChangeEventsKeepASessionsCopyIdenticalToTheServedChunk) {
   grpc::ClientContext context;
   auto session = stub_->Session(&context);
@@ -326,7 +327,9 @@ TEST_P(EditTest, ChangeEventsKeepASessionsCopyIdenticalToTheServedChunk) {
     ASSERT_TRUE(event.has_change()) << "step " << step;
     v1::Chunk& copy = copies[{event.change().chunk().x(), event.change().chunk().z()}];
     apply_change(copy, event.change(), {});
-    EXPECT_EQ(canonical_bytes(copy), canonical_bytes(chunk(x, z))) << "step " << step;
+    const v1::Chunk served = chunk(x, z);
+    EXPECT_EQ(canonical_bytes(copy), canonical_bytes(served)) << "step " << step;
+    EXPECT_EQ(event.change().chunk_hash(), chunk_hash(served)) << "step " << step;  // what a client checks
   }
   context.TryCancel();
 }

@@ -8,6 +8,10 @@
 //   v1::Chunk chunk = base;                       // as generated, with the same options
 //   for (const v1::ChunkChange& c : log) apply_change(chunk, c, options.layers());
 //
+// A client applying changes itself compares chunk_hash (chunk_hash.h) of its copy with the
+// change's `chunk_hash` when that is not 0, and fetches the chunk again on a mismatch or an edit
+// it cannot read: edits it does not know change nothing here (docs/edits.md, "Checking a copy").
+//
 // Pure and deterministic; needs only the messages (no generator, no world), so the SDK links
 // it without the generation library.
 #pragma once

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "chunkforge/chunk.h"
+#include "chunkforge/chunk_hash.h"  // canonical_bytes, chunk_hash
 #include "chunkforge/v1/chunk.pb.h"
 #include "chunkforge/v1/info.pb.h"
 
@@ -29,9 +30,5 @@ v1::Chunk encode_chunk(const World& world, const ChunkData& chunk);
 v1::StructureInstance encode_structure(const StructureInstance& instance);
 // Adds the terrain grid of the chunk at `step` (which divides the chunk size).
 void add_terrain(const World& world, int64_t step, v1::Chunk& chunk);
-
-std::string canonical_bytes(const google::protobuf::Message& message);
-// 64-bit hash of a chunk's canonical bytes (golden tests, order-independence checks).
-uint64_t chunk_hash(const v1::Chunk& chunk);
 
 }  // namespace chunkforge

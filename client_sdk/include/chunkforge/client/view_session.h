@@ -28,6 +28,12 @@
 //   older version. Changes to cached chunks keep the cache current; a cached chunk that missed
 //   one is dropped. While the server is away, chunks from the cache may be behind: on resume
 //   the session lists the version of every chunk it holds, and the server replaces stale ones.
+// - A copy is never knowingly wrong: a change event carries the hash of the chunk it leads to.
+//   When the copy does not hash to it (a view with a layer filter cannot check), when a change
+//   holds an edit this SDK does not know (a newer server's), or when versions were missed, the
+//   change is not delivered; the chunk is fetched again (GetChunk, in the background, one fetch
+//   per chunk at a time, later changes to it folded into that fetch) and on_change delivers it
+//   with replaced = true. ViewStats counts each case.
 // - Errors a retry cannot fix (INVALID_ARGUMENT, UNAUTHENTICATED, PERMISSION_DENIED, ...) end
 //   the session: on_error, then running() is false.
 //
@@ -99,6 +105,14 @@ struct ViewStats {
   uint64_t changes_applied = 0;    // change events applied to a loaded or cached chunk
   uint64_t chunks_replaced = 0;    // server loads that replaced a loaded chunk's older version
   uint64_t reconnects = 0;         // sessions opened after the first
+  // Checking copies against the server's (docs/edits.md, "Checking a copy"):
+  uint64_t changes_verified = 0;        // applied changes whose result hashed to the event's chunk_hash
+  uint64_t change_hash_mismatches = 0;  // changes whose result did not: not delivered, the chunk fetched again
+  uint64_t changes_not_understood = 0;  // changes with an edit this SDK does not know: fetched again
+  uint64_t change_gaps = 0;             // changes past versions the copy missed: fetched again
+  uint64_t changes_coalesced = 0;       // changes that came while their chunk was being fetched again
+  uint64_t changes_refetched = 0;       // chunks fetched again and delivered (on_change, replaced)
+  uint64_t refetches_failed = 0;        // fetches that failed: the copy stays at its version meanwhile
   size_t cached_bytes = 0;         // the local cache beyond the view
   size_t loaded_chunks = 0;
 };
@@ -127,6 +141,7 @@ class ViewSession {
   struct Impl;
 
  private:
+  friend struct ViewSessionTesting;  // tests only (client_sdk/src/view_session_testing.h)
   explicit ViewSession(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
