@@ -70,11 +70,18 @@ AppliedChange apply_checked(const Chunk& copy, const v1::ChunkChange& change,
   if (change.version() <= copy.edit_version()) return result;
   if (change.reset()) return outcome_only(Outcome::reset);
   if (change.version() != copy.edit_version() + 1) return outcome_only(Outcome::gap);
-  if (!understood(change)) return outcome_only(Outcome::not_understood);
+  // With a hash to check against, the hash decides: a newer server's field or edit that leaves
+  // the bytes as this SDK makes them is harmless, and one that does not fails the check.
+  // Without one, an edit this SDK cannot read is never half applied.
+  const bool checkable = change.chunk_hash() != 0 && layers.empty();
+  const bool known = understood(change);
+  if (!known && !checkable) return outcome_only(Outcome::not_understood);
   auto next = std::make_shared<v1::Chunk>(copy.message());
   apply_change(*next, change, layers);
-  if (change.chunk_hash() != 0 && layers.empty()) {
-    if (served_hash(*next) != change.chunk_hash()) return outcome_only(Outcome::hash_mismatch);
+  if (checkable) {
+    if (served_hash(*next) != change.chunk_hash()) {
+      return outcome_only(known ? Outcome::hash_mismatch : Outcome::not_understood);
+    }
     result.checked = true;
   }
   result.outcome = Outcome::applied;

@@ -27,7 +27,7 @@ struct AppliedChange {
     already_held,    // the copy is at the change's version or newer: nothing to do
     reset,           // the edits were reset: the server sends the chunk whole
     gap,             // versions between the copy and the change were missed
-    not_understood,  // an edit, or a field of one, this SDK does not know: applying would diverge
+    not_understood,  // an edit or field this SDK does not know, with no hash, or the hash failed
     hash_mismatch,   // applied, but the result does not hash to the event's chunk_hash
   };
   Outcome outcome = Outcome::already_held;
@@ -37,7 +37,8 @@ struct AppliedChange {
 
 // `change` offered to `copy`, a chunk encoded with the layer filter `layers`. The hash is
 // compared when the event has one and the copy holds every layer (a filtered copy is not the
-// chunk the hash is of); a copy with terrain is hashed without it. The copy itself is never
+// chunk the hash is of); a copy with terrain is hashed without it. A change this SDK does not
+// fully understand is applied only when the hash confirms the result. The copy itself is never
 // modified (callbacks may hold it).
 AppliedChange apply_checked(const Chunk& copy, const v1::ChunkChange& change,
                             const google::protobuf::RepeatedField<uint32_t>& layers);

@@ -22,7 +22,7 @@
 #include "chunkforge/client.h"
 #include "chunkforge/v1/chunk.pb.h"
 #include "chunkforge/v1/edit.pb.h"
-#include "edit_service.h"
+#include "edits/edit_service.h"
 #include "support/eventually.h"
 #include "support/free_port.h"
 #include "support/temp_dir.h"
@@ -118,8 +118,12 @@ class ChangeCheckTest : public testing::Test {
   // Appends `changes` to the log of `c` as a newer server would, through a connection of its
   // own to the store (as `chunkforge edits import` beside a running server); the server's tail
   // publishes them to the sessions. Each gets the hash of the chunk a reader of the store gets,
-  // unless it has one.
-  void inject(ChunkCoord c, std::vector<v1::ChunkChange> changes) {
+  // unless it has one (or `hashed` is false).
+  void inject(ChunkCoord c, std::vector<v1::ChunkChange> changes) { inject(c, std::move(changes), true); }
+  // The same, every change stored with chunk_hash 0 (a server from before the field).
+  void inject_unhashed(ChunkCoord c, std::vector<v1::ChunkChange> changes) { inject(c, std::move(changes), false); }
+
+  void inject(ChunkCoord c, std::vector<v1::ChunkChange> changes, bool hashed) {
     v1::Chunk chunk = served(c);
     std::unique_ptr<server::EditStore> store = server::open_store("sqlite:" + dir_ + "edits.db");
     store->write([&](server::EditStore::Transaction& tx) {
@@ -127,7 +131,7 @@ class ChangeCheckTest : public testing::Test {
       for (v1::ChunkChange& change : changes) {
         change.set_version(++version);
         apply_change(chunk, change, {});
-        if (change.chunk_hash() == 0) change.set_chunk_hash(chunk_hash(chunk));
+        if (hashed && change.chunk_hash() == 0) change.set_chunk_hash(chunk_hash(chunk));
         change.clear_version();  // stored without it (the row's column)
         tx.append({c.x, c.z}, version, change.SerializeAsString());
       }
@@ -142,17 +146,26 @@ class ChangeCheckTest : public testing::Test {
 };
 
 // (a) A newer server's edit kind (a oneof member this SDK was built without, which it sees as an
-// unknown field and EDIT_NOT_SET) and an edit with no kind at all: neither is applied, even with
-// a hash that would match; the chunk is fetched again and is the server's.
+// unknown field and EDIT_NOT_SET): where the newer server's chunk differs from what this SDK
+// makes of the change (the hash does not match), the change is not applied; the chunk is fetched
+// again and is the server's. An edit with no kind and no hash is fetched too.
 TEST_F(ChangeCheckTest, AnEditKindTheSdkDoesNotKnowIsFetchedAgain) {
   watch();
   const ChunkCoord c{1, 0};
   const v1::Chunk before = served(c);
-  ASSERT_GT(before.objects().id_size(), 0);
+  ASSERT_GE(before.objects().id_size(), 2);
   v1::ChunkChange newer;
   newer.add_edits()->set_remove_object(before.objects().id(0));
   v1::ChunkEdit* unknown = newer.add_edits();
   unknown->GetReflection()->MutableUnknownFields(unknown)->AddLengthDelimited(15, "a newer server's edit");
+  // What the newer server's chunk hashes to: its new edit removed a second object.
+  v1::Chunk theirs = before;
+  v1::ChunkChange as_they_apply;
+  as_they_apply.set_version(1);
+  as_they_apply.add_edits()->set_remove_object(before.objects().id(0));
+  as_they_apply.add_edits()->set_remove_object(before.objects().id(1));
+  apply_change(theirs, as_they_apply, {});
+  newer.set_chunk_hash(chunk_hash(theirs));
   inject(c, {newer});
   std::optional<Chunk> copy = copies_.at_version(c, 1);
   ASSERT_TRUE(copy);
@@ -160,7 +173,7 @@ TEST_F(ChangeCheckTest, AnEditKindTheSdkDoesNotKnowIsFetchedAgain) {
 
   v1::ChunkChange empty;
   empty.add_edits();
-  inject(c, {empty});
+  inject_unhashed(c, {empty});
   copy = copies_.at_version(c, 2);
   ASSERT_TRUE(copy);
   EXPECT_EQ(canonical_bytes(copy->message()), canonical_bytes(served(c)));
@@ -171,6 +184,27 @@ TEST_F(ChangeCheckTest, AnEditKindTheSdkDoesNotKnowIsFetchedAgain) {
   EXPECT_EQ(stats.change_hash_mismatches, 0u);
   std::lock_guard lock(copies_.mutex);
   EXPECT_EQ(copies_.replaced, 2);
+}
+
+// (a') A newer server's field that leaves the chunk as this SDK makes it (the hash matches) is
+// applied, checked, and costs no fetch: adding a field to the change does not make every older
+// client fetch the chunks it touches.
+TEST_F(ChangeCheckTest, ANewerFieldThatTheHashConfirmsIsApplied) {
+  watch();
+  const ChunkCoord c{1, 0};
+  const v1::Chunk before = served(c);
+  ASSERT_GT(before.objects().id_size(), 0);
+  v1::ChunkChange newer;
+  newer.add_edits()->set_remove_object(before.objects().id(0));
+  newer.GetReflection()->MutableUnknownFields(&newer)->AddVarint(40, 1);  // advisory, say
+  inject(c, {newer});
+  const std::optional<Chunk> copy = copies_.at_version(c, 1);
+  ASSERT_TRUE(copy);
+  EXPECT_EQ(canonical_bytes(copy->message()), canonical_bytes(served(c)));
+  const ViewStats stats = session_->stats();
+  EXPECT_EQ(stats.changes_verified, 1u);
+  EXPECT_EQ(stats.changes_not_understood, 0u);
+  EXPECT_EQ(stats.changes_refetched, 0u);
 }
 
 // (b) A copy that went wrong in the SDK (an object moved under the game's feet) is caught by the
