@@ -4,7 +4,9 @@
 // address. With --compare FILE, every "x z hex" line the program wrote to FILE (a chunk's
 // canonical bytes) must equal what the C++ SDK gets for that chunk from the same server.
 //
-//   bindings_with_server SERVER [--compare FILE] -- PROGRAM ARGS...
+// With --measure, the C++ SDK's first-view and poll figures come first (CF_TEST_CPP_*).
+//
+//   bindings_with_server SERVER [--compare FILE] [--measure] -- PROGRAM ARGS...
 #include <chunkforge/client.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
@@ -13,6 +15,8 @@
 #include <cstdio>
 #include <fstream>
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <iostream>
 #include <sstream>
 
@@ -72,6 +76,76 @@ int compare_chunks(const std::string& file, const std::string& target, const std
   return compared;
 }
 
+using Clock = std::chrono::steady_clock;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Milliseconds until a radius-8 first view (289 chunks) is loaded: through callbacks, or
+// polled on this thread. The server's cache is warm by then (the caller's first view warmed it).
+double first_view_ms(client::Client& sdk, bool polled) {
+  client::ViewOptions view;
+  view.view_radius = 8;
+  std::atomic<size_t> loads{0};
+  const Clock::time_point start = Clock::now();
+  if (polled) {
+    auto session = client::ViewSession::start_polled(sdk, {32, 32}, view);
+    std::vector<client::ViewEvent> events;
+    while (session && events.size() < 289 && ms_since(start) < 20'000) {
+      if (session->get()->poll(events, 64) == 0) std::this_thread::yield();
+    }
+  } else {
+    client::ViewCallbacks callbacks;
+    callbacks.on_load = [&](const client::Chunk&) { ++loads; };
+    auto session = client::ViewSession::start(sdk, {32, 32}, view, callbacks);
+    while (session && loads < 289 && ms_since(start) < 20'000) std::this_thread::yield();
+  }
+  return ms_since(start);
+}
+
+// Events per second that poll() drains from a full queue (289 loads waiting).
+double poll_drain_rate(client::Client& sdk) {
+  client::ViewOptions view;
+  view.view_radius = 8;
+  auto session = client::ViewSession::start_polled(sdk, {32, 32}, view);
+  const Clock::time_point filling = Clock::now();
+  while (session && session->get()->stats().queued_events < 289 && ms_since(filling) < 20'000) {
+    std::this_thread::sleep_for(1ms);
+  }
+  std::vector<client::ViewEvent> events;
+  const Clock::time_point start = Clock::now();
+  while (session && events.size() < 289 && ms_since(start) < 20'000) session->get()->poll(events, 64);
+  return 289 / (ms_since(start) / 1000);
+}
+
+// The C++ SDK's figures for the same server, set as CF_TEST_CPP_* for the program to print
+// beside its own (docs/engines.md, "Measures").
+void measure_cpp(const std::string& target) {
+  client::ConnectOptions options;
+  options.bearer_token = "read-secret";
+  client::Result<client::Client> sdk = client::Client::connect(target, options);
+  if (!sdk) return;
+  first_view_ms(*sdk, true);  // generates the view: the figures below are the transport's
+  std::vector<double> callbacks, polled, drained;
+  for (int k = 0; k < 5; ++k) {
+    callbacks.push_back(first_view_ms(*sdk, false));
+    polled.push_back(first_view_ms(*sdk, true));
+    drained.push_back(poll_drain_rate(*sdk));
+  }
+  setenv("CF_TEST_CPP_FIRST_VIEW_CALLBACKS_MS", std::to_string(median(callbacks)).c_str(), 1);
+  setenv("CF_TEST_CPP_FIRST_VIEW_POLLED_MS", std::to_string(median(polled)).c_str(), 1);
+  setenv("CF_TEST_CPP_POLL_EVENTS_PER_S", std::to_string(median(drained)).c_str(), 1);
+  std::cout << "C++ SDK, radius-8 first view (289 chunks, warm server), median of 5: callbacks "
+            << median(callbacks) << " ms, polled " << median(polled) << " ms; poll drains "
+            << median(drained) << " events/s\n";
+}
+
 int run(std::vector<std::string> args, const std::string& target) {
   for (std::string& a : args) {
     if (a == "{target}") a = target;
@@ -97,10 +171,11 @@ int main(int argc, char** argv) {
   std::string compare;
   const auto dash = std::find(args.begin(), args.end(), "--");
   if (args.size() < 3 || dash == args.end() || dash + 1 == args.end()) {
-    std::cerr << "usage: bindings_with_server SERVER [--compare FILE] -- PROGRAM ARGS...\n";
+    std::cerr << "usage: bindings_with_server SERVER [--compare FILE] [--measure] -- PROGRAM ARGS...\n";
     return 2;
   }
   if (args[1] == "--compare") compare = args[2];
+  const bool measure = std::find(args.begin(), dash, "--measure") != dash;
   const std::string dir = temp_dir();
   const test::CertificateFiles cert = test::make_certificate(dir);
   if (dir.empty() || cert.cert.empty()) return 2;
@@ -125,6 +200,7 @@ int main(int argc, char** argv) {
     setenv("CF_TEST_TLS_TARGET", ("localhost:" + std::to_string(tls_port)).c_str(), 1);
     setenv("CF_TEST_TLS_CA", cert.cert.c_str(), 1);
     if (!compare.empty()) std::remove(compare.c_str());
+    if (measure) measure_cpp(target);
     code = run(std::vector<std::string>(dash + 1, args.end()), target);
     if (code == 0 && !compare.empty()) {
       const int compared = compare_chunks(compare, target, "read-secret");
