@@ -110,7 +110,10 @@ static void test_chunk_region_locate(cf_client* client) {
   cf_chunk_view view;
   CHECK(cf_chunk_get_view(chunk, &view) == CF_OK);
   CHECK(view.x == 3 && view.z == -2 && view.origin_x == 192 && view.origin_z == -128);
-  CHECK(view.object_count > 0 && view.byte_count > 0 && view.terrain_size == 0);
+  CHECK(view.object_count > 0 && view.terrain_size == 0);
+  const uint8_t* bytes = NULL;
+  size_t size = 0;
+  CHECK(cf_chunk_get_bytes(chunk, &bytes, &size) == CF_OK && bytes != NULL && size > 100);
   for (size_t i = 0; i < view.object_count; ++i) {
     CHECK(view.objects[i].x >= view.origin_x && view.objects[i].x < view.origin_x + 64);
   }
@@ -228,6 +231,44 @@ static void test_session_and_edits(cf_client* reader, cf_client* writer) {
   cf_session_free(session);
 }
 
+static double seconds_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* A figure for docs/engines.md, no assertion on time: events per second that cf_session_poll
+ * drains from a full queue (a radius-8 view's 289 loads), reading each chunk's view. */
+static void measure_drain(cf_client* client) {
+  cf_session_options options;
+  cf_session_options_init(&options);
+  options.view_radius = 8;
+  cf_session* session = NULL;
+  CHECK(cf_session_start(client, 32, 32, &options, &session) == CF_OK);
+  cf_session_stats stats = {0};
+  for (int k = 0; k < 2000 && stats.queued_events < 289; ++k) {
+    sleep_ms(10);
+    CHECK(cf_session_get_stats(session, &stats) == CF_OK);
+  }
+  CHECK(stats.queued_events == 289);
+  size_t drained = 0;
+  const double start = seconds_now();
+  while (drained < 289 && seconds_now() - start < 20) {
+    const cf_event* events = NULL;
+    size_t count = 0;
+    CHECK(cf_session_poll(session, 64, &events, &count) == CF_OK);
+    for (size_t i = 0; i < count; ++i) {
+      cf_chunk_view view;
+      CHECK(events[i].kind == CF_EVENT_LOAD && cf_chunk_get_view(events[i].chunk, &view) == CF_OK);
+    }
+    drained += count;
+  }
+  CHECK(drained == 289);
+  printf("C ABI: cf_session_poll drains %.0f events/s (289 loads, each chunk's view read)\n",
+         (double)drained / (seconds_now() - start));
+  cf_session_free(session);
+}
+
 int main(void) {
   test_abi_and_errors();
   test_token_world_info_and_health();
@@ -236,6 +277,7 @@ int main(void) {
   cf_client* writer = connect_with(env("CF_TEST_WRITE_TOKEN"));
   test_chunk_region_locate(reader);
   test_session_and_edits(reader, writer);
+  measure_drain(reader);
   cf_client_free(writer);
   cf_client_free(reader);
   printf("capi_test: %s (%d failed checks)\n", failures == 0 ? "ok" : "FAILED", failures);

@@ -177,14 +177,15 @@ typedef struct cf_chunk_view {
   const float* elevation;       /* terrain_size^2 each, sample (i, j) at [j * size + i] */
   const uint32_t* biome;
   const uint32_t* material;
-  const uint8_t* bytes;         /* the chunk's canonical encoding (chunkforge.v1.Chunk) */
-  size_t byte_count;
 } cf_chunk_view;
 
 /* One chunk; free it with cf_chunk_release. options may be NULL. */
 CF_API cf_status cf_client_chunk(cf_client* client, int64_t x, int64_t z, const cf_chunk_options* options,
                                  cf_chunk** out);
 CF_API cf_status cf_chunk_get_view(const cf_chunk* chunk, cf_chunk_view* out);
+/* The chunk's canonical encoding (chunkforge.v1.Chunk, the bytes the server caches and sends),
+ * made on first call; borrows from the chunk. */
+CF_API cf_status cf_chunk_get_bytes(const cf_chunk* chunk, const uint8_t** bytes, size_t* size);
 /* An object's state set by an edit (size 0: none); borrows from the chunk. */
 CF_API cf_status cf_chunk_object_state(const cf_chunk* chunk, uint64_t object_id, const uint8_t** state,
                                        size_t* size);

@@ -49,13 +49,15 @@ struct WorldInfoCopy {
   cf_world_info view{};
 };
 
-// A chunk with its C view, made on first use and shared by every handle retained from it.
+// A chunk with its C view and its bytes, each made on first use, shared by every handle
+// retained from it.
 struct ChunkData {
   explicit ChunkData(cf::Chunk c) : chunk(std::move(c)) {}
   const cf_chunk_view& view();
+  const std::string& canonical_bytes();
 
   cf::Chunk chunk;
-  std::once_flag made;
+  std::once_flag made_view, made_bytes;
   std::vector<cf_object> objects;
   std::vector<cf_structure> structures;
   std::string bytes;

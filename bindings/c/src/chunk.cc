@@ -1,7 +1,7 @@
 // File: bindings/c/src/chunk.cc
 //
 // The C ABI's chunks: one chunk, a region stream, and the plain-data view of a chunk (objects,
-// structures, terrain arrays and the canonical bytes), made once per chunk on first use.
+// structures, terrain arrays) and its canonical bytes, each made once per chunk on first use.
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
@@ -12,7 +12,7 @@ namespace chunkforge::capi {
 namespace {
 
 // The bytes the server caches and sends: deterministic serialization, as chunkforge's encoder.
-std::string canonical_bytes(const google::protobuf::MessageLite& message) {
+std::string encode(const google::protobuf::MessageLite& message) {
   std::string bytes;
   google::protobuf::io::StringOutputStream out(&bytes);
   google::protobuf::io::CodedOutputStream coded(&out);
@@ -27,10 +27,9 @@ cf_chunk* handle_of(cf::Chunk chunk) { return new cf_chunk{std::make_shared<Chun
 }  // namespace
 
 const cf_chunk_view& ChunkData::view() {
-  std::call_once(made, [this] {
+  std::call_once(made_view, [this] {
     for (const cf::Object& o : chunk.objects()) objects.push_back({o.id, o.x, o.z, o.y, o.yaw, o.layer, o.variant});
     for (const cf::Structure& s : chunk.structures()) structures.push_back(structure_of(s));
-    bytes = canonical_bytes(chunk.message());
     cf_chunk_view& v = c_view;
     v.x = chunk.coord().x;
     v.z = chunk.coord().z;
@@ -51,10 +50,13 @@ const cf_chunk_view& ChunkData::view() {
       v.biome = grid.biome().data();
       v.material = grid.material().data();
     }
-    v.bytes = reinterpret_cast<const uint8_t*>(bytes.data());
-    v.byte_count = bytes.size();
   });
   return c_view;
+}
+
+const std::string& ChunkData::canonical_bytes() {
+  std::call_once(made_bytes, [this] { bytes = encode(chunk.message()); });
+  return bytes;
 }
 
 }  // namespace chunkforge::capi
@@ -80,6 +82,18 @@ cf_status cf_chunk_get_view(const cf_chunk* chunk, cf_chunk_view* out) {
     if (chunk == nullptr) return null_argument("chunk");
     if (out == nullptr) return null_argument("out");
     *out = chunk->data->view();
+    return CF_OK;
+  });
+}
+
+cf_status cf_chunk_get_bytes(const cf_chunk* chunk, const uint8_t** bytes, size_t* size) {
+  return guarded([&]() -> cf_status {
+    if (chunk == nullptr) return null_argument("chunk");
+    if (bytes == nullptr) return null_argument("bytes");
+    if (size == nullptr) return null_argument("size");
+    const std::string& encoded = chunk->data->canonical_bytes();
+    *bytes = reinterpret_cast<const uint8_t*>(encoded.data());
+    *size = encoded.size();
     return CF_OK;
   });
 }

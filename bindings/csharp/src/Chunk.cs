@@ -32,40 +32,51 @@ public struct Structure {
 
 public sealed unsafe class Chunk : IDisposable {
   readonly Native.ChunkHandle handle;
-  readonly Native.ChunkView view;
+  Native.ChunkView view;
+  bool viewed;  // the native view is made on first use: a game may only keep the chunk for later
 
-  internal Chunk(Native.ChunkHandle handle) {
-    this.handle = handle;
-    Interop.Check(Native.Methods.cf_chunk_get_view(handle, out view));
+  internal Chunk(Native.ChunkHandle handle) { this.handle = handle; }
+
+  Native.ChunkView View {
+    get {
+      if (!viewed) {
+        Interop.Check(Native.Methods.cf_chunk_get_view(handle, out view));
+        viewed = true;
+      }
+      return view;
+    }
   }
 
-  public long X { get { return view.X; } }
-  public long Z { get { return view.Z; } }
-  public double OriginX { get { return view.OriginX; } }
-  public double OriginZ { get { return view.OriginZ; } }
-  public uint ChunkSize { get { return view.ChunkSize; } }
-  public ulong EditVersion { get { return view.EditVersion; } }
-  public int ObjectCount { get { return (int)view.ObjectCount.ToUInt64(); } }
+  public long X { get { return View.X; } }
+  public long Z { get { return View.Z; } }
+  public double OriginX { get { return View.OriginX; } }
+  public double OriginZ { get { return View.OriginZ; } }
+  public uint ChunkSize { get { return View.ChunkSize; } }
+  public ulong EditVersion { get { return View.EditVersion; } }
+  public int ObjectCount { get { return (int)View.ObjectCount.ToUInt64(); } }
 
-  public WorldObject[] Objects { get { return CopyOut<WorldObject>(view.Objects, ObjectCount); } }
+  public WorldObject[] Objects { get { return CopyOut<WorldObject>(View.Objects, ObjectCount); } }
   public Structure[] Structures {
-    get { return CopyOut<Structure>(view.Structures, (int)view.StructureCount.ToUInt64()); }
+    get { return CopyOut<Structure>(View.Structures, (int)View.StructureCount.ToUInt64()); }
   }
   // Samples per side (0: no terrain); sample (i, j) at [j * TerrainSize + i].
-  public uint TerrainSize { get { return view.TerrainSize; } }
-  public uint TerrainStep { get { return view.TerrainStep; } }
+  public uint TerrainSize { get { return View.TerrainSize; } }
+  public uint TerrainStep { get { return View.TerrainStep; } }
   public float[] Elevation {
     get {
-      float[] samples = new float[view.TerrainSize * view.TerrainSize];
-      if (samples.Length > 0) Marshal.Copy(view.Elevation, samples, 0, samples.Length);
+      float[] samples = new float[View.TerrainSize * View.TerrainSize];
+      if (samples.Length > 0) Marshal.Copy(View.Elevation, samples, 0, samples.Length);
       return samples;
     }
   }
   // The chunk's canonical encoding (chunkforge.v1.Chunk), the same bytes for every client.
   public byte[] Bytes {
     get {
-      byte[] bytes = new byte[(int)view.ByteCount.ToUInt64()];
-      Marshal.Copy(view.Bytes, bytes, 0, bytes.Length);
+      IntPtr data;
+      UIntPtr size;
+      Interop.Check(Native.Methods.cf_chunk_get_bytes(handle, out data, out size));
+      byte[] bytes = new byte[(int)size.ToUInt64()];
+      Marshal.Copy(data, bytes, 0, bytes.Length);
       return bytes;
     }
   }

@@ -54,7 +54,6 @@ public struct ChunkView {
   public IntPtr Structures; public UIntPtr StructureCount;
   public uint TerrainSize, TerrainStep;
   public IntPtr Elevation, Biome, Material;
-  public IntPtr Bytes; public UIntPtr ByteCount;
 }
 
 [StructLayout(LayoutKind.Sequential)]
@@ -111,6 +110,7 @@ public static unsafe class Methods {
   [DllImport(Lib)] public static extern int cf_client_chunk(ClientHandle client, long x, long z, ChunkOptions* options,
                                                             out ChunkHandle chunk);
   [DllImport(Lib)] public static extern int cf_chunk_get_view(ChunkHandle chunk, out ChunkView view);
+  [DllImport(Lib)] public static extern int cf_chunk_get_bytes(ChunkHandle chunk, out IntPtr bytes, out UIntPtr size);
   [DllImport(Lib)] public static extern int cf_chunk_object_state(ChunkHandle chunk, ulong id, out IntPtr state,
                                                                   out UIntPtr size);
   [DllImport(Lib)] public static extern ChunkHandle cf_chunk_retain(IntPtr chunk);
