@@ -11,6 +11,14 @@
 #include <string.h>
 #include <time.h>
 
+/* The layouts other languages copy (docs/engines.md): no padding of the compiler's choosing. */
+_Static_assert(sizeof(cf_object) == 40, "cf_object");
+_Static_assert(sizeof(cf_structure) == 72, "cf_structure");
+_Static_assert(sizeof(cf_event) == 120, "cf_event");
+_Static_assert(sizeof(cf_chunk_view) == 112, "cf_chunk_view");
+_Static_assert(sizeof(cf_world_info) == 104, "cf_world_info");
+_Static_assert(sizeof(cf_session_options) == 48, "cf_session_options");
+
 static int failures = 0;
 
 #define CHECK(condition)                                                          \

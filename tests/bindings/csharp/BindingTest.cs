@@ -8,6 +8,7 @@ using System.Collections.Generic;
 using System.Diagnostics;
 using System.IO;
 using System.Linq;
+using System.Runtime.InteropServices;
 using System.Text;
 using System.Threading;
 using Chunkforge;
@@ -239,7 +240,17 @@ static class BindingTest {
     Check(rss - rssAt2000 < 32 * 1024, "RSS grew by " + (rss - rssAt2000) / 1024 + " MiB from 2,000 to 10,000 chunks");
   }
 
+  // The binding's structs have the C layout (capi_test.c asserts the C sizes).
+  static void Layouts() {
+    Check(Marshal.SizeOf(typeof(WorldObject)) == 40 && Marshal.SizeOf(typeof(Structure)) == 72, "object layouts");
+    Check(Marshal.SizeOf(typeof(Chunkforge.Native.Event)) == 120, "cf_event's layout");
+    Check(Marshal.SizeOf(typeof(Chunkforge.Native.ChunkView)) == 112, "cf_chunk_view's layout");
+    Check(Marshal.SizeOf(typeof(Chunkforge.Native.WorldInfo)) == 104, "cf_world_info's layout");
+    Check(Marshal.SizeOf(typeof(Chunkforge.Native.SessionOptions)) == 48, "cf_session_options's layout");
+  }
+
   static int Main(string[] args) {
+    Layouts();
     using (Client reader = Connect(Env("CF_TEST_READ_TOKEN")))
     using (Client writer = Connect(Env("CF_TEST_WRITE_TOKEN"))) {
       Walk(reader, args[0]);
