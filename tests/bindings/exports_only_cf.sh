@@ -12,7 +12,8 @@ if [ -n "$others" ]; then
   exit 1
 fi
 # Every function the header declares is exported.
-declared=$(grep -o 'CF_API [^(]*(' "$(dirname "$0")/../../bindings/c/include/chunkforge_c.h" | grep -o 'cf_[a-z_]*(' | tr -d '(' | sort)
+header="$(dirname "$0")/../../bindings/c/include/chunkforge_c.h"
+declared=$(grep -o 'CF_API [^(]*(' "$header" | grep -o 'cf_[a-z_]*(' | tr -d '(' | sort)
 missing=$(printf '%s\n' "$declared" | while read -r f; do printf '%s\n' "$symbols" | grep -qx "$f" || echo "$f"; done)
 if [ -n "$missing" ]; then
   echo "declared but not exported: $missing"

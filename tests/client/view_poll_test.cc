@@ -12,11 +12,10 @@
 #include "chunkforge/client.h"
 #include "chunkforge/encode.h"
 #include "chunkforge/v1/chunk.pb.h"
-#include "edit_service.h"
 #include "support/eventually.h"
 #include "support/free_port.h"
 #include "support/temp_dir.h"
-#include "world_server.h"
+#include "world_server.h"  // with the edit service's open_store and bind_store
 
 namespace chunkforge::client {
 namespace {

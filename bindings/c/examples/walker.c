@@ -62,7 +62,8 @@ int main(int argc, char** argv) {
   cf_session_options_init(&options);
   options.view_radius = 2;
   double x = 0;
-  if (cf_client_connect(target, &connect, &client) != CF_OK || cf_session_start(client, x, 0, &options, &session) != CF_OK) {
+  if (cf_client_connect(target, &connect, &client) != CF_OK ||
+      cf_session_start(client, x, 0, &options, &session) != CF_OK) {
     fprintf(stderr, "%s\n", cf_last_error());
     cf_client_free(client);
     return 1;

@@ -77,7 +77,9 @@ cf_status cf_client_edit(cf_client* client, cf_edit_batch* batch, cf_edit_result
     if (!done) return fail(done.status());
     batch->result = std::move(*done);
     batch->versions.clear();
-    for (const cf::ChunkVersion& v : batch->result.versions) batch->versions.push_back({v.chunk.x, v.chunk.z, v.version});
+    for (const cf::ChunkVersion& v : batch->result.versions) {
+      batch->versions.push_back({v.chunk.x, v.chunk.z, v.version});
+    }
     if (out != nullptr) {
       *out = {batch->versions.data(), batch->versions.size(), batch->result.added_ids.data(),
               batch->result.added_ids.size(), batch->result.request_id.c_str()};

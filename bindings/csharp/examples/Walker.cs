@@ -13,7 +13,9 @@ static class Walker {
     session.Poll(events, 64);
     foreach (Event e in events) {
       switch (e.Kind) {
-        case EventKind.Load: Console.WriteLine("load   (" + e.X + ", " + e.Z + ") " + e.Chunk.ObjectCount + " objects"); break;
+        case EventKind.Load:
+          Console.WriteLine("load   (" + e.X + ", " + e.Z + ") " + e.Chunk.ObjectCount + " objects");
+          break;
         case EventKind.Unload: Console.WriteLine("unload (" + e.X + ", " + e.Z + ")"); break;
         case EventKind.Change: Console.WriteLine("change (" + e.X + ", " + e.Z + ")"); break;
         case EventKind.Error: Console.Error.WriteLine("session: " + e.ErrorMessage); break;
@@ -24,9 +26,9 @@ static class Walker {
 
   static int Main(string[] args) {
     if (args.Length > 0 && (args[0] == "--help" || args[0] == "-h")) {
-      Console.WriteLine("usage: mono Walker.exe [HOST:PORT] [STEPS] [TOKEN]\n\nWalks a player east through the world " +
-                        "served at HOST:PORT (default 127.0.0.1:50051),\nSTEPS steps of 8 units (default 40), through " +
-                        "the C# binding, printing loads and unloads.");
+      Console.WriteLine("usage: mono Walker.exe [HOST:PORT] [STEPS] [TOKEN]\n\n" +
+                        "Walks a player east through the world served at HOST:PORT (default 127.0.0.1:50051),\n" +
+                        "STEPS steps of 8 units (default 40), through the C# binding, printing loads and unloads.");
       return 0;
     }
     string target = args.Length > 0 ? args[0] : "127.0.0.1:50051";
@@ -48,8 +50,8 @@ static class Walker {
           if (session.Stats.LoadedChunks == 25 && session.Stats.QueuedEvents == 0) break;
         }
         var stats = session.Stats;
-        Console.WriteLine("walked to x = " + x + ": " + stats.LoadedChunks + " chunks loaded, " + stats.ChunksDownloaded +
-                          " downloaded, " + stats.ChunksFromCache + " from the local cache");
+        Console.WriteLine("walked to x = " + x + ": " + stats.LoadedChunks + " chunks loaded, " +
+                          stats.ChunksDownloaded + " downloaded, " + stats.ChunksFromCache + " from the local cache");
       }
       return 0;
     } catch (ChunkforgeException e) {

@@ -79,7 +79,8 @@ public sealed unsafe class Client : IDisposable {
       Name = Interop.Utf8(info.Name), Fingerprint = Interop.Utf8(info.Fingerprint), Seed = info.Seed,
       GeneratorVersion = info.GeneratorVersion, ChunkSize = info.ChunkSize, SeaLevel = info.SeaLevel,
       Biomes = Entries(info.Biomes, info.BiomeCount), Materials = Entries(info.Materials, info.MaterialCount),
-      Resources = Entries(info.Resources, info.ResourceCount), Structures = Entries(info.Structures, info.StructureCount),
+      Resources = Entries(info.Resources, info.ResourceCount),
+      Structures = Entries(info.Structures, info.StructureCount),
     };
   }
 

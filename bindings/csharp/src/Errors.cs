@@ -44,7 +44,9 @@ static class Interop {
     int n = (int)count.ToUInt64();
     T[] result = new T[n];
     int size = Marshal.SizeOf(typeof(T));
-    for (int i = 0; i < n; ++i) result[i] = (T)Marshal.PtrToStructure(new IntPtr(items.ToInt64() + (long)i * size), typeof(T));
+    for (int i = 0; i < n; ++i) {
+      result[i] = (T)Marshal.PtrToStructure(new IntPtr(items.ToInt64() + (long)i * size), typeof(T));
+    }
     return result;
   }
 

@@ -103,7 +103,8 @@ public static unsafe class Methods {
   [DllImport(Lib)] public static extern uint cf_abi_version();
   [DllImport(Lib)] public static extern IntPtr cf_last_error();
   [DllImport(Lib)] public static extern void cf_connect_options_init(out ConnectOptions options);
-  [DllImport(Lib)] public static extern int cf_client_connect(byte[] target, ConnectOptions* options, out ClientHandle client);
+  [DllImport(Lib)] public static extern int cf_client_connect(byte[] target, ConnectOptions* options,
+                                                              out ClientHandle client);
   [DllImport(Lib)] public static extern void cf_client_free(IntPtr client);
   [DllImport(Lib)] public static extern int cf_client_world_info(ClientHandle client, out WorldInfo info);
   [DllImport(Lib)] public static extern int cf_client_health(ClientHandle client, out int serving);
@@ -130,11 +131,13 @@ public static unsafe class Methods {
   [DllImport(Lib)] public static extern int cf_edit_move_object(EditBatchHandle b, long cx, long cz, ulong id, float x,
                                                                 float z, float yaw);
   [DllImport(Lib)] public static extern int cf_edit_remove_structure(EditBatchHandle b, long cx, long cz, ulong id);
-  [DllImport(Lib)] public static extern int cf_edit_set_state(EditBatchHandle b, long cx, long cz, ulong id, byte[] state,
+  [DllImport(Lib)] public static extern int cf_edit_set_state(EditBatchHandle b, long cx, long cz, ulong id,
+                                                              byte[] state,
                                                               UIntPtr size);
   [DllImport(Lib)] public static extern int cf_edit_expect(EditBatchHandle b, long cx, long cz, ulong version);
   [DllImport(Lib)] public static extern int cf_edit_request_id(EditBatchHandle b, byte[] requestId);
-  [DllImport(Lib)] public static extern int cf_client_edit(ClientHandle client, EditBatchHandle batch, out EditResult result);
+  [DllImport(Lib)] public static extern int cf_client_edit(ClientHandle client, EditBatchHandle batch,
+                                                           out EditResult result);
   [DllImport(Lib)] public static extern void cf_session_options_init(out SessionOptions options);
   [DllImport(Lib)] public static extern int cf_session_start(ClientHandle client, double x, double z,
                                                              SessionOptions* options, out SessionHandle session);

@@ -200,7 +200,8 @@ static class BindingTest {
 
   static long RssKiB() {
     foreach (string line in File.ReadAllLines("/proc/self/status")) {
-      if (line.StartsWith("VmRSS:")) return long.Parse(line.Split(new[] {' ', '\t'}, StringSplitOptions.RemoveEmptyEntries)[1]);
+      if (!line.StartsWith("VmRSS:")) continue;
+      return long.Parse(line.Split(new[] {' ', '\t'}, StringSplitOptions.RemoveEmptyEntries)[1]);
     }
     return 0;
   }
@@ -235,7 +236,8 @@ static class BindingTest {
     GC.Collect();
     GC.WaitForPendingFinalizers();
     long rss = RssKiB();
-    Console.WriteLine("10,000 chunks: " + loads + " loads, RSS " + rssAt2000 / 1024 + " MiB after 2,000, " + rss / 1024 +
+    Console.WriteLine("10,000 chunks: " + loads + " loads, RSS " + rssAt2000 / 1024 + " MiB after 2,000, " +
+                      rss / 1024 +
                       " MiB after all");
     Check(rss - rssAt2000 < 32 * 1024, "RSS grew by " + (rss - rssAt2000) / 1024 + " MiB from 2,000 to 10,000 chunks");
   }
@@ -261,7 +263,8 @@ static class BindingTest {
         TenThousandChunks(reader);
       }
     }
-    Console.WriteLine("csharp binding test: " + (failures == 0 ? "ok" : "FAILED") + " (" + failures + " failed checks)");
+    Console.WriteLine("csharp binding test: " + (failures == 0 ? "ok" : "FAILED") + " (" + failures +
+                      " failed checks)");
     return failures == 0 ? 0 : 1;
   }
 }
