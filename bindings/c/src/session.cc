@@ -96,10 +96,23 @@ cf_status cf_session_set_radius(cf_session* session, uint32_t view_radius) {
 }
 
 int32_t cf_session_running(const cf_session* session) {
-  return session != nullptr && session->session->running() ? 1 : 0;
+  try {
+    return session != nullptr && session->session->running() ? 1 : 0;
+  } catch (...) {  // a mutex that failed to lock: say it no longer runs
+    return 0;
+  }
 }
 
-void cf_session_free(cf_session* session) { delete session; }
+void cf_session_free(cf_session* session) {
+  if (session == nullptr) return;
+  // Stopped here, where a failure to join its threads can be caught: in the destructor
+  // (noexcept) it would end the process.
+  guarded([&]() -> cf_status {
+    session->session->stop();
+    return CF_OK;
+  });
+  delete session;
+}
 
 cf_status cf_session_poll(cf_session* session, size_t max_events, const cf_event** events, size_t* count) {
   return guarded([&]() -> cf_status {
