@@ -13,6 +13,7 @@
 #include "chunkforge/chunk_hash.h"
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "client_impl.h"
+#include "event_queue.h"
 #include "local_cache.h"
 #include "view_session_testing.h"
 
@@ -78,6 +79,7 @@ struct ViewSession::Impl {
   std::deque<Incoming> inbox;
   ViewStats stats;
   grpc::ClientContext* pending_info = nullptr;  // the world-info call of open(), while under way
+  std::unique_ptr<EventQueue> events;  // a polled session's (start_polled); null with callbacks
 
   // Chunks being fetched again (GetChunk) because a change could not be applied faithfully: at
   // most one fetch per chunk. `wanted` is the newest version a change to it named meanwhile.
@@ -144,6 +146,7 @@ struct ViewSession::Impl {
           return;
         }
       }
+      if (events) wake.notify_all();  // the reader waits for an empty inbox (wait_for_room)
     }
     close(lock, /*cancel=*/true);
     end_refetches(lock);
@@ -179,12 +182,21 @@ struct ViewSession::Impl {
     stream = client.impl()->stub->Session(context.get());
     reader = std::thread([this, s = stream.get()] {
       v1::SessionEvent event;
-      while (s->Read(&event)) push(std::move(event));
+      while (wait_for_room() && s->Read(&event)) push(std::move(event));
       push(StreamEnded{});
     });
     view_dirty = true;  // the new server needs the view
     apply_view(lock);
     return Opened::ok;
+  }
+
+  // A polled session reads the next message only once the last one was handled and the game
+  // has drained the queue below its bound; until then the server waits (HTTP/2 flow control).
+  bool wait_for_room() {
+    if (!events) return true;
+    std::unique_lock lock(mutex);
+    wake.wait(lock, [&] { return stopping || (inbox.empty() && events->has_room()); });
+    return true;  // when stopping, the read that follows ends with the cancelled stream
   }
 
   void push(Incoming incoming) {
@@ -503,6 +515,32 @@ bool ViewSessionTesting::rewrite_copy(ViewSession& session, ChunkCoord c, const 
   return true;
 }
 
+Result<std::unique_ptr<ViewSession>> ViewSession::start_polled(Client client, Position position, ViewOptions options) {
+  Result<WorldInfo> world = client.world_info();
+  if (!world) return world.status();
+  auto events = std::make_unique<EventQueue>(options.event_queue_bytes);
+  ViewCallbacks callbacks = queueing_callbacks(*events);
+  auto impl = std::make_unique<Impl>(std::move(client), *world, position, std::move(options), std::move(callbacks));
+  Impl* raw = impl.get();
+  events->on_room([raw] {
+    std::lock_guard lock(raw->mutex);
+    raw->wake.notify_all();
+  });
+  impl->events = std::move(events);
+  impl->thread = std::thread([raw] { raw->run(); });
+  return std::unique_ptr<ViewSession>(new ViewSession(std::move(impl)));
+}
+
+size_t ViewSession::poll(std::vector<ViewEvent>& out, size_t max_events) {
+  return impl_->events ? impl_->events->poll(out, max_events) : 0;
+}
+
+std::vector<ViewEvent> ViewSession::poll(size_t max_events) {
+  std::vector<ViewEvent> out;
+  poll(out, max_events);
+  return out;
+}
+
 ViewSession::ViewSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 ViewSession::~ViewSession() { stop(); }
@@ -538,6 +576,10 @@ ViewStats ViewSession::stats() const {
   ViewStats stats = impl_->stats;
   stats.cached_bytes = impl_->cache.bytes();
   stats.loaded_chunks = impl_->loaded.size();
+  if (impl_->events) {
+    stats.queued_events = impl_->events->size();
+    stats.queued_bytes = impl_->events->bytes();
+  }
   return stats;
 }
 

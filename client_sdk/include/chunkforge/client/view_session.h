@@ -46,6 +46,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -67,6 +68,10 @@ struct ViewOptions {
   // until stop().
   std::chrono::milliseconds initial_backoff{200};
   std::chrono::milliseconds max_backoff{5'000};
+  // A polled session's queue (start_polled): bytes of events (ViewEvent::queued_bytes) kept for
+  // poll(). At the bound the session stops reading the stream, and the server waits (gRPC flow
+  // control): no event is dropped, and the queue passes the bound by one server message at most.
+  size_t event_queue_bytes = 16u << 20;
 };
 
 // What on_change says beside the updated chunk.
@@ -115,7 +120,11 @@ struct ViewStats {
   uint64_t refetches_failed = 0;        // fetches that failed: the copy stays at its version meanwhile
   size_t cached_bytes = 0;         // the local cache beyond the view
   size_t loaded_chunks = 0;
+  size_t queued_events = 0;        // a polled session's events not yet taken by poll()
+  size_t queued_bytes = 0;         // and what they weigh against ViewOptions::event_queue_bytes
 };
+
+struct ViewEvent;  // view_event.h
 
 class ViewSession {
  public:
@@ -123,12 +132,20 @@ class ViewSession {
   // cannot be had (after the client's retries) or the options are out of range.
   static Result<std::unique_ptr<ViewSession>> start(Client client, Position position, ViewOptions options,
                                                      ViewCallbacks callbacks);
+  // The same session, its events kept in a queue (bounded by ViewOptions::event_queue_bytes)
+  // for the game to take with poll() on its own thread, instead of callbacks on the session's.
+  static Result<std::unique_ptr<ViewSession>> start_polled(Client client, Position position, ViewOptions options);
   ~ViewSession();  // stop()
   ViewSession(const ViewSession&) = delete;
   ViewSession& operator=(const ViewSession&) = delete;
 
   void set_position(Position position);
   void set_radius(uint32_t view_radius);
+
+  // A polled session's events (view_event.h), oldest first, at most max_events: appended to
+  // `out`, returning how many. None for a session with callbacks. From any thread, one at a time.
+  size_t poll(std::vector<ViewEvent>& out, size_t max_events = SIZE_MAX);
+  std::vector<ViewEvent> poll(size_t max_events);
 
   // The chunks loaded now (on_load called, on_unload not yet).
   std::vector<ChunkCoord> loaded() const;

@@ -1,0 +1,305 @@
+/* File: chunkforge_c.h
+ *
+ * The C ABI of the chunkforge client SDK (libchunkforge_c.so): for engines and languages that
+ * load a plain C library (Unity and C# through P/Invoke, Godot through GDExtension, Unreal as
+ * an external module, any custom engine). docs/engines.md is the guide.
+ *
+ *   cf_client* client = NULL;
+ *   if (cf_client_connect("127.0.0.1:50051", NULL, &client) != CF_OK) puts(cf_last_error());
+ *   cf_session_options options;
+ *   cf_session_options_init(&options);
+ *   cf_session* session = NULL;
+ *   cf_session_start(client, 0, 0, &options, &session);
+ *   ...every frame, on the game's thread:
+ *   const cf_event* events; size_t n;
+ *   cf_session_poll(session, 64, &events, &n);       // valid until the next poll
+ *   for (size_t i = 0; i < n; ++i) if (events[i].kind == CF_EVENT_LOAD) spawn(events[i].chunk);
+ *   cf_session_free(session); cf_client_free(client);
+ *
+ * Rules of the ABI:
+ * - Every function but the *_free/_release ones, cf_abi_version, cf_last_error and
+ *   cf_status_name returns a cf_status: CF_OK (0) or a gRPC status code (1..16) with the same
+ *   meaning as in the C++ SDK. cf_last_error() then gives the message ("INVALID_ARGUMENT:
+ *   coord.x: must be in ..."), per thread, valid until that thread's next failing call.
+ * - No C++ exception ever crosses the boundary: every function catches all (CF_INTERNAL).
+ * - Handles are opaque; free each with its own function (NULL is ignored). A handle may be used
+ *   from any thread: a client from many at once; a session, chunk, region or edit batch from
+ *   one thread at a time.
+ * - Structs are plain data with fixed-size fields (blittable); pointers inside them borrow
+ *   memory whose lifetime each function states. Positions are world units, doubles.
+ * - No callbacks: a session's events are polled on the caller's thread.
+ */
+#ifndef CHUNKFORGE_C_H
+#define CHUNKFORGE_C_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define CF_API __declspec(dllexport)
+#else
+#define CF_API __attribute__((visibility("default")))
+#endif
+
+/* The ABI's version: a change that breaks a caller compiled against an older header bumps it.
+ * Compare cf_abi_version() with CF_ABI_VERSION at start-up. */
+#define CF_ABI_VERSION 1
+CF_API uint32_t cf_abi_version(void);
+
+typedef int32_t cf_status;
+enum {
+  CF_OK = 0,
+  CF_CANCELLED = 1,
+  CF_UNKNOWN = 2,
+  CF_INVALID_ARGUMENT = 3,
+  CF_DEADLINE_EXCEEDED = 4,
+  CF_NOT_FOUND = 5,
+  CF_ALREADY_EXISTS = 6,
+  CF_PERMISSION_DENIED = 7,
+  CF_RESOURCE_EXHAUSTED = 8,
+  CF_FAILED_PRECONDITION = 9,
+  CF_ABORTED = 10,
+  CF_OUT_OF_RANGE = 11,
+  CF_UNIMPLEMENTED = 12,
+  CF_INTERNAL = 13,
+  CF_UNAVAILABLE = 14,
+  CF_DATA_LOSS = 15,
+  CF_UNAUTHENTICATED = 16
+};
+/* The message of this thread's last failed call ("" if none); valid until its next failure. */
+CF_API const char* cf_last_error(void);
+/* "UNAVAILABLE" and so on; static storage. */
+CF_API const char* cf_status_name(cf_status status);
+
+typedef struct cf_client cf_client;
+typedef struct cf_chunk cf_chunk;
+typedef struct cf_region cf_region;
+typedef struct cf_edit_batch cf_edit_batch;
+typedef struct cf_session cf_session;
+
+/* ---- Connecting ---- */
+
+typedef struct cf_connect_options {
+  uint32_t struct_size;        /* sizeof(cf_connect_options): set by cf_connect_options_init */
+  uint32_t deadline_ms;        /* each unary call and a whole region stream; default 10000 */
+  int32_t max_attempts;        /* attempts of a call failing with UNAVAILABLE; default 4 */
+  int32_t tls;                 /* non-zero: TLS */
+  const char* tls_root_certificates; /* PEM text; NULL: the system's roots */
+  const char* tls_server_name; /* NULL: the target's host */
+  const char* bearer_token;    /* NULL: none; the write token also reads */
+} cf_connect_options;
+CF_API void cf_connect_options_init(cf_connect_options* options);
+
+/* Makes the client; connects lazily on the first call. options may be NULL (the defaults). */
+CF_API cf_status cf_client_connect(const char* target, const cf_connect_options* options, cf_client** out);
+CF_API void cf_client_free(cf_client* client);
+
+/* ---- World info ---- */
+
+typedef struct cf_catalog_entry {
+  uint32_t id;
+  uint32_t reserved;
+  const char* name;
+  const char* color;        /* "#rrggbb" */
+  double footprint_radius;  /* resource layers */
+  double size_x, size_z;    /* structures */
+  double height;            /* structures */
+} cf_catalog_entry;
+
+typedef struct cf_world_info {
+  const char* name;
+  const char* fingerprint;
+  uint64_t seed;
+  uint32_t generator_version;
+  uint32_t chunk_size;
+  double sea_level;
+  const cf_catalog_entry* biomes;
+  size_t biome_count;
+  const cf_catalog_entry* materials;
+  size_t material_count;
+  const cf_catalog_entry* resources;
+  size_t resource_count;
+  const cf_catalog_entry* structures;
+  size_t structure_count;
+} cf_world_info;
+/* Fetched once, then from memory. Its pointers stay valid until cf_client_free. */
+CF_API cf_status cf_client_world_info(cf_client* client, cf_world_info* out);
+
+/* CF_OK with *serving 1 when the server's standard health check says SERVING, else 0. */
+CF_API cf_status cf_client_health(cf_client* client, int32_t* serving);
+
+/* ---- Chunks ---- */
+
+typedef struct cf_chunk_options {
+  int32_t include_terrain;
+  uint32_t terrain_step;    /* 1, 2, 4 ... dividing the chunk size; 0: 1 */
+  const uint32_t* layers;   /* resource layer ids to include; NULL or none: all */
+  size_t layer_count;
+} cf_chunk_options;
+
+typedef struct cf_object {
+  uint64_t id;        /* stable across requests and replicas */
+  double x, z;        /* world units */
+  float y;            /* the terrain's elevation at the object */
+  float yaw;          /* degrees about y, [0, 360) */
+  uint32_t layer;     /* cf_world_info.resources[layer] */
+  uint32_t variant;
+} cf_object;
+
+typedef struct cf_structure {
+  uint64_t id;
+  int64_t x, z;       /* the box's lowest corner, world units */
+  double y;
+  double size_x, size_y, size_z;
+  uint32_t type;      /* cf_world_info.structures[type] */
+  uint32_t yaw_degrees;
+  int32_t tilted;
+  uint32_t reserved;
+} cf_structure;
+
+/* A chunk read in place. Its pointers borrow from the chunk handle: valid while it lives. */
+typedef struct cf_chunk_view {
+  int64_t x, z;                 /* chunk coordinates */
+  double origin_x, origin_z;    /* world position of its lowest corner */
+  uint32_t chunk_size;
+  uint32_t generator_version;
+  uint64_t edit_version;        /* 0: never edited */
+  const cf_object* objects;
+  size_t object_count;
+  const cf_structure* structures;
+  size_t structure_count;
+  uint32_t terrain_size;        /* samples per side; 0: no terrain */
+  uint32_t terrain_step;
+  const float* elevation;       /* terrain_size^2 each, sample (i, j) at [j * size + i] */
+  const uint32_t* biome;
+  const uint32_t* material;
+} cf_chunk_view;
+
+/* One chunk; free it with cf_chunk_release. options may be NULL. */
+CF_API cf_status cf_client_chunk(cf_client* client, int64_t x, int64_t z, const cf_chunk_options* options,
+                                 cf_chunk** out);
+CF_API cf_status cf_chunk_get_view(const cf_chunk* chunk, cf_chunk_view* out);
+/* The chunk's canonical encoding (chunkforge.v1.Chunk, the bytes the server caches and sends),
+ * made on first call; borrows from the chunk. */
+CF_API cf_status cf_chunk_get_bytes(const cf_chunk* chunk, const uint8_t** bytes, size_t* size);
+/* An object's state set by an edit (size 0: none); borrows from the chunk. */
+CF_API cf_status cf_chunk_object_state(const cf_chunk* chunk, uint64_t object_id, const uint8_t** state,
+                                       size_t* size);
+/* A second handle to the same chunk, released on its own: keeps a polled event's chunk. */
+CF_API cf_chunk* cf_chunk_retain(const cf_chunk* chunk);
+CF_API void cf_chunk_release(cf_chunk* chunk);
+
+/* The square of `radius` chunks around (x, z), nearest first: cf_region_next gives each chunk
+ * (release it), then CF_OK with *out NULL at the end, or the error that ended the stream. */
+CF_API cf_status cf_client_region(cf_client* client, int64_t x, int64_t z, uint32_t radius,
+                                  const cf_chunk_options* options, cf_region** out);
+CF_API cf_status cf_region_next(cf_region* region, cf_chunk** out);
+CF_API void cf_region_free(cf_region* region);
+
+/* The structures of the type named `type` whose origin lies within `radius` world units of
+ * (x, z), nearest first, at most `limit`; up to `capacity` are written to `out`, *count says
+ * how many were found. */
+CF_API cf_status cf_client_locate(cf_client* client, const char* type, int64_t x, int64_t z, double radius,
+                                  uint32_t limit, cf_structure* out, size_t capacity, size_t* count);
+
+/* ---- Edits (docs/edits.md): all or nothing, needs the write token ---- */
+
+CF_API cf_status cf_edit_batch_new(cf_edit_batch** out);
+CF_API void cf_edit_batch_free(cf_edit_batch* batch);
+/* Positions are chunk-relative: [0, chunk_size). */
+CF_API cf_status cf_edit_remove_object(cf_edit_batch* batch, int64_t chunk_x, int64_t chunk_z, uint64_t id);
+CF_API cf_status cf_edit_add_object(cf_edit_batch* batch, int64_t chunk_x, int64_t chunk_z, uint32_t layer, float x,
+                                    float z, float yaw, uint32_t variant);
+CF_API cf_status cf_edit_move_object(cf_edit_batch* batch, int64_t chunk_x, int64_t chunk_z, uint64_t id, float x,
+                                     float z, float yaw);
+CF_API cf_status cf_edit_remove_structure(cf_edit_batch* batch, int64_t chunk_x, int64_t chunk_z, uint64_t id);
+CF_API cf_status cf_edit_set_state(cf_edit_batch* batch, int64_t chunk_x, int64_t chunk_z, uint64_t id,
+                                   const void* state, size_t size);
+CF_API cf_status cf_edit_expect(cf_edit_batch* batch, int64_t chunk_x, int64_t chunk_z, uint64_t version);
+CF_API cf_status cf_edit_request_id(cf_edit_batch* batch, const char* request_id);
+
+typedef struct cf_chunk_version {
+  int64_t x, z;
+  uint64_t version;
+} cf_chunk_version;
+
+typedef struct cf_edit_result {
+  const cf_chunk_version* versions;  /* the new version of every chunk changed */
+  size_t version_count;
+  const uint64_t* added_ids;         /* of the add operations, in order */
+  size_t added_count;
+  const char* request_id;
+} cf_edit_result;
+/* Applies the batch. out (may be NULL) borrows from the batch: valid until it is sent again
+ * or freed. */
+CF_API cf_status cf_client_edit(cf_client* client, cf_edit_batch* batch, cf_edit_result* out);
+
+/* ---- A moving player's view, polled ---- */
+
+typedef struct cf_session_options {
+  uint32_t struct_size;       /* sizeof(cf_session_options): set by cf_session_options_init */
+  uint32_t view_radius;       /* default 4 */
+  uint64_t cache_bytes;       /* chunks kept beyond the view; default 64 MiB */
+  uint64_t event_queue_bytes; /* events kept for polling; default 16 MiB, then the session
+                                 stops reading and the server waits (nothing is dropped) */
+  cf_chunk_options chunk;
+} cf_session_options;
+CF_API void cf_session_options_init(cf_session_options* options);
+
+CF_API cf_status cf_session_start(cf_client* client, double x, double z, const cf_session_options* options,
+                                  cf_session** out);
+CF_API cf_status cf_session_set_position(cf_session* session, double x, double z);
+CF_API cf_status cf_session_set_radius(cf_session* session, uint32_t view_radius);
+/* 1 while the session runs; 0 once stopped by an error no retry fixes (reported as an event). */
+CF_API int32_t cf_session_running(const cf_session* session);
+/* Stops the session (joins its threads) and frees it, with the events of its last poll. */
+CF_API void cf_session_free(cf_session* session);
+
+enum { CF_EVENT_LOAD = 0, CF_EVENT_UNLOAD = 1, CF_EVENT_CHANGE = 2, CF_EVENT_ERROR = 3 };
+
+typedef struct cf_event {
+  int32_t kind;                 /* CF_EVENT_* */
+  cf_status error_code;         /* CF_EVENT_ERROR */
+  int64_t x, z;                 /* the chunk, for all but errors */
+  cf_chunk* chunk;              /* load, change: borrowed until the next poll (cf_chunk_retain) */
+  const char* error_message;    /* CF_EVENT_ERROR */
+  uint64_t previous_version;    /* change: the version before */
+  int32_t replaced;             /* change: sent whole; the id lists are empty */
+  uint32_t reserved;
+  const uint64_t* removed_objects;
+  size_t removed_object_count;
+  const uint64_t* placed_objects;    /* added or moved */
+  size_t placed_object_count;
+  const uint64_t* states_changed;
+  size_t states_changed_count;
+  const uint64_t* removed_structures;
+  size_t removed_structure_count;
+} cf_event;
+
+/* Takes up to max_events of the oldest events. *events and everything they point to stay valid
+ * until the next cf_session_poll or cf_session_free of this session. */
+CF_API cf_status cf_session_poll(cf_session* session, size_t max_events, const cf_event** events, size_t* count);
+
+typedef struct cf_session_stats {
+  uint64_t chunks_downloaded;
+  uint64_t chunks_from_cache;
+  uint64_t duplicates_ignored;
+  uint64_t changes_applied;
+  uint64_t chunks_replaced;
+  uint64_t reconnects;
+  uint64_t cached_bytes;
+  uint64_t loaded_chunks;
+  uint64_t queued_events;
+  uint64_t queued_bytes;
+} cf_session_stats;
+CF_API cf_status cf_session_get_stats(const cf_session* session, cf_session_stats* out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CHUNKFORGE_C_H */

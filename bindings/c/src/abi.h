@@ -1,0 +1,89 @@
+// File: bindings/c/src/abi.h
+//
+// What the C ABI's files share: the handles behind chunkforge_c.h's opaque types, and
+// `guarded`, which every exported function runs its body in so that no exception crosses the
+// boundary and every failure leaves its message for cf_last_error().
+#pragma once
+
+#include <chunkforge/client.h>
+
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "chunkforge_c.h"
+
+namespace chunkforge::capi {
+
+namespace cf = chunkforge::client;
+
+// Records `message` as this thread's last error and returns `code`.
+cf_status fail(cf_status code, std::string message);
+cf_status fail(const cf::Status& status);
+
+// Runs `body` (which returns a cf_status), turning any exception into CF_INTERNAL.
+template <class Body>
+cf_status guarded(Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    return fail(CF_INTERNAL, std::string("INTERNAL: unexpected C++ exception: ") + e.what());
+  } catch (...) {
+    return fail(CF_INTERNAL, "INTERNAL: unexpected C++ exception");
+  }
+}
+
+// CF_INVALID_ARGUMENT naming a NULL argument, as the server names a bad field.
+cf_status null_argument(const char* name);
+
+cf::ChunkOptions chunk_options_of(const cf_chunk_options* options);
+
+// A world info kept for the life of its client, with the C views of its catalogue.
+struct WorldInfoCopy {
+  explicit WorldInfoCopy(cf::WorldInfo info);
+  cf::WorldInfo info;
+  std::vector<cf_catalog_entry> biomes, materials, resources, structures;
+  cf_world_info view{};
+};
+
+// A chunk with its C view and its bytes, each made on first use, shared by every handle
+// retained from it.
+struct ChunkData {
+  explicit ChunkData(cf::Chunk c) : chunk(std::move(c)) {}
+  const cf_chunk_view& view();
+  const std::string& canonical_bytes();
+
+  cf::Chunk chunk;
+  std::once_flag made_view, made_bytes;
+  std::vector<cf_object> objects;
+  std::vector<cf_structure> structures;
+  std::string bytes;
+  cf_chunk_view c_view{};
+};
+
+cf_structure structure_of(const cf::Structure& s);
+
+}  // namespace chunkforge::capi
+
+struct cf_client {
+  chunkforge::client::Client client;
+  std::mutex mutex;
+  std::deque<chunkforge::capi::WorldInfoCopy> worlds;  // guarded by mutex; never shrinks
+};
+
+struct cf_chunk {
+  std::shared_ptr<chunkforge::capi::ChunkData> data;
+};
+
+struct cf_region {
+  chunkforge::client::RegionStream stream;
+};
+
+struct cf_edit_batch {
+  chunkforge::client::EditBatch batch;
+  chunkforge::client::EditResult result;  // the last cf_client_edit's, which cf_edit_result borrows
+  std::vector<cf_chunk_version> versions;
+};

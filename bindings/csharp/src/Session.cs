@@ -1,0 +1,103 @@
+// File: bindings/csharp/src/Session.cs
+//
+// A moving player's view from C#, polled on the game's thread (Unity: from Update()): no
+// callback ever comes from native code. Each polled load or change carries a Chunk the game
+// owns (Dispose it when the chunk unloads).
+//
+//   var session = Session.Start(client, player.x, player.z, new SessionOptions { ViewRadius = 6 });
+//   ...every frame: session.SetPosition(player.x, player.z);
+//   events.Clear(); session.Poll(events, 64);
+//   foreach (Event e in events) if (e.Kind == EventKind.Load) Spawn(e.Chunk);
+using System;
+using System.Collections.Generic;
+using System.Runtime.InteropServices;
+
+namespace Chunkforge {
+
+public enum EventKind { Load = 0, Unload = 1, Change = 2, Error = 3 }
+
+public sealed class Event {
+  public EventKind Kind;
+  public long X, Z;                   // the chunk, for all but errors
+  public Chunk Chunk;                 // load, change: owned by the game
+  public StatusCode ErrorCode;        // error
+  public string ErrorMessage;
+  public ulong PreviousVersion;       // change
+  public bool Replaced;               // change: sent whole; the id lists are empty
+  public ulong[] RemovedObjects, PlacedObjects, StatesChanged, RemovedStructures;
+}
+
+public sealed class SessionOptions {
+  public uint ViewRadius = 4;
+  public ulong CacheBytes = 64ul << 20;
+  public ulong EventQueueBytes = 16ul << 20;  // then the session stops reading; nothing is dropped
+  public ChunkOptions Chunk;
+}
+
+public sealed unsafe class Session : IDisposable {
+  readonly Native.SessionHandle handle;
+
+  Session(Native.SessionHandle handle) { this.handle = handle; }
+
+  public static Session Start(Client client, double x, double z, SessionOptions options = null) {
+    options = options ?? new SessionOptions();
+    Native.SessionOptions native;
+    Native.Methods.cf_session_options_init(out native);
+    native.ViewRadius = options.ViewRadius;
+    native.CacheBytes = options.CacheBytes;
+    native.EventQueueBytes = options.EventQueueBytes;
+    uint[] layers = options.Chunk == null ? null : options.Chunk.Layers;
+    fixed (uint* l = layers) {
+      if (options.Chunk != null) native.Chunk = Client.ToNative(options.Chunk, l);
+      Native.SessionHandle session;
+      Interop.Check(Native.Methods.cf_session_start(client.Handle, x, z, &native, out session));
+      return new Session(session);
+    }
+  }
+
+  public void SetPosition(double x, double z) { Interop.Check(Native.Methods.cf_session_set_position(handle, x, z)); }
+  public void SetRadius(uint radius) { Interop.Check(Native.Methods.cf_session_set_radius(handle, radius)); }
+  public bool Running { get { return Native.Methods.cf_session_running(handle) != 0; } }
+
+  public Native.SessionStats Stats {
+    get {
+      Native.SessionStats stats;
+      Interop.Check(Native.Methods.cf_session_get_stats(handle, out stats));
+      return stats;
+    }
+  }
+
+  // Appends up to maxEvents of the oldest events to `into`; returns how many.
+  public int Poll(List<Event> into, int maxEvents = 64) {
+    IntPtr events;
+    UIntPtr count;
+    Interop.Check(Native.Methods.cf_session_poll(handle, (UIntPtr)(uint)maxEvents, out events, out count));
+    int n = (int)count.ToUInt64();
+    Native.Event* e = (Native.Event*)events;
+    for (int i = 0; i < n; ++i) into.Add(Convert(ref e[i]));
+    return n;
+  }
+
+  public void Dispose() { handle.Dispose(); }
+
+  // The native event borrows from the session until the next poll: copy it, retain its chunk.
+  static Event Convert(ref Native.Event e) {
+    var out_ = new Event { Kind = (EventKind)e.Kind, X = e.X, Z = e.Z };
+    if (e.Chunk != IntPtr.Zero) out_.Chunk = new Chunk(Native.Methods.cf_chunk_retain(e.Chunk));
+    if (out_.Kind == EventKind.Error) {
+      out_.ErrorCode = (StatusCode)e.ErrorCode;
+      out_.ErrorMessage = Interop.Utf8(e.ErrorMessage);
+    }
+    if (out_.Kind == EventKind.Change) {
+      out_.PreviousVersion = e.PreviousVersion;
+      out_.Replaced = e.Replaced != 0;
+      out_.RemovedObjects = Interop.Ids(e.RemovedObjects, e.RemovedObjectCount);
+      out_.PlacedObjects = Interop.Ids(e.PlacedObjects, e.PlacedObjectCount);
+      out_.StatesChanged = Interop.Ids(e.StatesChanged, e.StatesChangedCount);
+      out_.RemovedStructures = Interop.Ids(e.RemovedStructures, e.RemovedStructureCount);
+    }
+    return out_;
+  }
+}
+
+}  // namespace Chunkforge
