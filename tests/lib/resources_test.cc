@@ -585,6 +585,7 @@ struct MethodCase {
   std::string name;
   v1::ResourceLayer::Method method;
 };
+void PrintTo(const MethodCase& c, std::ostream* out) { *out << c.name; }
 
 // Every method world.proto names, from its descriptor: a new one is tested without anyone
 // listing it here.
