@@ -1,6 +1,8 @@
 // One Edit request from check to commit (see edit_batch.h).
 #include "edits/edit_batch.h"
 
+#include <google/protobuf/descriptor.h>
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -25,6 +27,15 @@ std::string hex(uint64_t id) {
 ChunkKey key_of(const v1::ChunkCoord& c) { return {c.x(), c.z()}; }
 
 Status invalid(const std::string& message) { return {StatusCode::INVALID_ARGUMENT, message}; }
+
+// The operations an EditOp may hold, as edit.proto names them: read from the descriptor, so that
+// the error of an op without one names a new kind without anyone listing it here.
+std::string operation_names() {
+  const google::protobuf::OneofDescriptor* op = v1::EditOp::descriptor()->FindOneofByName("op");
+  std::string names;
+  for (int k = 0; k < op->field_count(); ++k) names += (k ? ", " : "") + std::string(op->field(k)->name());
+  return names;
+}
 
 Status check_chunk(const v1::ChunkCoord& c, int64_t limit, const std::string& field) {
   for (const auto& [axis, value] : {std::pair{".x", c.x()}, std::pair{".z", c.z()}}) {
@@ -76,7 +87,7 @@ Status check_op(const World& world, const v1::EditOp& op, const std::string& fie
     case v1::EditOp::OP_NOT_SET:
       break;
   }
-  return invalid(field + ": no operation set (remove_object, add_object, move_object, remove_structure, set_state)");
+  return invalid(field + ": no operation set (" + operation_names() + ")");
 }
 
 const v1::StructureInstance* find_structure(const v1::Chunk& chunk, uint64_t id) {

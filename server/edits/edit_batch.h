@@ -3,8 +3,8 @@
 // One Edit request from check to commit, without gRPC (docs/edits.md):
 //   1. check_request: what can be checked without the world's chunks (sizes, ranges, ids of
 //      layers), before any work is queued;
-//   2. base_chunks_needed: which generated chunks the batch needs (a removed structure needs
-//      every chunk its box overlaps);
+//   2. chunks_named, then structure_chunks: which generated chunks the batch needs (the chunks
+//      it names, and for a removed structure every chunk its box overlaps);
 //   3. commit_batch, inside a store write transaction: the chunks as they are now (base plus
 //      stored changes), each operation checked against them and resolved (ids assigned, heights
 //      taken from the terrain), compare-and-set versions checked, and one change per chunk

@@ -3,11 +3,14 @@
 // chunkforge.v1.WorldService on the gRPC callback API: what the RPCs share (the world, the
 // cache, the queue, the limits, validation of a chunk request, fetching a chunk). Each RPC lives
 // in a file of its own (get_world_info.cc, get_chunk.cc, stream_region.cc, session.cc,
-// locate.cc) and starts and ends through rpc_call.h. Every method is "raw": requests are parsed
-// by rpc_call.h, and chunks leave as the cached canonical bytes, never re-encoded.
+// locate.cc, edit.cc) and starts through rpc_call.h's open_call; a unary call ends through
+// UnaryCall (rpc_call.h), a stream through StreamCall (stream_call.h). Every method is "raw":
+// requests are parsed by open_call, and chunks leave as the cached canonical bytes, never
+// re-encoded.
 //
-// Thread safety: gRPC calls the methods from its threads; generation runs on the
-// GenerationQueue; everything shared is the thread-safe ChunkCache and the immutable World.
+// Thread safety: gRPC calls the methods from its threads; generation and edits' preparation run
+// on the GenerationQueue; what they share is thread-safe (ChunkCache, GenerationQueue,
+// EditService, the call slots, PlayerPositions) or immutable (the World, the limits, the auth).
 #pragma once
 
 #include <atomic>
@@ -16,15 +19,15 @@
 #include <string>
 #include <vector>
 
-#include "generation/chunk_cache.h"
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "chunkforge/world.h"
 #include "chunkforge/world_extent.h"
 #include "edits/edit_service.h"
+#include "edits/serial_lane.h"
+#include "generation/chunk_cache.h"
 #include "generation/generation_queue.h"
 #include "metrics.h"
 #include "session/player_positions.h"
-#include "edits/serial_lane.h"
 
 namespace chunkforge::server {
 
@@ -55,8 +58,8 @@ struct Limits {
   // Locate calls at once (queued or planning); more get RESOURCE_EXHAUSTED. 0: twice the
   // generation threads. Each plans for up to about 0.1 s on a generation thread.
   uint32_t max_locates = 0;
-  // Generation jobs queued at once (GenerationQueue's bound): past it GetChunk, StreamRegion and
-  // Locate get RESOURCE_EXHAUSTED; prefetches and Locate take at most half of it.
+  // Generation jobs queued at once (GenerationQueue's bound): past it GetChunk, StreamRegion, a
+  // Session and Locate get RESOURCE_EXHAUSTED; prefetches and Locate take at most half of it.
   size_t max_queued_jobs = GenerationQueue::kDefaultMaxJobs;
   // Not a limit: a Session prefetches the chunks a walking player's next step brings into view
   // (look_ahead.h).
@@ -151,11 +154,9 @@ class WorldService final : public WorldServiceBase {
   // is down, else CANCELLED with `otherwise`.
   grpc::Status dropped_status(const ChunkJob& job, const char* otherwise) const;
   // The generated chunk of `coord` with every layer and no terrain (what edits are checked
-  // against), from the cache or generated here. Call it on the generation threads.
+  // against), from the cache or generated here. Call it on the generation threads (edit.cc does,
+  // through edit_lane_).
   v1::Chunk base_chunk(ChunkCoord coord);
-  // Queues other work (an edit's check) on the generation threads, never refused: its caller
-  // cannot take a refusal, and bounds its own work.
-  void run_on_queue(double priority, std::function<void()> work) { queue_.submit(priority, std::move(work)); }
 
   const Limits& limits() const { return limits_; }
   CallSlots& sessions() { return sessions_; }

@@ -6,6 +6,7 @@
 //
 // The measured figures are printed as "[ measure ] name = value" lines (and recorded as test
 // properties), so a run shows how far each bar is from failing.
+#include <google/protobuf/descriptor.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -581,9 +582,22 @@ TEST(ResourceQualityTest, VariableDensityFollowsTheTargetWithoutSeams) {
 // --- scatter methods -------------------------------------------------------------------------
 
 struct MethodCase {
-  const char* name;
+  std::string name;
   v1::ResourceLayer::Method method;
 };
+void PrintTo(const MethodCase& c, std::ostream* out) { *out << c.name; }
+
+// Every method world.proto names, from its descriptor: a new one is tested without anyone
+// listing it here.
+std::vector<MethodCase> every_method() {
+  const google::protobuf::EnumDescriptor* methods = v1::ResourceLayer::Method_descriptor();
+  std::vector<MethodCase> out;
+  for (int k = 0; k < methods->value_count(); ++k) {
+    const google::protobuf::EnumValueDescriptor* value = methods->value(k);
+    out.push_back({std::string(value->name()), static_cast<v1::ResourceLayer::Method>(value->number())});
+  }
+  return out;
+}
 
 class ResourceMethodTest : public testing::TestWithParam<MethodCase> {};
 
@@ -605,13 +619,8 @@ TEST_P(ResourceMethodTest, GeneratesDeterministicOrderIndependentChunks) {
   EXPECT_EQ(streamed_hashes(world, spiral(origin, 5)), cold);
 }
 
-INSTANTIATE_TEST_SUITE_P(Resource, ResourceMethodTest,
-                         testing::Values(MethodCase{"jittered_grid", v1::ResourceLayer::jittered_grid},
-                                         MethodCase{"noise_probability", v1::ResourceLayer::noise_probability},
-                                         MethodCase{"noise_peaks", v1::ResourceLayer::noise_peaks},
-                                         MethodCase{"uniform", v1::ResourceLayer::uniform},
-                                         MethodCase{"blue_noise", v1::ResourceLayer::blue_noise}),
-                         [](const testing::TestParamInfo<MethodCase>& test) { return std::string(test.param.name); });
+INSTANTIATE_TEST_SUITE_P(Resource, ResourceMethodTest, testing::ValuesIn(every_method()),
+                         [](const testing::TestParamInfo<MethodCase>& test) { return test.param.name; });
 
 TEST(ResourceMethodTest, UniformIgnoresTheDensityThatBlueNoiseFollows) {
   const v1::WorldDefinition base = forest_only(default_world().seed());

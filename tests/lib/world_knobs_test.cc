@@ -160,7 +160,20 @@ void expect_declared_defaults(const Message& message, std::set<std::string>& see
 
 TEST(WorldKnobsTest, ApplyDefaultsSetsEveryDeclaredDefault) {
   v1::WorldDefinition definition = default_world().definition();
-  definition.mutable_resources(0)->set_method(v1::ResourceLayer::jittered_grid);  // for jitter
+  // A layer of each method that a knob with a default belongs to (jitter: jittered_grid), read
+  // from the knobs, so that a new method's defaults are checked without anyone listing it.
+  std::set<int> methods;
+  for (const FieldDescriptor* field : schema_fields()) {
+    const v1::Knob& knob = knob_of(*field);
+    if (!knob.default_value().empty() && knob.has_only_for_method()) methods.insert(knob.only_for_method());
+  }
+  const v1::ResourceLayer model = definition.resources(0);
+  for (const int method : methods) {
+    v1::ResourceLayer& layer = *definition.add_resources();
+    layer = model;
+    layer.set_name(model.name() + "_" + v1::ResourceLayer::Method_Name(method));
+    layer.set_method(static_cast<v1::ResourceLayer::Method>(method));
+  }
   clear_defaulted(definition);
   apply_defaults(definition);
   std::set<std::string> seen;

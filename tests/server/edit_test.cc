@@ -3,6 +3,7 @@
 // the generated gRPC stub as the client. The model, the write credential, bad input,
 // compare-and-set and races, idempotent retries, structures across chunks, live change events
 // and a store that outlives the server.
+#include <google/protobuf/descriptor.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
@@ -135,6 +136,13 @@ TEST_P(EditTest, BadEditsNameTheFieldAndChangeNothing) {
   v1::EditRequest empty_op;
   op_at(empty_op, 0, 0);
   expect_refused(empty_op, grpc::StatusCode::INVALID_ARGUMENT, "ops[0]: no operation");
+  // The error names every operation edit.proto has (read from the descriptor, a new one too).
+  const google::protobuf::OneofDescriptor* ops = v1::EditOp::descriptor()->FindOneofByName("op");
+  ASSERT_NE(ops, nullptr);
+  const std::string none_set = edit(empty_op).error_message();
+  for (int k = 0; k < ops->field_count(); ++k) {
+    EXPECT_NE(none_set.find(ops->field(k)->name()), std::string::npos) << none_set;
+  }
   expect_refused(v1::EditRequest{}, grpc::StatusCode::INVALID_ARGUMENT, "ops: no operations");
   v1::EditRequest big_state;
   op_at(big_state, 0, 0)->mutable_set_state()->set_id(before.objects().id(0));

@@ -1,12 +1,13 @@
 // entry_points(): every RPC of the service descriptor and every HTTP route (the side port's and
 // map::routes()) has its bounds written, and docs/server.md's table "Entry points and their
-// bounds" has exactly one row per entry, with the same text.
+// bounds" has exactly one row per entry, with the same text; Metrics names every RPC.
 #include "entry_points.h"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -14,6 +15,7 @@
 
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "map_service.h"
+#include "metrics.h"
 
 namespace chunkforge::server {
 namespace {
@@ -47,6 +49,18 @@ TEST(EntryPointsTest, EveryRpcAndEveryRouteHasItsBounds) {
   EXPECT_EQ(map::find_route("/tiles/materials/0/0/0.png"), map::MapRoute::kTile) << "the dispatcher uses the table";
   EXPECT_EQ(map::find_route("/api/locate"), map::MapRoute::kLocate);
   EXPECT_EQ(map::find_route("/api/nope"), std::nullopt);
+}
+
+// Metrics::kMethodNames, typed in metrics.h beside its enum, names every RPC of the descriptor:
+// /metrics and the logs label each call with it.
+TEST(EntryPointsTest, MetricsNameEveryRpcOfTheService) {
+  const google::protobuf::ServiceDescriptor* service =
+      v1::GetWorldInfoRequest::descriptor()->file()->FindServiceByName("WorldService");
+  ASSERT_NE(service, nullptr);
+  std::set<std::string> rpcs, named;
+  for (int k = 0; k < service->method_count(); ++k) rpcs.insert(std::string(service->method(k)->name()));
+  for (const std::string_view name : Metrics::kMethodNames) named.insert(std::string(name));
+  EXPECT_EQ(named, rpcs);
 }
 
 // The rows of the first table under the heading `heading` (before the next heading): first cell

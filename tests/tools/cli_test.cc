@@ -3,6 +3,7 @@
 //
 // Each run goes through the shell with stdout and stderr redirected to files of its own under
 // testing::TempDir(), named after the test and the process, so tests may run in parallel.
+#include <google/protobuf/descriptor.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +17,8 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -24,6 +27,7 @@
 
 #include "chunkforge/chunk.h"
 #include "chunkforge/encode.h"
+#include "chunkforge/v1/edit.pb.h"
 #include "chunkforge/world.h"
 #ifdef CHUNKFORGE_SERVER
 #include "support/server_process.h"
@@ -552,12 +556,52 @@ TEST_P(CliSubcommandTest, HelpWinsOverABadValue) {
   EXPECT_TRUE(contains(r.out, std::string("usage: chunkforge ") + GetParam())) << r;
 }
 
-INSTANTIATE_TEST_SUITE_P(Cli, CliSubcommandTest,
-                         testing::Values("validate", "info", "sample", "chunk", "region", "render", "quality", "locate",
-                                         "health", "edit"),
+// Every subcommand; CliTest.TheSubcommandListIsWhatHelpLists holds it to `chunkforge --help`.
+constexpr const char* kSubcommands[] = {"validate", "info",   "sample", "chunk", "region", "render", "quality",
+                                        "locate",   "health", "edit",   "edits", "map"};
+
+INSTANTIATE_TEST_SUITE_P(Cli, CliSubcommandTest, testing::ValuesIn(kSubcommands),
                          [](const testing::TestParamInfo<const char*>& test) {
                            return std::string(test.param);
                          });
+
+// The names under "Subcommands:" in `chunkforge --help` (the command's own list, built from
+// what main.cc declares) are kSubcommands: a new command fails here until the tests above take it.
+TEST(CliTest, TheSubcommandListIsWhatHelpLists) {
+  const CliResult r = run_cli({"--help"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  std::istringstream lines(r.out.substr(std::min(r.out.size(), r.out.find("Subcommands:\n"))));
+  std::set<std::string> listed;
+  std::string line;
+  std::getline(lines, line);  // the heading
+  while (std::getline(lines, line) && line.rfind("  ", 0) == 0) {
+    std::istringstream words(line);
+    std::string name;
+    words >> name;
+    listed.insert(name);
+  }
+  EXPECT_EQ(listed, std::set<std::string>(std::begin(kSubcommands), std::end(kSubcommands))) << r;
+}
+
+// `chunkforge edit` spells each operation of edit.proto's EditOp: a new operation fails here
+// until the command takes it (and this table names it).
+TEST(CliTest, EditTakesEveryOperationOfTheProto) {
+  const std::map<std::string, std::string> spelled = {{"remove_object", "remove"},
+                                                      {"add_object", "add"},
+                                                      {"move_object", "move"},
+                                                      {"remove_structure", "remove-structure"},
+                                                      {"set_state", "set-state"}};
+  const CliResult help = run_cli({"edit", "--help"});
+  ASSERT_EQ(help.exit_code, 0) << help;
+  const google::protobuf::OneofDescriptor* ops = v1::EditOp::descriptor()->FindOneofByName("op");
+  ASSERT_NE(ops, nullptr);
+  for (int k = 0; k < ops->field_count(); ++k) {
+    const std::string field(ops->field(k)->name());
+    const auto op = spelled.find(field);
+    ASSERT_NE(op, spelled.end()) << "EditOp." << field << " has no `chunkforge edit` operation";
+    EXPECT_TRUE(contains(help.out, "chunkforge edit CX CZ " + op->second + " ")) << field << "\n" << help;
+  }
+}
 
 // --- edit, against the server binary -------------------------------------------------------
 
@@ -639,6 +683,31 @@ TEST_F(CliEditTest, EachOperationAppliesAndPrintsTheNewVersion) {
   r = edit({chunk_of("x"), chunk_of("z"), "remove-structure", id});
   EXPECT_EQ(r.exit_code, 0) << r;
   EXPECT_TRUE(contains(r.out, "\"version\":1")) << r;
+}
+
+// What `chunkforge edit` did shows in `chunkforge chunk`: the chunk's edit version and the
+// states set on its objects (hex, as set-state takes them), on a server with a SQLite store.
+TEST_F(CliEditTest, TheChunkShowsItsEditVersionAndObjectStates) {
+  const std::string pristine = chunk_json(2, -1);
+  EXPECT_TRUE(contains(pristine, "\"edit_version\":0,")) << pristine;
+  EXPECT_TRUE(contains(pristine, "\"object_states\":[]")) << pristine;
+  EXPECT_EQ(pristine, run_cli({"chunk", "2", "-1"}).out);  // unedited: the offline line
+
+  CliResult r = edit({"2", "-1", "add", "iron", "3", "4"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  const std::string added = first_added_id(r.out);
+  ASSERT_EQ(added.size(), 16u) << r;
+  r = edit({"2", "-1", "set-state", added, "776f6f643d33"});  // "wood=3"
+  ASSERT_EQ(r.exit_code, 0) << r;
+  std::string now = chunk_json(2, -1);
+  EXPECT_EQ(json_number(now, "edit_version"), 2) << now;
+  EXPECT_TRUE(contains(now, "\"object_states\":[{\"id\":\"" + added + "\",\"state\":\"776f6f643d33\"}]")) << now;
+  EXPECT_TRUE(contains(now, "\"id\":\"" + added + "\"}")) << now;  // the object itself
+
+  ASSERT_EQ(edit({"2", "-1", "set-state", added, "--clear"}).exit_code, 0);
+  now = chunk_json(2, -1);
+  EXPECT_EQ(json_number(now, "edit_version"), 3) << now;
+  EXPECT_TRUE(contains(now, "\"object_states\":[]")) << now;
 }
 
 TEST_F(CliEditTest, ExpectAndRequestIdAreSentAsGiven) {

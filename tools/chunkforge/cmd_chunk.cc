@@ -43,9 +43,11 @@ class ChunkCommand final : public Command {
              "usage: chunkforge chunk CX CZ [--terrain STEP] [--world FILE] [--seed N] [--json]\n"
              "       chunkforge chunk CX CZ --server ADDR [--tls] [--tls-ca FILE] [--token-file FILE] [--terrain STEP]\n",
              "Generates chunk (CX, CZ), or fetches it from a server, and prints it as one line of JSON:\n"
-             "coordinates, the chunk's hash, and its objects with layer names, world positions,\n"
-             "elevation, yaw, variant and stable id. The same chunk prints the same line either way.\n"
-             "JSON is the only output format (--json is accepted for symmetry).\n");
+             "coordinates, the chunk's hash, its edit_version (0 until edited), its objects with layer\n"
+             "names, world positions, elevation, yaw, variant and stable id, its structures, and the\n"
+             "object_states edits set (id and state in hex, as `chunkforge edit` takes them). An\n"
+             "unedited chunk prints the same line either way. JSON is the only output format (--json\n"
+             "is accepted for symmetry).\n");
     app.add_option("CX", cx_, "chunk x coordinate (world x / chunk size, rounded down)")
         ->required()
         ->transform(any_integer());
