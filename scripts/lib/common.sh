@@ -37,27 +37,34 @@ ensure_packages() {
     --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# Configures (once, or when options change) and builds build/. Arguments: extra -D options.
+# Configures (once, or when options change) and builds build/. Arguments: the preset of
+# CMakePresets.json (default, or run), then extra -D options.
 build_chunkforge() {
-  build_chunkforge_in "$CHUNKFORGE_ROOT/build" "$@"
+  local preset=$1
+  shift
+  build_chunkforge_in "$preset" "$CHUNKFORGE_ROOT/build" "$@"
 }
 
-# The same in another build directory (the sanitizer builds). Arguments: the directory, then
-# extra -D options.
+# The same in another build directory (the sanitizer builds). Arguments: the preset, the
+# directory, then extra -D options.
 build_chunkforge_in() {
   configure_chunkforge "$@"
   # --quiet: ninja prints compiler messages only, not a progress line per file.
-  cmake --build "$1" -- --quiet
+  cmake --build "$2" -- --quiet
 }
 
-# Configures only (to build one target after). Arguments: the directory, then extra -D options.
+# Configures only (to build one target after). Arguments: the preset, the directory (the
+# preset's binaryDir, unless CHUNKFORGE_GCC_BUILD or CHUNKFORGE_FMA_BUILD names another), then
+# extra -D options. The preset holds the options and the compiler, so that a developer's
+# `cmake --preset NAME` is the build the scripts and CI make; only ccache is added here.
 configure_chunkforge() {
-  local dir=$1 launcher=()
-  shift
+  local preset=$1 dir=$2 launcher=()
+  shift 2
   if [ "${CHUNKFORGE_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null; then
     launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
   fi
-  cmake -S "$CHUNKFORGE_ROOT" -B "$dir" -G Ninja "${launcher[@]}" "$@" >/dev/null
+  # cmake --preset reads CMakePresets.json from the working directory.
+  (cd "$CHUNKFORGE_ROOT" && cmake --preset "$preset" -B "$dir" "${launcher[@]}" "$@" >/dev/null)
 }
 
 # Builds compile through ccache when it is installed (it is in CHUNKFORGE_BUILD_PACKAGES;
