@@ -18,10 +18,13 @@ using lattice::grad2;
 using lattice::lerp;
 
 // 3D gradients: Perlin's twelve cube edges, padded to 16 with four repeats (his choice too).
+// Four rows of four, as the edges group: laid out by hand.
+// clang-format off
 constexpr double kGrad3[16][3] = {{1, 1, 0},  {-1, 1, 0}, {1, -1, 0}, {-1, -1, 0},
                                   {1, 0, 1},  {-1, 0, 1}, {1, 0, -1}, {-1, 0, -1},
                                   {0, 1, 1},  {0, -1, 1}, {0, 1, -1}, {0, -1, -1},
                                   {1, 1, 0},  {-1, 1, 0}, {0, -1, 1}, {0, -1, -1}};
+// clang-format on
 inline double grad3(uint64_t h, double x, double y, double z) {
   const double* g = kGrad3[h >> 60];
   return g[0] * x + g[1] * y + g[2] * z;
@@ -113,6 +116,8 @@ double simplex3(uint64_t seed, Coord x, Coord y, Coord z) {
   const double t = (xs.frac + ys.frac + zs.frac) * kG3;
   const double x0 = xs.frac - t, y0 = ys.frac - t, z0 = zs.frac - t;
   // Which of the six tetrahedra of the skewed cube holds the point.
+  // One line per tetrahedron, its two corners' offsets side by side: laid out by hand.
+  // clang-format off
   int i1, j1, k1, i2, j2, k2;
   if (x0 >= y0) {
     if (y0 >= z0) { i1 = 1; j1 = 0; k1 = 0; i2 = 1; j2 = 1; k2 = 0; }
@@ -123,6 +128,7 @@ double simplex3(uint64_t seed, Coord x, Coord y, Coord z) {
     else if (x0 < z0) { i1 = 0; j1 = 1; k1 = 0; i2 = 0; j2 = 1; k2 = 1; }
     else { i1 = 0; j1 = 1; k1 = 0; i2 = 1; j2 = 1; k2 = 0; }
   }
+  // clang-format on
   const double n =
       simplex3_corner(corner(seed, i, j, k), x0, y0, z0) +
       simplex3_corner(corner(seed, i + i1, j + j1, k + k1), x0 - i1 + kG3, y0 - j1 + kG3,

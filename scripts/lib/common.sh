@@ -1,5 +1,6 @@
-# Shared by scripts/run, scripts/test and scripts/check-sanitizers: Debian packages and the
-# CMake builds (build/, and the sanitizer builds beside it).
+# Shared by the scripts: Debian packages, the CMake builds (build/, and the sanitizer builds
+# beside it, each configured by its preset in CMakePresets.json) and the C++ files the style
+# tools (scripts/format, scripts/check-format, scripts/tidy) look at.
 # Sourced, not run.
 
 CHUNKFORGE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -14,6 +15,11 @@ CHUNKFORGE_TEST_PACKAGES=(libgtest-dev libgmock-dev libbenchmark-dev python3-grp
 # llvm-symbolizer (llvm-14) for the fuzz build.
 CHUNKFORGE_SANITIZER_PACKAGES=(libasan8 libubsan1 libtsan2)
 CHUNKFORGE_FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev llvm-14)
+# The style tools: scripts/format and scripts/check-format (CI's first stage, which needs nothing
+# else), and scripts/tidy (which also needs a configured build/). Both pin version 14, Debian 12's:
+# another clang-format lays the same code out differently.
+CHUNKFORGE_FORMAT_PACKAGES=(clang-format)
+CHUNKFORGE_TIDY_PACKAGES=(clang-tidy)
 
 # Installs the packages that are missing; silent when all are there. Waits up to 10 minutes
 # for another apt/dpkg to release its lock instead of failing.
@@ -31,27 +37,34 @@ ensure_packages() {
     --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# Configures (once, or when options change) and builds build/. Arguments: extra -D options.
+# Configures (once, or when options change) and builds build/. Arguments: the preset of
+# CMakePresets.json (default, or run), then extra -D options.
 build_chunkforge() {
-  build_chunkforge_in "$CHUNKFORGE_ROOT/build" "$@"
+  local preset=$1
+  shift
+  build_chunkforge_in "$preset" "$CHUNKFORGE_ROOT/build" "$@"
 }
 
-# The same in another build directory (the sanitizer builds). Arguments: the directory, then
-# extra -D options.
+# The same in another build directory (the sanitizer builds). Arguments: the preset, the
+# directory, then extra -D options.
 build_chunkforge_in() {
   configure_chunkforge "$@"
   # --quiet: ninja prints compiler messages only, not a progress line per file.
-  cmake --build "$1" -- --quiet
+  cmake --build "$2" -- --quiet
 }
 
-# Configures only (to build one target after). Arguments: the directory, then extra -D options.
+# Configures only (to build one target after). Arguments: the preset, the directory (the
+# preset's binaryDir, unless CHUNKFORGE_GCC_BUILD or CHUNKFORGE_FMA_BUILD names another), then
+# extra -D options. The preset holds the options and the compiler, so that a developer's
+# `cmake --preset NAME` is the build the scripts and CI make; only ccache is added here.
 configure_chunkforge() {
-  local dir=$1 launcher=()
-  shift
+  local preset=$1 dir=$2 launcher=()
+  shift 2
   if [ "${CHUNKFORGE_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null; then
     launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
   fi
-  cmake -S "$CHUNKFORGE_ROOT" -B "$dir" -G Ninja "${launcher[@]}" "$@" >/dev/null
+  # cmake --preset reads CMakePresets.json from the working directory.
+  (cd "$CHUNKFORGE_ROOT" && cmake --preset "$preset" -B "$dir" "${launcher[@]}" "$@" >/dev/null)
 }
 
 # Builds compile through ccache when it is installed (it is in CHUNKFORGE_BUILD_PACKAGES;
@@ -63,3 +76,14 @@ configure_chunkforge() {
 # (cmake/ChunkforgePch.cmake).
 export CCACHE_BASEDIR="$CHUNKFORGE_ROOT" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
 export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
+
+# The tracked C++ files the style tools read, NUL-separated, relative to the root; with
+# arguments (files or folders, absolute or relative to the root), only those under them.
+# Nothing third-party or generated is tracked today (the .pb.h/.pb.cc files are generated into
+# the build directory); the exclusion keeps it so should some be added.
+CHUNKFORGE_STYLE_EXCLUDE='(^|/)(third_party|vendor)/|\.pb\.(h|cc)$'
+cxx_sources() {
+  # grep's status 1 is "no file matched", which is not an error; git's failures are 128.
+  git -C "$CHUNKFORGE_ROOT" ls-files -z -- "$@" | grep -zE '\.(h|hpp|c|cc|cpp)$' |
+    grep -zvE "$CHUNKFORGE_STYLE_EXCLUDE" || [ $? -eq 1 ]
+}
