@@ -16,18 +16,23 @@ namespace {
 
 const std::map<std::string_view, std::string_view> kRpcBounds = {
     {"GetWorldInfo", "no input to bound; the answer is the world's definition, fixed in size"},
-    {"GetChunk", "one chunk; x, z within +-2^40 units; at most 65536 terrain samples; generated on the queue "
-                 "(8192 jobs, then RESOURCE_EXHAUSTED), dropped when the caller cancels"},
-    {"StreamRegion", "radius <= --max-radius (16): at most 1089 chunks; --max-streams (256) at once; the queue's "
-                     "bound; reset after 30 s unread"},
-    {"Session", "view radius <= --max-radius (16); held <= 1089 chunks per update; one update read per 10 ms; "
-                "--max-sessions (1000) at once; 8 chunks under way; 8(r+1) prefetches, none after a jump; 4096 "
-                "owed unloads; reset after 30 s unread"},
-    {"Locate", "radius <= 4096 units (about 0.1 s of planning); limit <= 10000; 2 x --threads at once, then "
-               "RESOURCE_EXHAUSTED; after every view and prefetch; abandoned when its client leaves"},
-    {"Edit", "<= 256 operations on <= 64 chunks; request <= 128 KiB, id <= 128 bytes; a removed structure's box "
-             "<= 1024 chunks; 16 under way per connection, 512 (16 MiB) in all; per chunk 4096 added objects, "
-             "256 KiB of state; the write token (or --open-edits); only with an edit store"},
+    {"GetChunk",
+     "one chunk; x, z within +-2^40 units; at most 65536 terrain samples; generated on the queue "
+     "(8192 jobs, then RESOURCE_EXHAUSTED), dropped when the caller cancels"},
+    {"StreamRegion",
+     "radius <= --max-radius (16): at most 1089 chunks; --max-streams (256) at once; the queue's "
+     "bound; reset after 30 s unread"},
+    {"Session",
+     "view radius <= --max-radius (16); held <= 1089 chunks per update; one update read per 10 ms; "
+     "--max-sessions (1000) at once; 8 chunks under way; 8(r+1) prefetches, none after a jump; 4096 "
+     "owed unloads; reset after 30 s unread"},
+    {"Locate",
+     "radius <= 4096 units (about 0.1 s of planning); limit <= 10000; 2 x --threads at once, then "
+     "RESOURCE_EXHAUSTED; after every view and prefetch; abandoned when its client leaves"},
+    {"Edit",
+     "<= 256 operations on <= 64 chunks; request <= 128 KiB, id <= 128 bytes; a removed structure's box "
+     "<= 1024 chunks; 16 under way per connection, 512 (16 MiB) in all; per chunk 4096 added objects, "
+     "256 KiB of state; the write token (or --open-edits); only with an edit store"},
 };
 
 // The side port's own routes, answered on its I/O thread even when every general slot is taken.
@@ -40,14 +45,17 @@ const std::map<map::MapRoute, std::string_view> kMapBounds = {
     {map::MapRoute::kPageRedirect, "no work: a redirect to /map/"},
     {map::MapRoute::kPage, "no work: the page, compiled in"},
     {map::MapRoute::kAsset, "no work: a compiled-in file, or 404"},
-    {map::MapRoute::kTile, "zoom in [-8, 4], x, z within +-2^40, known layers; one 256 x 256 render on the map pool "
-                           "(--threads up to 4, 256 waiting, then 503); abandoned when its client goes"},
+    {map::MapRoute::kTile,
+     "zoom in [-8, 4], x, z within +-2^40, known layers; one 256 x 256 render on the map pool "
+     "(--threads up to 4, 256 waiting, then 503); abandoned when its client goes"},
     {map::MapRoute::kStatus, "no input; the world's layers and structure names"},
     {map::MapRoute::kPoint, "one terrain sample, x, z within +-2^40; microseconds on the I/O thread"},
-    {map::MapRoute::kLocate, "radius <= gRPC Locate's bound (4096 units); 20 results; 2 searches at once, then "
-                             "503; on the map pool, abandoned when its client goes"},
-    {map::MapRoute::kChunk, "one chunk, cx, cz within the world; generated on the map pool, abandoned when its "
-                            "client goes"},
+    {map::MapRoute::kLocate,
+     "radius <= gRPC Locate's bound (4096 units); 20 results; 2 searches at once, then "
+     "503; on the map pool, abandoned when its client goes"},
+    {map::MapRoute::kChunk,
+     "one chunk, cx, cz within the world; generated on the map pool, abandoned when its "
+     "client goes"},
     {map::MapRoute::kEdits, "only with an edit store; <= 4096 chunks per answer; the index scan on the map pool"},
     {map::MapRoute::kPlayers, "only with --map-players; one position per session (<= --max-sessions)"},
     {map::MapRoute::kView, "two numbers; no work (orders the waiting tiles)"},

@@ -1,8 +1,8 @@
 // chunkforge-server: the world server on its built-in default world, or on --world FILE.
+#include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cctype>
@@ -72,20 +72,24 @@ std::string variable_for(const std::string& flag) {
 
 template <typename T>
 CLI::Option* add_value(CLI::App& app, const std::string& name, T& value, const std::string& type,
-                      const std::string& description) {
+                       const std::string& description) {
   return app.add_option(name, value, description)->type_name(type)->envname(variable_for(name));
 }
 
 CLI::Option* add_optional(CLI::App& app, const std::string& name, std::optional<std::string>& value,
                           const std::string& type, const std::string& description) {
-  return app.add_option_function<std::string>(name, [&value](const std::string& text) { value = text; }, description)
+  return app
+      .add_option_function<std::string>(
+          name, [&value](const std::string& text) { value = text; }, description)
       ->type_name(type)
       ->envname(variable_for(name));
 }
 
 // A feature turned on or off: the value "on" or "off".
 CLI::Option* add_switch(CLI::App& app, const std::string& name, bool& value, const std::string& description) {
-  return app.add_option_function<std::string>(name, [&value](const std::string& v) { value = v == "on"; }, description)
+  return app
+      .add_option_function<std::string>(
+          name, [&value](const std::string& v) { value = v == "on"; }, description)
       ->type_name("on|off")
       ->envname(variable_for(name))
       ->check(CLI::IsMember({"on", "off"}));
@@ -94,7 +98,7 @@ CLI::Option* add_switch(CLI::App& app, const std::string& name, bool& value, con
 void declare_flags(CLI::App& app, Flags& f) {
   add_value(app, "--listen", f.server.listen, "ADDR", "host:port to listen on (default 0.0.0.0:50051)");
   add_value(app, "--http", f.server.http, "ADDR",
-           "host:port for GET /healthz, /metrics and /map/ (default\n0.0.0.0:8080; \"\": none)");
+            "host:port for GET /healthz, /metrics and /map/ (default\n0.0.0.0:8080; \"\": none)");
   add_switch(app, "--map", f.server.map,
              "the live map at /map/ on the --http port: on or off\n(default on; behind --auth-token-file when set)");
   app.add_flag("--map-players", f.server.map_players,
@@ -103,7 +107,8 @@ void declare_flags(CLI::App& app, Flags& f) {
   add_value(app, "--map-cache-mb", f.server.map_cache_mb, "N", "the map's tile cache in MiB, 1 to 65536 (default 64)")
       ->transform(integer_in(1, 65536));
   add_optional(app, "--world", f.world, "FILE", "world definition JSON (default: the built-in world)");
-  app.add_option_function<uint64_t>("--seed", [&f](const uint64_t& seed) { f.seed = seed; }, "override the world's seed")
+  app.add_option_function<uint64_t>(
+         "--seed", [&f](const uint64_t& seed) { f.seed = seed; }, "override the world's seed")
       ->type_name("N")
       ->envname(variable_for("--seed"))
       ->transform(integer_in(0, std::numeric_limits<uint64_t>::max()));
@@ -111,12 +116,13 @@ void declare_flags(CLI::App& app, Flags& f) {
       ->transform(integer_in(1, 1 << 20));
   add_value(app, "--threads", f.server.threads, "N", "generation threads, 1 to 256 (default: the number of cores)")
       ->transform(integer_in(1, 256));
-  add_value(app, "--generation-nice", f.server.generation_nice, "N",
-            "nice levels the generation threads run below those that\nanswer calls, 0 to 19 (default 10): warm reads and "
-            "/healthz\nstay prompt while every generation thread is busy")
+  add_value(
+      app, "--generation-nice", f.server.generation_nice, "N",
+      "nice levels the generation threads run below those that\nanswer calls, 0 to 19 (default 10): warm reads and "
+      "/healthz\nstay prompt while every generation thread is busy")
       ->transform(integer_in(0, 19));
   add_value(app, "--max-radius", f.server.limits.max_radius, "N",
-           "largest StreamRegion radius and Session view radius,\nchunks, 0 to 64 (default 16)")
+            "largest StreamRegion radius and Session view radius,\nchunks, 0 to 64 (default 16)")
       ->transform(integer_in(0, 64));
   add_switch(app, "--publish-seed", f.server.publish_seed,
              "GetWorldInfo and the map tell clients the world's seed: on or\noff (default on). Off is not a "
@@ -126,18 +132,22 @@ void declare_flags(CLI::App& app, Flags& f) {
              "off with\n--publish-seed off) (docs/client-generation.md)");
   add_switch(app, "--look-ahead", f.server.limits.look_ahead,
              "sessions prefetch what a walking player's next step brings\ninto view: on or off (default on)");
-  add_value(app, "--max-sessions", f.server.limits.max_sessions, "N", "player sessions at once, 1 to 1000000 (default 1000)")
+  add_value(app, "--max-sessions", f.server.limits.max_sessions, "N",
+            "player sessions at once, 1 to 1000000 (default 1000)")
       ->transform(integer_in(1, 1000000));
-  add_value(app, "--max-streams", f.server.limits.max_streams, "N", "StreamRegion calls at once, 1 to 1000000 (default 256)")
+  add_value(app, "--max-streams", f.server.limits.max_streams, "N",
+            "StreamRegion calls at once, 1 to 1000000 (default 256)")
       ->transform(integer_in(1, 1000000));
   add_value(app, "--log-level", f.log_level, "L", "trace, debug, info, warn, error or off (default info)")
       ->check(log_level_name());
-  CLI::Option* cert = add_optional(app, "--tls-cert", f.tls_cert, "FILE", "PEM certificate chain: serve TLS (with --tls-key)");
+  CLI::Option* cert =
+      add_optional(app, "--tls-cert", f.tls_cert, "FILE", "PEM certificate chain: serve TLS (with --tls-key)");
   CLI::Option* key = add_optional(app, "--tls-key", f.tls_key, "FILE", "PEM private key for --tls-cert");
   cert->needs(key);
   key->needs(cert);
-  add_optional(app, "--auth-token-file", f.auth_token_file, "FILE",
-               "require \"authorization: Bearer <token>\" with the token in FILE\n(health checking and reflection stay open)");
+  add_optional(
+      app, "--auth-token-file", f.auth_token_file, "FILE",
+      "require \"authorization: Bearer <token>\" with the token in FILE\n(health checking and reflection stay open)");
   chunkforge::server::declare_store_flags(app, f.store, add_optional);
 }
 
@@ -167,16 +177,19 @@ std::string parse_error(const CLI::App& app, const CLI::ParseError& error) {
 // Flags then environment into `flags`; nullopt to go on, else the exit code (--help: 0, a bad
 // or unknown flag: 2, with one line naming it).
 std::optional<int> parse_flags(int argc, char** argv, Flags& flags) {
-  CLI::App app("Serves chunkforge.v1.WorldService (gRPC, with health checking and reflection).\n"
-               "Each flag may also come from the environment variable shown beside it (a flag wins\n"
-               "over its variable; a variable set but empty means the value \"\").\n",
-               "chunkforge-server");
+  CLI::App app(
+      "Serves chunkforge.v1.WorldService (gRPC, with health checking and reflection).\n"
+      "Each flag may also come from the environment variable shown beside it (a flag wins\n"
+      "over its variable; a variable set but empty means the value \"\").\n",
+      "chunkforge-server");
   app.get_formatter()->label("Usage", "usage");
   app.get_formatter()->column_width(40);
   // Answered as soon as it is parsed, before any value is checked: a bad CHUNKFORGE_* variable
   // must not hide the help.
   app.set_help_flag();
-  app.add_flag_callback("-h,--help", [] { throw CLI::CallForHelp(); }, "print this help and exit")->trigger_on_parse();
+  app.add_flag_callback(
+         "-h,--help", [] { throw CLI::CallForHelp(); }, "print this help and exit")
+      ->trigger_on_parse();
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // the last one wins, as before
   flags.server.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   declare_flags(app, flags);
@@ -319,19 +332,20 @@ int serve(const chunkforge::World& world, const ServerOptions& options) {
   boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGHUP);
   chunkforge::server::WorldServer server(world, options);
   std::thread stopper;
-  std::function<void(const boost::system::error_code&, int)> on_signal =
-      [&](const boost::system::error_code& ec, int signal) {
-        if (ec) return;
-        handle_signal(signal, server, io, stopper);
-        signals.async_wait(on_signal);
-      };
+  std::function<void(const boost::system::error_code&, int)> on_signal = [&](const boost::system::error_code& ec,
+                                                                             int signal) {
+    if (ec) return;
+    handle_signal(signal, server, io, stopper);
+    signals.async_wait(on_signal);
+  };
   signals.async_wait(on_signal);
   if (!server.start()) return 1;
-  spdlog::info("chunkforge-server: world {} (seed {}, generator {}, fingerprint {}) on port {} (http {}), "
-               "{} threads, cache {} MiB{}{}",
-               chunkforge::quote_input(world.definition().name()), world.seed(), world.generator_version(), world.fingerprint(),
-               server.port(), server.http_port(), options.threads, options.cache_mb,
-               options.tls_cert_pem.empty() ? "" : ", TLS", options.auth_token.empty() ? "" : ", token required");
+  spdlog::info(
+      "chunkforge-server: world {} (seed {}, generator {}, fingerprint {}) on port {} (http {}), "
+      "{} threads, cache {} MiB{}{}",
+      chunkforge::quote_input(world.definition().name()), world.seed(), world.generator_version(), world.fingerprint(),
+      server.port(), server.http_port(), options.threads, options.cache_mb, options.tls_cert_pem.empty() ? "" : ", TLS",
+      options.auth_token.empty() ? "" : ", token required");
   io.run();
   if (stopper.joinable()) stopper.join();
   spdlog::info("chunkforge-server: stopped");

@@ -45,8 +45,7 @@ class Metrics {
 
  private:
   // Upper bounds of the generation-time buckets, seconds (the last bucket is +Inf).
-  static constexpr std::array<double, 10> kBuckets = {0.0005, 0.001, 0.002, 0.005, 0.01,
-                                                      0.02,   0.05,  0.1,   0.25,  1.0};
+  static constexpr std::array<double, 10> kBuckets = {0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0};
   std::array<std::atomic<uint64_t>, kMethodCount> requests_{}, errors_{};
   std::array<std::atomic<uint64_t>, kBuckets.size() + 1> generation_buckets_{};
   std::atomic<uint64_t> generation_count_{0}, generation_micros_{0}, generation_cpu_micros_{0};

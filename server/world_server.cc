@@ -21,7 +21,8 @@ WorldServer::WorldServer(const World& world, ServerOptions options)
       queue_(options_.threads, options_.limits.max_queued_jobs, options_.generation_nice),
       edits_(options_.store ? std::make_unique<EditService>(world, *options_.store) : nullptr),
       service_(world, cache_, queue_, metrics_, options_.limits,
-               Auth{options_.auth_token, options_.write_token, options_.open_edits, options_.store_error}, edits_.get()),
+               Auth{options_.auth_token, options_.write_token, options_.open_edits, options_.store_error},
+               edits_.get()),
       world_(world) {
   service_.disclose(options_.publish_seed, options_.publish_seed && options_.client_generation);
   if (options_.client_generation && !options_.publish_seed) {
@@ -66,8 +67,8 @@ bool WorldServer::start() {
   }
   report_store_health();
   if (!options_.http.empty()) {
-    http_ = std::make_unique<HttpEndpoint>(options_.http, [this] { return metrics_page(); }, HttpOptions{},
-                                           options_.map ? start_map() : HttpHandler{});
+    http_ = std::make_unique<HttpEndpoint>(
+        options_.http, [this] { return metrics_page(); }, HttpOptions{}, options_.map ? start_map() : HttpHandler{});
     if (!http_->start()) {
       shutdown(std::chrono::milliseconds(0));
       return false;
@@ -119,12 +120,14 @@ HttpHandler WorldServer::start_map() {
 }
 
 HttpHandler map_handler(map::MapService& service) {
-  return [&service](const HttpRequestView& request, HttpReplyFn reply, std::shared_ptr<const std::atomic<bool>> cancelled) {
+  return [&service](const HttpRequestView& request, HttpReplyFn reply,
+                    std::shared_ptr<const std::atomic<bool>> cancelled) {
     map::MapRequest map_request{request.target, request.if_none_match, request.cookie, request.authorization};
     return service.handle(
         map_request,
         [reply = std::move(reply)](map::MapReply r) {
-          reply(HttpReply{static_cast<unsigned>(r.status), std::move(r.content_type), std::move(r.body), std::move(r.headers)});
+          reply(HttpReply{static_cast<unsigned>(r.status), std::move(r.content_type), std::move(r.body),
+                          std::move(r.headers)});
         },
         std::move(cancelled));
   };
@@ -152,7 +155,7 @@ void WorldServer::shutdown(std::chrono::milliseconds grace) {
   }
   server_->Wait();  // the queue still runs here: cancelled calls' jobs complete them
   server_.reset();
-  queue_.stop();  // no job may outlive the service it calls
+  queue_.stop();               // no job may outlive the service it calls
   if (edits_) edits_->stop();  // after the calls: every edit under way was answered
 }
 

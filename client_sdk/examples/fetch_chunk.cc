@@ -30,11 +30,11 @@ int main(int argc, char** argv) {
     std::cerr << "chunk (" << coord.x << ", " << coord.z << "): " << chunk.status().to_string() << '\n';
     return 1;
   }
-  std::cout << "world \"" << chunk->world().name() << "\", chunk (" << coord.x << ", " << coord.z << "): "
-            << chunk->objects().size() << " objects, " << chunk->structures().size() << " structures\n";
+  std::cout << "world \"" << chunk->world().name() << "\", chunk (" << coord.x << ", " << coord.z
+            << "): " << chunk->objects().size() << " objects, " << chunk->structures().size() << " structures\n";
   for (const cf::Object& object : chunk->objects()) {
-    std::cout << "  " << object.layer_name << " at (" << object.x << ", " << object.y << ", " << object.z
-              << ") yaw " << object.yaw << '\n';
+    std::cout << "  " << object.layer_name << " at (" << object.x << ", " << object.y << ", " << object.z << ") yaw "
+              << object.yaw << '\n';
   }
   for (const cf::Structure& s : chunk->structures()) {
     std::cout << "  " << s.type_name << " at (" << s.x << ", " << s.y << ", " << s.z << ")\n";

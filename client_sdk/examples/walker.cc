@@ -9,8 +9,8 @@
 #include <mutex>
 #include <string>
 
-#include "example_help.h"
 #include <thread>
+#include "example_help.h"
 
 int main(int argc, char** argv) {
   namespace cf = chunkforge::client;

@@ -75,8 +75,10 @@ std::string_view Chunk::object_state(uint64_t object_id) const {
 ObjectRange Chunk::objects() const { return ObjectRange(message_, world_); }
 
 Structure structure_of(const v1::StructureInstance& s, const WorldInfo& world) {
-  return {s.id(),          s.type(),   world.structure_name(s.type()), s.x(),      s.z(),     s.y(),
-          s.yaw_degrees(), s.tilted(), s.size_x(),                     s.size_y(), s.size_z()};
+  return {s.id(),          s.type(),   world.structure_name(s.type()),
+          s.x(),           s.z(),      s.y(),
+          s.yaw_degrees(), s.tilted(), s.size_x(),
+          s.size_y(),      s.size_z()};
 }
 
 std::vector<Structure> Chunk::structures() const {

@@ -19,7 +19,8 @@ Backoff::Backoff(std::chrono::milliseconds initial, std::chrono::milliseconds ma
 std::chrono::milliseconds Backoff::next() {
   // Jitter keeps many clients that lost the same server from coming back in step.
   std::uniform_real_distribution<double> jitter(0.8, 1.2);
-  const auto delay = std::chrono::milliseconds(static_cast<int64_t>(static_cast<double>(current_.count()) * jitter(random_)));
+  const auto delay =
+      std::chrono::milliseconds(static_cast<int64_t>(static_cast<double>(current_.count()) * jitter(random_)));
   current_ = std::min(max_, current_ * 2);
   return delay;
 }
@@ -42,7 +43,7 @@ Result<Client> Client::connect(const std::string& target, ConnectOptions options
   args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, static_cast<int>(options.keepalive_time.count()));
   args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, static_cast<int>(options.keepalive_timeout.count()));
   args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);  // a session between moves is idle
-  args.SetMaxReceiveMessageSize(64 << 20);  // a chunk with a step-1 terrain grid is ~1 MB
+  args.SetMaxReceiveMessageSize(64 << 20);                  // a chunk with a step-1 terrain grid is ~1 MB
   // Reconnection after a server restart is ours to pace (Backoff); keep gRPC's own short.
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, static_cast<int>(options.max_backoff.count()));
   std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
@@ -106,7 +107,7 @@ Result<Chunk> Client::chunk(ChunkCoord coord, const ChunkOptions& options) {
 }
 
 Result<std::vector<Structure>> Client::locate(const std::string& type, int64_t x, int64_t z, double radius,
-                                             uint32_t limit) {
+                                              uint32_t limit) {
   Result<WorldInfo> world = world_info();
   if (!world) return world.status();
   v1::LocateRequest request;

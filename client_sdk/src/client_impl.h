@@ -10,8 +10,8 @@
 #include <mutex>
 #include <optional>
 #include <random>
-#include <thread>
 #include <string>
+#include <thread>
 
 #include "chunkforge/client/client.h"
 #include "chunkforge/v1/service.grpc.pb.h"

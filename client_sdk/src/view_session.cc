@@ -79,7 +79,7 @@ struct ViewSession::Impl {
   std::deque<Incoming> inbox;
   ViewStats stats;
   grpc::ClientContext* pending_info = nullptr;  // the world-info call of open(), while under way
-  std::unique_ptr<EventQueue> events;  // a polled session's (start_polled); null with callbacks
+  std::unique_ptr<EventQueue> events;           // a polled session's (start_polled); null with callbacks
 
   // Chunks being fetched again (GetChunk) because a change could not be applied faithfully: at
   // most one fetch per chunk. `wanted` is the newest version a change to it named meanwhile.
@@ -341,13 +341,13 @@ struct ViewSession::Impl {
     // Started without the lock: gRPC may run the callback at once, on this thread.
     run_unlocked({[this, c, &r] {
                    client.impl()->stub->async()->GetChunk(&r.context, &r.request, r.response.get(),
-                                                         [this, c, &r](grpc::Status status) {
-                                                           std::lock_guard guard(mutex);
-                                                           r.status = std::move(status);
-                                                           refetched.push_back(c);
-                                                           --refetch_callbacks_owed;
-                                                           wake.notify_all();
-                                                         });
+                                                          [this, c, &r](grpc::Status status) {
+                                                            std::lock_guard guard(mutex);
+                                                            r.status = std::move(status);
+                                                            refetched.push_back(c);
+                                                            --refetch_callbacks_owed;
+                                                            wake.notify_all();
+                                                          });
                  }},
                  lock);
   }
@@ -462,8 +462,8 @@ struct ViewSession::Impl {
   // The world changed under the session (another server, another world): nothing held is valid.
   void switch_world(WorldInfo next, std::unique_lock<std::mutex>& lock) {
     std::vector<Action> actions;
-    actions.push_back([this, message = "the server's world changed (fingerprint " + world.fingerprint() +
-                                       ", now " + next.fingerprint() + "): reloading the view"] {
+    actions.push_back([this, message = "the server's world changed (fingerprint " + world.fingerprint() + ", now " +
+                                       next.fingerprint() + "): reloading the view"] {
       if (callbacks.on_error) callbacks.on_error({StatusCode::aborted, message});
     });
     for (const auto& [c, chunk] : loaded) {

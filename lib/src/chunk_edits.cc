@@ -39,9 +39,7 @@ void pack(const std::vector<Object>& objects, v1::Objects& o) {
   }
 }
 
-Object from_placed(const v1::PlacedObject& p) {
-  return {p.layer(), p.x(), p.z(), p.y(), p.yaw(), p.variant(), p.id()};
-}
+Object from_placed(const v1::PlacedObject& p) { return {p.layer(), p.x(), p.z(), p.y(), p.yaw(), p.variant(), p.id()}; }
 
 void insert_in_order(std::vector<Object>& objects, const Object& object) {
   const auto at = std::upper_bound(objects.begin(), objects.end(), object,

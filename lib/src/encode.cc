@@ -58,7 +58,6 @@ v1::WorldInfo describe_world(const World& world) {
   return info;
 }
 
-
 v1::Chunk encode_chunk(const World& world, const ChunkData& chunk) {
   // Rounding to float follows the rounding mode: the environment is the library's here too.
   const FloatEnvironmentGuard fp_guard;

@@ -21,8 +21,7 @@ void FieldChecker::error(const std::string& path, std::string message) {
   errors_.push_back(FieldError{path, std::move(message)});
 }
 
-bool FieldChecker::in_range(const std::string& path, double value, double lo, double hi, bool lo_open,
-                            bool hi_open) {
+bool FieldChecker::in_range(const std::string& path, double value, double lo, double hi, bool lo_open, bool hi_open) {
   v1::Knob bounds;
   bounds.set_min(lo);
   bounds.set_max(hi);
@@ -42,8 +41,8 @@ void FieldChecker::range(const std::string& path, const v1::Range& range, const 
   if (range.has_min()) ok &= in_range(at(path, "min"), range.min(), knob);
   if (range.has_max()) ok &= in_range(at(path, "max"), range.max(), knob);
   if (ok && range.has_min() && range.has_max() && range.min() > range.max()) {
-    error(path, "min must be <= max (got min " + format_number(range.min()) + ", max " +
-                    format_number(range.max()) + ")");
+    error(path,
+          "min must be <= max (got min " + format_number(range.min()) + ", max " + format_number(range.max()) + ")");
   }
 }
 
@@ -90,8 +89,7 @@ void FieldChecker::check_field(const std::string& path, const Message& message, 
 
 // A Range against the knob's bounds; another message checked when present, "required" when a
 // required one is absent. A message whose knob names a rule is left to that rule.
-void FieldChecker::check_message_field(const std::string& path, const Message& message,
-                                       const FieldDescriptor& field) {
+void FieldChecker::check_message_field(const std::string& path, const Message& message, const FieldDescriptor& field) {
   const v1::Knob& knob = knob_of(field);
   if (!knob.rule().empty()) return;  // the Validator's rules check it
   const google::protobuf::Reflection& reflection = *message.GetReflection();

@@ -47,8 +47,8 @@ class PlannedScatterPipeline final : public ChunkPipeline {
     if (field_) {
       field_->forget(planner.get());  // its memory stays for the new memo
     } else {
-      field_ = std::make_unique<ScatterField>(world_.resources(), world_.terrain(), world_.seed(), planner.get(),
-                                              rules_);
+      field_ =
+          std::make_unique<ScatterField>(world_.resources(), world_.terrain(), world_.seed(), planner.get(), rules_);
     }
     planner_ = std::move(planner);  // the old planner goes once the field no longer refers to it
   }

@@ -38,8 +38,7 @@ constexpr double kSimplex3Scale = 32.0;
 
 // One 2D Perlin cell from its corner hashes; shared by perlin2 and the batched grid so that
 // both give the same bits.
-inline double perlin2_cell(uint64_t h00, uint64_t h10, uint64_t h01, uint64_t h11, double fx,
-                           double fz) {
+inline double perlin2_cell(uint64_t h00, uint64_t h10, uint64_t h01, uint64_t h11, double fx, double fz) {
   const double n00 = grad2(h00, fx, fz);
   const double n10 = grad2(h10, fx - 1.0, fz);
   const double n01 = grad2(h01, fx, fz - 1.0);
@@ -74,16 +73,15 @@ inline Coord skew(Coord v, Coord s) { return Coord::from_parts(v.cell + s.cell, 
 
 double perlin2(uint64_t seed, Coord x, Coord z) {
   const int64_t i = x.cell, j = z.cell;
-  return perlin2_cell(corner(seed, i, j), corner(seed, i + 1, j), corner(seed, i, j + 1),
-                      corner(seed, i + 1, j + 1), x.frac, z.frac);
+  return perlin2_cell(corner(seed, i, j), corner(seed, i + 1, j), corner(seed, i, j + 1), corner(seed, i + 1, j + 1),
+                      x.frac, z.frac);
 }
 
 double perlin3(uint64_t seed, Coord x, Coord y, Coord z) {
   const int64_t i = x.cell, j = y.cell, k = z.cell;
   const double fx = x.frac, fy = y.frac, fz = z.frac;
   const double u = fade(fx), v = fade(fy), w = fade(fz);
-  const double x0 = lerp(grad3(corner(seed, i, j, k), fx, fy, fz),
-                         grad3(corner(seed, i + 1, j, k), fx - 1, fy, fz), u);
+  const double x0 = lerp(grad3(corner(seed, i, j, k), fx, fy, fz), grad3(corner(seed, i + 1, j, k), fx - 1, fy, fz), u);
   const double x1 = lerp(grad3(corner(seed, i, j + 1, k), fx, fy - 1, fz),
                          grad3(corner(seed, i + 1, j + 1, k), fx - 1, fy - 1, fz), u);
   const double x2 = lerp(grad3(corner(seed, i, j, k + 1), fx, fy, fz - 1),
@@ -102,15 +100,13 @@ double simplex2(uint64_t seed, Coord x, Coord z) {
   const int i1 = x0 > z0 ? 1 : 0, j1 = 1 - i1;
   const double x1 = x0 - i1 + kG2, z1 = z0 - j1 + kG2;
   const double x2 = x0 - 1.0 + 2.0 * kG2, z2 = z0 - 1.0 + 2.0 * kG2;
-  const double n = simplex2_corner(corner(seed, i, j), x0, z0) +
-                   simplex2_corner(corner(seed, i + i1, j + j1), x1, z1) +
+  const double n = simplex2_corner(corner(seed, i, j), x0, z0) + simplex2_corner(corner(seed, i + i1, j + j1), x1, z1) +
                    simplex2_corner(corner(seed, i + 1, j + 1), x2, z2);
   return kSimplex2Scale * n;
 }
 
 double simplex3(uint64_t seed, Coord x, Coord y, Coord z) {
-  const Coord s =
-      exact::scaled(Coord::from_parts(x.cell + y.cell + z.cell, x.frac + y.frac + z.frac), kF3);
+  const Coord s = exact::scaled(Coord::from_parts(x.cell + y.cell + z.cell, x.frac + y.frac + z.frac), kF3);
   const Coord xs = skew(x, s), ys = skew(y, s), zs = skew(z, s);
   const int64_t i = xs.cell, j = ys.cell, k = zs.cell;
   const double t = (xs.frac + ys.frac + zs.frac) * kG3;
@@ -129,14 +125,12 @@ double simplex3(uint64_t seed, Coord x, Coord y, Coord z) {
     else { i1 = 0; j1 = 1; k1 = 0; i2 = 1; j2 = 1; k2 = 0; }
   }
   // clang-format on
-  const double n =
-      simplex3_corner(corner(seed, i, j, k), x0, y0, z0) +
-      simplex3_corner(corner(seed, i + i1, j + j1, k + k1), x0 - i1 + kG3, y0 - j1 + kG3,
-                      z0 - k1 + kG3) +
-      simplex3_corner(corner(seed, i + i2, j + j2, k + k2), x0 - i2 + 2.0 * kG3,
-                      y0 - j2 + 2.0 * kG3, z0 - k2 + 2.0 * kG3) +
-      simplex3_corner(corner(seed, i + 1, j + 1, k + 1), x0 - 1.0 + 3.0 * kG3,
-                      y0 - 1.0 + 3.0 * kG3, z0 - 1.0 + 3.0 * kG3);
+  const double n = simplex3_corner(corner(seed, i, j, k), x0, y0, z0) +
+                   simplex3_corner(corner(seed, i + i1, j + j1, k + k1), x0 - i1 + kG3, y0 - j1 + kG3, z0 - k1 + kG3) +
+                   simplex3_corner(corner(seed, i + i2, j + j2, k + k2), x0 - i2 + 2.0 * kG3, y0 - j2 + 2.0 * kG3,
+                                   z0 - k2 + 2.0 * kG3) +
+                   simplex3_corner(corner(seed, i + 1, j + 1, k + 1), x0 - 1.0 + 3.0 * kG3, y0 - 1.0 + 3.0 * kG3,
+                                   z0 - 1.0 + 3.0 * kG3);
   return kSimplex3Scale * n;
 }
 
@@ -171,8 +165,7 @@ double Fractal::at(Coord x, Coord z) const {
   double sum = 0.0;
   for (const Octave& o : octaves_) {
     const Coord lx = exact::scaled(x, o.frequency), lz = exact::scaled(z, o.frequency);
-    const double n = spec_.kind == NoiseKind::kPerlin ? perlin2(o.seed, lx, lz)
-                                                      : simplex2(o.seed, lx, lz);
+    const double n = spec_.kind == NoiseKind::kPerlin ? perlin2(o.seed, lx, lz) : simplex2(o.seed, lx, lz);
     sum += o.weight * n;
   }
   return finish(sum);
@@ -183,8 +176,7 @@ double Fractal::at(Coord x, Coord y, Coord z) const {
   for (const Octave& o : octaves_) {
     const Coord lx = exact::scaled(x, o.frequency), ly = exact::scaled(y, o.frequency),
                 lz = exact::scaled(z, o.frequency);
-    const double n = spec_.kind == NoiseKind::kPerlin ? perlin3(o.seed, lx, ly, lz)
-                                                      : simplex3(o.seed, lx, ly, lz);
+    const double n = spec_.kind == NoiseKind::kPerlin ? perlin3(o.seed, lx, ly, lz) : simplex3(o.seed, lx, ly, lz);
     sum += o.weight * n;
   }
   return finish(sum);

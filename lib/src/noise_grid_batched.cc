@@ -103,8 +103,8 @@ struct OctaveRun {
 
 // Adds one octave to every row of acc (rows of `stride` doubles); lo and hi are scratch rows of
 // that length, allocated once per grid rather than per octave.
-void accumulate_octave(const OctaveRun& o, const Columns& cols, int nx, const Coord* zs, int nz,
-                       LatticeRow& lo, LatticeRow& hi, double* acc, size_t stride) {
+void accumulate_octave(const OctaveRun& o, const Columns& cols, int nx, const Coord* zs, int nz, LatticeRow& lo,
+                       LatticeRow& hi, double* acc, size_t stride) {
   bool have_rows = false;
   for (int j = 0; j < nz; ++j) {
     const Coord lz = exact::scaled(zs[j], o.frequency);
@@ -117,17 +117,18 @@ void accumulate_octave(const OctaveRun& o, const Columns& cols, int nx, const Co
       build_lattice_row(o.seed, cols, nx, lz.cell + 1, hi);
       have_rows = true;
     }
-    const perlin_rows::RowInputs in{lo.view(), hi.view(), cols.u, lz.frac, lz.frac - 1.0,
-                                    lattice::fade(lz.frac), o.weight,
-                                    acc + static_cast<size_t>(j) * stride, stride};
+    const perlin_rows::RowInputs in{lo.view(),     hi.view(),
+                                    cols.u,        lz.frac,
+                                    lz.frac - 1.0, lattice::fade(lz.frac),
+                                    o.weight,      acc + static_cast<size_t>(j) * stride,
+                                    stride};
     perlin_rows::accumulate_row(in);
   }
 }
 
 }  // namespace
 
-void Fractal::grid_perlin_batched(const Coord* xs, int nx, const Coord* zs, int nz,
-                                  double* out) const {
+void Fractal::grid_perlin_batched(const Coord* xs, int nx, const Coord* zs, int nz, double* out) const {
   constexpr size_t kPad = perlin_rows::kPadLanes;
   const size_t stride = (static_cast<size_t>(nx) + kPad - 1) / kPad * kPad;
   // Starts at 0.0 like the scalar sum: 0.0 + (-0.0) is +0.0, so the start value shows in the bits.

@@ -29,8 +29,7 @@ inline double fade(double t) { return t * t * t * (t * (t * 6.0 - 15.0) + 10.0);
 inline double lerp(double a, double b, double t) { return a + t * (b - a); }
 
 // 2D gradients: the four diagonals and the four axes. The top bits of the hash pick one.
-constexpr double kGrad2[8][2] = {{1, 1}, {-1, 1}, {1, -1}, {-1, -1},
-                                 {1, 0}, {-1, 0}, {0, 1},  {0, -1}};
+constexpr double kGrad2[8][2] = {{1, 1}, {-1, 1}, {1, -1}, {-1, -1}, {1, 0}, {-1, 0}, {0, 1}, {0, -1}};
 inline const double* gradient2(uint64_t h) { return kGrad2[h >> 61]; }
 inline double grad2(uint64_t h, double x, double z) {
   const double* g = gradient2(h);

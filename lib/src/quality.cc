@@ -25,9 +25,7 @@ class Buckets {
   double cell() const { return cell_; }
 
  private:
-  static uint64_t key(int64_t i, int64_t j) {
-    return (static_cast<uint64_t>(i) << 32) ^ static_cast<uint32_t>(j);
-  }
+  static uint64_t key(int64_t i, int64_t j) { return (static_cast<uint64_t>(i) << 32) ^ static_cast<uint32_t>(j); }
   double cell_;
   std::unordered_map<uint64_t, std::vector<const PlacedObject*>> map_;
 };
@@ -60,8 +58,7 @@ RegionPoints generate_region(const World& world, ChunkCoord origin, int64_t chun
       for (const ResourceObject& o : data.objects) {
         const ResourceLayer& l = world.resources().layer(o.layer);
         out.objects.push_back(PlacedObject{o.layer, static_cast<double>(dx) * out.chunk_size + o.x,
-                                           static_cast<double>(dz) * out.chunk_size + o.z,
-                                           l.spacing / o.density, c});
+                                           static_cast<double>(dz) * out.chunk_size + o.z, l.spacing / o.density, c});
       }
     }
   }

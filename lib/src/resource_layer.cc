@@ -19,11 +19,16 @@ namespace {
 // enum values) before a definition gets here; if one slips through, it is a bug, not a world.
 ScatterMethod to_method(v1::ResourceLayer::Method m) {
   switch (m) {
-    case v1::ResourceLayer::blue_noise: return ScatterMethod::kBlueNoise;
-    case v1::ResourceLayer::jittered_grid: return ScatterMethod::kJitteredGrid;
-    case v1::ResourceLayer::noise_probability: return ScatterMethod::kNoiseProbability;
-    case v1::ResourceLayer::noise_peaks: return ScatterMethod::kNoisePeaks;
-    case v1::ResourceLayer::uniform: return ScatterMethod::kUniform;
+    case v1::ResourceLayer::blue_noise:
+      return ScatterMethod::kBlueNoise;
+    case v1::ResourceLayer::jittered_grid:
+      return ScatterMethod::kJitteredGrid;
+    case v1::ResourceLayer::noise_probability:
+      return ScatterMethod::kNoiseProbability;
+    case v1::ResourceLayer::noise_peaks:
+      return ScatterMethod::kNoisePeaks;
+    case v1::ResourceLayer::uniform:
+      return ScatterMethod::kUniform;
     case v1::ResourceLayer_Method_ResourceLayer_Method_INT_MIN_SENTINEL_DO_NOT_USE_:
     case v1::ResourceLayer_Method_ResourceLayer_Method_INT_MAX_SENTINEL_DO_NOT_USE_:
       break;
@@ -78,8 +83,7 @@ ResourceLayers::ResourceLayers(const v1::WorldDefinition& def) : chunk_size_(def
 }
 
 double ResourceLayers::from_noise(const ResourceLayer& l, double own, double other) const {
-  double n = l.correlate_with >= 0 ? (1.0 - l.correlate_weight) * own + l.correlate_weight * other
-                                   : own;
+  double n = l.correlate_with >= 0 ? (1.0 - l.correlate_weight) * own + l.correlate_weight * other : own;
   n = std::clamp(n, 0.0, 1.0);
   return l.dmin + (l.dmax - l.dmin) * detmath::impl::pow(n, l.sharpness);
 }
@@ -92,8 +96,7 @@ double ResourceLayers::density(uint32_t id, Coord x, Coord z) const {
   return from_noise(l, own, other);
 }
 
-void ResourceLayers::density_grid(uint32_t id, const Coord* xs, int nx, const Coord* zs, int nz,
-                                  double* out) const {
+void ResourceLayers::density_grid(uint32_t id, const Coord* xs, int nx, const Coord* zs, int nz, double* out) const {
   const FloatEnvironmentGuard fp_guard;
   const ResourceLayer& l = layers_[id];
   const size_t count = static_cast<size_t>(nx) * nz;

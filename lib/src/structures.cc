@@ -113,7 +113,8 @@ StructureTypes::StructureTypes(const v1::WorldDefinition& def) {
     for (const v1::Check& c : s.checks()) {
       t.checks.push_back(StructureCheck{c.offset().x(), c.offset().y(), c.offset().z(), to_interval(c.density()),
                                         terrain_bounds(c, &TerrainFieldSpec::check),
-                                        ids_by_name(def.materials(), c.materials()), ids_by_name(def.biomes(), c.biomes())});
+                                        ids_by_name(def.materials(), c.materials()),
+                                        ids_by_name(def.biomes(), c.biomes())});
     }
     for (uint32_t yaw : s.yaw_degrees()) t.yaw_quarters.push_back(static_cast<int>(yaw / 90));
     t.allow_tilt = s.allow_tilt();
@@ -168,8 +169,8 @@ std::vector<StructurePlanner::Origin>& StructurePlanner::cell(int level, int64_t
   const uint64_t seed = world_.seed();
   // floor(mean) origins, plus one more with probability frac(mean).
   const double mean = origins_per_cell(level);
-  const int count = static_cast<int>(mean) +
-                    (unit_double(hash(seed, kCountSalt, level, i, j)) < mean - std::floor(mean) ? 1 : 0);
+  const int count =
+      static_cast<int>(mean) + (unit_double(hash(seed, kCountSalt, level, i, j)) < mean - std::floor(mean) ? 1 : 0);
   for (int k = 0; k < count; ++k) {
     Origin o{level, i, j, static_cast<uint32_t>(k), hash(seed, kPrioritySalt, level, i, j, k), false, false, -1, {}};
     const uint64_t h = hash(seed, kOriginSalt, level, i, j, k);
@@ -245,8 +246,8 @@ bool StructurePlanner::overlap(const Origin& a, const Origin& b) const {
   const double pa = types_.all()[a.instance.type].padding, pb = types_.all()[b.instance.type].padding;
   const double bx = static_cast<double>(b.instance.x - a.instance.x);
   const double bz = static_cast<double>(b.instance.z - a.instance.z);
-  return bx - pb < a.instance.size_x + pa && -pa < bx + b.instance.size_x + pb &&
-         bz - pb < a.instance.size_z + pa && -pa < bz + b.instance.size_z + pb;
+  return bx - pb < a.instance.size_x + pa && -pa < bx + b.instance.size_x + pb && bz - pb < a.instance.size_z + pa &&
+         -pa < bz + b.instance.size_z + pb;
 }
 
 bool StructurePlanner::decide(Origin& o) {
@@ -257,7 +258,8 @@ bool StructurePlanner::decide(Origin& o) {
   }
   // Kept unless a kept structure of higher priority (higher level, then higher hash) overlaps
   // it. Higher levels are scanned over the whole range their structures can reach from.
-  const int64_t reach_pad = static_cast<int64_t>(std::ceil(types_.max_padding() + types_.all()[o.instance.type].padding));
+  const int64_t reach_pad =
+      static_cast<int64_t>(std::ceil(types_.max_padding() + types_.all()[o.instance.type].padding));
   for (int level = o.level; level <= types_.max_lod(); ++level) {
     const int64_t reach = (level + 1) * size_ + reach_pad;
     const int64_t i0 = floor_div(o.instance.x - reach, size_);

@@ -45,8 +45,7 @@ Terrain::Terrain(const v1::WorldDefinition& def) : chunk_size_(def.chunk_size())
   }
   if (def.terrain().has_caves()) {
     const v1::Caves& c = def.terrain().caves();
-    caves_ = Caves{to_fractal(c.noise(), def.seed(), salt("terrain.caves")), c.threshold(),
-                   c.strength()};
+    caves_ = Caves{to_fractal(c.noise(), def.seed(), salt("terrain.caves")), c.threshold(), c.strength()};
   }
   for (const v1::Biome& b : def.biomes()) biomes_.push_back(terrain_bounds(b, &TerrainFieldSpec::biome));
   for (const v1::Material& m : def.materials()) {
@@ -134,7 +133,8 @@ double Terrain::density(Coord x, double y, Coord z) const {
 }
 
 TerrainGrid Terrain::grid(int64_t cx, int64_t cz, int64_t step) const {
-  return lattice(Coord{cx * chunk_size_, 0.0}, Coord{cz * chunk_size_, 0.0}, step, static_cast<int>(chunk_size_ / step));
+  return lattice(Coord{cx * chunk_size_, 0.0}, Coord{cz * chunk_size_, 0.0}, step,
+                 static_cast<int>(chunk_size_ / step));
 }
 
 TerrainGrid Terrain::lattice(Coord x0, Coord z0, int64_t step, int size) const {

@@ -51,8 +51,8 @@ FieldError unpinned_generator_warning() {
   return FieldError{"generator_version",
                     "not pinned (absent or 0): this world runs generator " + version +
                         ", the newest this build knows, and a later release may move it to a newer "
-                        "one, which changes every chunk; write \"generator_version\": " + version +
-                        " into the world file"};
+                        "one, which changes every chunk; write \"generator_version\": " +
+                        version + " into the world file"};
 }
 
 WorldResult load_world_json(std::string_view json) {
@@ -76,8 +76,7 @@ FieldError file_too_large(const std::string& path, std::optional<uintmax_t> size
 
 }  // namespace
 
-std::optional<v1::WorldDefinition> read_world_file(const std::string& path,
-                                                   std::vector<FieldError>& errors) {
+std::optional<v1::WorldDefinition> read_world_file(const std::string& path, std::vector<FieldError>& errors) {
   // The size is checked before anything is read: a huge file costs neither memory nor time.
   std::error_code ec;
   const uintmax_t size = std::filesystem::file_size(path, ec);
@@ -86,7 +85,8 @@ std::optional<v1::WorldDefinition> read_world_file(const std::string& path,
     return std::nullopt;
   }
   if (std::filesystem::is_directory(path, ec)) {
-    errors.push_back(FieldError{"", "world file " + quote_input(path, kQuotedPathBytes) + " is a directory, not a file"});
+    errors.push_back(
+        FieldError{"", "world file " + quote_input(path, kQuotedPathBytes) + " is a directory, not a file"});
     return std::nullopt;
   }
   std::ifstream in(path, std::ios::binary);
@@ -210,8 +210,7 @@ uint64_t raw_number(const Message& m, const FieldDescriptor* f, int index) {
     case FieldDescriptor::CPPTYPE_BOOL:
       return (entry ? r.GetRepeatedBool(m, f, index) : r.GetBool(m, f)) ? 1 : 0;
     case FieldDescriptor::CPPTYPE_ENUM:
-      return static_cast<uint64_t>(
-          int64_t{entry ? r.GetRepeatedEnumValue(m, f, index) : r.GetEnumValue(m, f)});
+      return static_cast<uint64_t>(int64_t{entry ? r.GetRepeatedEnumValue(m, f, index) : r.GetEnumValue(m, f)});
     default:  // strings and messages are not numbers
       return 0;
   }
@@ -336,9 +335,7 @@ int fingerprint_form(uint32_t generator_version) {
   return chunkforge::generator_version(generator_version).fingerprint_form;
 }
 
-std::string fingerprint_form1_bytes(const google::protobuf::Message& message) {
-  return message_form(message);
-}
+std::string fingerprint_form1_bytes(const google::protobuf::Message& message) { return message_form(message); }
 
 std::string fingerprint_of(std::string_view form_bytes) {
   char hex[17];
@@ -349,7 +346,8 @@ std::string fingerprint_of(std::string_view form_bytes) {
 
 std::string world_fingerprint(const v1::WorldDefinition& resolved) {
   switch (fingerprint_form(resolved.generator_version())) {
-    case kFingerprintForm1: return fingerprint_of(fingerprint_form1_bytes(resolved));
+    case kFingerprintForm1:
+      return fingerprint_of(fingerprint_form1_bytes(resolved));
   }
   throw std::logic_error("a generator version names a fingerprint form this code does not write");
 }

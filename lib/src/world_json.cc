@@ -120,8 +120,7 @@ FieldError rewrite(const std::string& raw) {
 
 }  // namespace
 
-std::optional<v1::WorldDefinition> parse_world_json(std::string_view json,
-                                                    std::vector<FieldError>& errors) {
+std::optional<v1::WorldDefinition> parse_world_json(std::string_view json, std::vector<FieldError>& errors) {
   if (json.size() > kMaxWorldFileBytes) {
     errors.push_back(FieldError{"", "a world definition must be at most " + std::to_string(kMaxWorldFileBytes) +
                                         " bytes of JSON (got " + std::to_string(json.size()) + ")"});

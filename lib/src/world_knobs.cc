@@ -47,8 +47,7 @@ DefaultHolders parse_default_holders() {
       if (!google::protobuf::TextFormat::ParseFromString(field->name() + ": " + text, holder.get())) {
         // The schema is compiled in: a malformed default is a broken build (and a failing
         // test, world_knobs_test.cc), never bad input.
-        std::fprintf(stderr, "%s: knob default_value does not parse: %s\n", field->full_name().c_str(),
-                     text.c_str());
+        std::fprintf(stderr, "%s: knob default_value does not parse: %s\n", field->full_name().c_str(), text.c_str());
         std::abort();
       }
       holders.emplace(field, std::move(holder));
@@ -75,8 +74,8 @@ std::string format_number(double value) {
 }
 
 std::string interval_text(const v1::Knob& knob) {
-  return std::string(knob.min_exclusive() ? "(" : "[") + format_number(knob.min()) + ", " +
-         format_number(knob.max()) + (knob.max_exclusive() ? ")" : "]");
+  return std::string(knob.min_exclusive() ? "(" : "[") + format_number(knob.min()) + ", " + format_number(knob.max()) +
+         (knob.max_exclusive() ? ")" : "]");
 }
 
 bool within(const v1::Knob& knob, double value) {
@@ -87,15 +86,24 @@ bool within(const v1::Knob& knob, double value) {
 double number_of(const Message& message, const FieldDescriptor& field) {
   const google::protobuf::Reflection& reflection = *message.GetReflection();
   switch (field.cpp_type()) {
-    case FieldDescriptor::CPPTYPE_DOUBLE: return reflection.GetDouble(message, &field);
-    case FieldDescriptor::CPPTYPE_FLOAT: return reflection.GetFloat(message, &field);
-    case FieldDescriptor::CPPTYPE_UINT32: return reflection.GetUInt32(message, &field);
-    case FieldDescriptor::CPPTYPE_UINT64: return static_cast<double>(reflection.GetUInt64(message, &field));
-    case FieldDescriptor::CPPTYPE_INT32: return reflection.GetInt32(message, &field);
-    case FieldDescriptor::CPPTYPE_INT64: return static_cast<double>(reflection.GetInt64(message, &field));
-    case FieldDescriptor::CPPTYPE_BOOL: return reflection.GetBool(message, &field) ? 1 : 0;
-    case FieldDescriptor::CPPTYPE_ENUM: return reflection.GetEnumValue(message, &field);
-    default: return 0;  // strings and messages are not numbers
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+      return reflection.GetDouble(message, &field);
+    case FieldDescriptor::CPPTYPE_FLOAT:
+      return reflection.GetFloat(message, &field);
+    case FieldDescriptor::CPPTYPE_UINT32:
+      return reflection.GetUInt32(message, &field);
+    case FieldDescriptor::CPPTYPE_UINT64:
+      return static_cast<double>(reflection.GetUInt64(message, &field));
+    case FieldDescriptor::CPPTYPE_INT32:
+      return reflection.GetInt32(message, &field);
+    case FieldDescriptor::CPPTYPE_INT64:
+      return static_cast<double>(reflection.GetInt64(message, &field));
+    case FieldDescriptor::CPPTYPE_BOOL:
+      return reflection.GetBool(message, &field) ? 1 : 0;
+    case FieldDescriptor::CPPTYPE_ENUM:
+      return reflection.GetEnumValue(message, &field);
+    default:
+      return 0;  // strings and messages are not numbers
   }
 }
 
@@ -103,21 +111,18 @@ bool is_absent(const Message& message, const FieldDescriptor& field) {
   const google::protobuf::Reflection& reflection = *message.GetReflection();
   if (field.is_repeated()) return reflection.FieldSize(message, &field) == 0;
   if (field.has_presence()) return !reflection.HasField(message, &field);
-  if (field.cpp_type() == FieldDescriptor::CPPTYPE_STRING)
-    return reflection.GetString(message, &field).empty();
+  if (field.cpp_type() == FieldDescriptor::CPPTYPE_STRING) return reflection.GetString(message, &field).empty();
   // proto3 cannot tell a plain 0 from absence; only a knob that defaults or requires the
   // field says that 0 means absent (chunk_size 0: 64). Elsewhere 0 is checked like any value.
   const v1::Knob& knob = knob_of(field);
-  const bool zero_is_absent =
-      knob.required() || !knob.default_value().empty() || !knob.default_rule().empty();
+  const bool zero_is_absent = knob.required() || !knob.default_value().empty() || !knob.default_rule().empty();
   return zero_is_absent && number_of(message, field) == 0;
 }
 
 bool applies_to_method(const Message& message, const v1::Knob& knob) {
   if (!knob.has_only_for_method()) return true;
   const FieldDescriptor* method = message.GetDescriptor()->FindFieldByName("method");
-  return method != nullptr &&
-         message.GetReflection()->GetEnumValue(message, method) == knob.only_for_method();
+  return method != nullptr && message.GetReflection()->GetEnumValue(message, method) == knob.only_for_method();
 }
 
 double declared_default(const FieldDescriptor& field) { return number_of(default_holder(field), field); }

@@ -55,9 +55,7 @@ std::string num(double value) { return format_number(value); }
 // Declared knobs the rules read (world.proto): a noise's octaves when absent and at most, its
 // lacunarity when absent, the chunk size when absent.
 const google::protobuf::FieldDescriptor& noise_field(int number) { return field_of<v1::NoiseField>(number); }
-int default_octaves() {
-  return static_cast<int>(declared_default(noise_field(v1::NoiseField::kOctavesFieldNumber)));
-}
+int default_octaves() { return static_cast<int>(declared_default(noise_field(v1::NoiseField::kOctavesFieldNumber))); }
 uint32_t max_octaves() {
   return static_cast<uint32_t>(knob_of(noise_field(v1::NoiseField::kOctavesFieldNumber)).max());
 }
@@ -77,12 +75,13 @@ class Validator : public FieldChecker {
     using W = v1::WorldDefinition;
     // The limits on the whole definition come after chunk_size, so that errors keep the order
     // they have always had.
-    check_fields("", def_, {{W::kGeneratorVersionFieldNumber, [&] { generator_version(); }},
-                            {W::kChunkSizeFieldNumber, [&] { sizes(); }},
-                            {W::kBiomesFieldNumber, [&] { biomes(); }},
-                            {W::kMaterialsFieldNumber, [&] { materials(); }},
-                            {W::kResourcesFieldNumber, [&] { resources(); }},
-                            {W::kStructuresFieldNumber, [&] { structures(); }}});
+    check_fields("", def_,
+                 {{W::kGeneratorVersionFieldNumber, [&] { generator_version(); }},
+                  {W::kChunkSizeFieldNumber, [&] { sizes(); }},
+                  {W::kBiomesFieldNumber, [&] { biomes(); }},
+                  {W::kMaterialsFieldNumber, [&] { materials(); }},
+                  {W::kResourcesFieldNumber, [&] { resources(); }},
+                  {W::kStructuresFieldNumber, [&] { structures(); }}});
     // The cost rules compile the layers as generation does, which needs a valid definition.
     if (!has_errors()) resource_costs();
     return take_errors();
@@ -116,8 +115,7 @@ class Validator : public FieldChecker {
   }
 
   template <typename Names>
-  void references(const std::string& path, const Names& names, const std::set<std::string>& known,
-                  const char* kind) {
+  void references(const std::string& path, const Names& names, const std::set<std::string>& known, const char* kind) {
     if (!at_most(path, names.size(), kMaxNamesPerList, "names")) return;
     for (int i = 0; i < names.size(); ++i) {
       if (!known.count(names.Get(i))) {
@@ -137,8 +135,8 @@ class Validator : public FieldChecker {
     spec.frequency = noise.frequency();
     const double finest = octave_frequencies(spec).back();
     if (std::isfinite(finest) && finest > 64) {
-      error(path, "finest octave frequency (frequency * lacunarity^(octaves-1)) must be <= 64 (got " +
-                      num(finest) + ")");
+      error(path,
+            "finest octave frequency (frequency * lacunarity^(octaves-1)) must be <= 64 (got " + num(finest) + ")");
     }
   }
 
@@ -208,18 +206,16 @@ class Validator : public FieldChecker {
 
   void material(const std::string& p, const v1::Material& m, std::set<std::string>& seen) {
     using M = v1::Material;
-    check_fields(
-        p, m,
-        {{M::kNameFieldNumber, [&] { name_and_color(p, m.name(), m.color(), seen); }},
-         {M::kBiomesFieldNumber, [&] { references(at(p, "biomes"), m.biomes(), biome_names_, "biome"); }},
-         {M::kNoiseFieldNumber, [&] { detail_noise(p, m); }}});
+    check_fields(p, m,
+                 {{M::kNameFieldNumber, [&] { name_and_color(p, m.name(), m.color(), seen); }},
+                  {M::kBiomesFieldNumber, [&] { references(at(p, "biomes"), m.biomes(), biome_names_, "biome"); }},
+                  {M::kNoiseFieldNumber, [&] { detail_noise(p, m); }}});
   }
 
   // A material's detail noise comes with the range of it that the material takes.
   void detail_noise(const std::string& p, const v1::Material& m) {
     if (m.has_noise() != m.has_noise_range()) {
-      error(at(p, m.has_noise() ? "noise_range" : "noise"),
-            "noise and noise_range go together: give both or neither");
+      error(at(p, m.has_noise() ? "noise_range" : "noise"), "noise and noise_range go together: give both or neither");
     }
     if (m.has_noise()) check_fields(at(p, "noise"), m.noise());
   }
@@ -237,17 +233,16 @@ class Validator : public FieldChecker {
                 const std::set<std::string>& layer_names) {
     using R = v1::ResourceLayer;
     bool density_ok = true;
-    check_fields(
-        p, r,
-        {{R::kNameFieldNumber, [&] { name_and_color(p, r.name(), r.color(), seen); }},
-         {R::kDensityRangeFieldNumber, [&] { density_ok = density(p, r); }},
-         {R::kSpacingScaleFieldNumber, [&] { spacing(p, r, density_ok); }},
-         {R::kBiomesFieldNumber, [&] { references(at(p, "biomes"), r.biomes(), biome_names_, "biome"); }},
-         {R::kMaterialsFieldNumber,
-          [&] { references(at(p, "materials"), r.materials(), material_names_, "material"); }},
-         {R::kCorrelateWithFieldNumber, [&] {
-            if (r.has_correlate_with()) correlation(at(p, "correlate_with"), r, layer_names);
-          }}});
+    check_fields(p, r,
+                 {{R::kNameFieldNumber, [&] { name_and_color(p, r.name(), r.color(), seen); }},
+                  {R::kDensityRangeFieldNumber, [&] { density_ok = density(p, r); }},
+                  {R::kSpacingScaleFieldNumber, [&] { spacing(p, r, density_ok); }},
+                  {R::kBiomesFieldNumber, [&] { references(at(p, "biomes"), r.biomes(), biome_names_, "biome"); }},
+                  {R::kMaterialsFieldNumber,
+                   [&] { references(at(p, "materials"), r.materials(), material_names_, "material"); }},
+                  {R::kCorrelateWithFieldNumber, [&] {
+                     if (r.has_correlate_with()) correlation(at(p, "correlate_with"), r, layer_names);
+                   }}});
   }
 
   // density_range and density_threshold; whether the range's present bounds are usable.
@@ -265,11 +260,10 @@ class Validator : public FieldChecker {
     } else if (density_ok && d.has_min() && d.has_max() && d.max() > kMaxDensityRatio * d.min()) {
       // The neighbour search of a layer reaches its largest spacing, counted in cells of its
       // smallest: a wider range makes every dense object scan a sparse area's worth of cells.
-      error(dr, "max must be at most " + num(kMaxDensityRatio) + " times min (got min " + num(d.min()) +
-                    ", max " + num(d.max()) + ")");
+      error(dr, "max must be at most " + num(kMaxDensityRatio) + " times min (got min " + num(d.min()) + ", max " +
+                    num(d.max()) + ")");
     }
-    const v1::Knob& threshold =
-        knob_of(field_of<v1::ResourceLayer>(v1::ResourceLayer::kDensityThresholdFieldNumber));
+    const v1::Knob& threshold = knob_of(field_of<v1::ResourceLayer>(v1::ResourceLayer::kDensityThresholdFieldNumber));
     if (density_ok && d.has_max())
       in_range(at(p, "density_threshold"), r.density_threshold(), threshold.min(), d.max());
     return density_ok;
@@ -281,12 +275,16 @@ class Validator : public FieldChecker {
       const double r_min = r.spacing_scale() / r.density_range().max();
       const double r_max = r.spacing_scale() / r.density_range().min();
       if (r_min < 0.5) {
-        error(at(p, "spacing_scale"), "smallest spacing spacing_scale / density_range.max must be >= 0.5 "
-                                      "world units (got " + num(r_min) + ")");
+        error(at(p, "spacing_scale"),
+              "smallest spacing spacing_scale / density_range.max must be >= 0.5 "
+              "world units (got " +
+                  num(r_min) + ")");
       }
       if (r_max > 128) {
-        error(at(p, "spacing_scale"), "largest spacing spacing_scale / density_range.min must be <= 128 "
-                                      "world units (got " + num(r_max) + ")");
+        error(at(p, "spacing_scale"),
+              "largest spacing spacing_scale / density_range.min must be <= 128 "
+              "world units (got " +
+                  num(r_max) + ")");
       }
     }
   }
@@ -309,8 +307,7 @@ class Validator : public FieldChecker {
   void chained_correlation(const std::string& lp, const std::string& layer) {
     for (const auto& other : def_.resources()) {
       if (other.name() == layer && other.has_correlate_with()) {
-        error(lp, "layer " + quote_input(layer) +
-                      " correlates with another layer itself; chains are not supported");
+        error(lp, "layer " + quote_input(layer) + " correlates with another layer itself; chains are not supported");
       }
     }
   }
@@ -357,8 +354,9 @@ class Validator : public FieldChecker {
     if (crowding > kMaxFootprintCrowding) {
       error(at(at("resources", static_cast<int>(l.id)), "footprint_radius"),
             "footprint crowding (sum over the other layers of ((footprint_radius + theirs) / their smallest "
-            "spacing)^2) must be at most " + num(kMaxFootprintCrowding) + " (got " + num(crowding) +
-                "; most from layer " + quote_input(worst_layer->name) + ")");
+            "spacing)^2) must be at most " +
+                num(kMaxFootprintCrowding) + " (got " + num(crowding) + "; most from layer " +
+                quote_input(worst_layer->name) + ")");
     }
   }
 
@@ -375,16 +373,15 @@ class Validator : public FieldChecker {
     const v1::Knob& height = knob_of(field_of<S>(S::kHeightFieldNumber));
     // Tilted onto its side, a structure's height becomes a footprint side.
     const double tallest = s.allow_tilt() ? 16 * chunk : height.max();
-    check_fields(
-        p, s,
-        {{S::kNameFieldNumber, [&] { name_and_color(p, s.name(), s.color(), seen); }},
-         {S::kSizeXFieldNumber, [&] { in_range(at(p, "size_x"), s.size_x(), least, 16 * chunk); }},
-         {S::kSizeZFieldNumber, [&] { in_range(at(p, "size_z"), s.size_z(), least, 16 * chunk); }},
-         {S::kHeightFieldNumber, [&] { in_range(at(p, "height"), s.height(), height.min(), tallest); }},
-         {S::kBiomesFieldNumber, [&] { references(at(p, "biomes"), s.biomes(), biome_names_, "biome"); }},
-         {S::kChecksFieldNumber, [&] { checks(at(p, "checks"), s); }},
-         {S::kYawDegreesFieldNumber, [&] { yaw_degrees(p, s); }},
-         {S::kSurfaceFalloffFieldNumber, [&] { surface_falloff(p, s); }}});
+    check_fields(p, s,
+                 {{S::kNameFieldNumber, [&] { name_and_color(p, s.name(), s.color(), seen); }},
+                  {S::kSizeXFieldNumber, [&] { in_range(at(p, "size_x"), s.size_x(), least, 16 * chunk); }},
+                  {S::kSizeZFieldNumber, [&] { in_range(at(p, "size_z"), s.size_z(), least, 16 * chunk); }},
+                  {S::kHeightFieldNumber, [&] { in_range(at(p, "height"), s.height(), height.min(), tallest); }},
+                  {S::kBiomesFieldNumber, [&] { references(at(p, "biomes"), s.biomes(), biome_names_, "biome"); }},
+                  {S::kChecksFieldNumber, [&] { checks(at(p, "checks"), s); }},
+                  {S::kYawDegreesFieldNumber, [&] { yaw_degrees(p, s); }},
+                  {S::kSurfaceFalloffFieldNumber, [&] { surface_falloff(p, s); }}});
   }
 
   void checks(const std::string& path, const v1::Structure& s) {
@@ -392,10 +389,11 @@ class Validator : public FieldChecker {
     for (int i = 0; i < s.checks_size(); ++i) {
       const v1::Check& c = s.checks(i);
       const std::string cp = at(path, i);
-      check_fields(cp, c, {{v1::Check::kMaterialsFieldNumber,
-                            [&] { references(at(cp, "materials"), c.materials(), material_names_, "material"); }},
-                           {v1::Check::kBiomesFieldNumber,
-                            [&] { references(at(cp, "biomes"), c.biomes(), biome_names_, "biome"); }}});
+      check_fields(
+          cp, c,
+          {{v1::Check::kMaterialsFieldNumber,
+            [&] { references(at(cp, "materials"), c.materials(), material_names_, "material"); }},
+           {v1::Check::kBiomesFieldNumber, [&] { references(at(cp, "biomes"), c.biomes(), biome_names_, "biome"); }}});
     }
   }
 
@@ -421,8 +419,7 @@ class Validator : public FieldChecker {
       const std::string cp = at(at(p, "surface_falloff"), k);
       check_fields(cp, c);
       if (k > 0 && !(c.x() > s.surface_falloff(k - 1).x())) {
-        error(at(cp, "x"), "must be greater than the previous point's x (" +
-                               num(s.surface_falloff(k - 1).x()) + ")");
+        error(at(cp, "x"), "must be greater than the previous point's x (" + num(s.surface_falloff(k - 1).x()) + ")");
       }
     }
   }

@@ -49,8 +49,10 @@ Status check_chunk(const v1::ChunkCoord& c, int64_t limit, const std::string& fi
 
 Status check_position(float x, float z, float yaw, int64_t chunk_size, const std::string& field) {
   const auto inside = [&](float v) { return std::isfinite(v) && v >= 0 && v < static_cast<float>(chunk_size); };
-  if (!inside(x)) return invalid(field + ".x: must be in [0, " + std::to_string(chunk_size) + ") (got " + std::to_string(x) + ")");
-  if (!inside(z)) return invalid(field + ".z: must be in [0, " + std::to_string(chunk_size) + ") (got " + std::to_string(z) + ")");
+  if (!inside(x))
+    return invalid(field + ".x: must be in [0, " + std::to_string(chunk_size) + ") (got " + std::to_string(x) + ")");
+  if (!inside(z))
+    return invalid(field + ".z: must be in [0, " + std::to_string(chunk_size) + ") (got " + std::to_string(z) + ")");
   if (!(std::isfinite(yaw) && yaw >= 0 && yaw < 360)) {
     return invalid(field + ".yaw: must be in [0, 360) degrees (got " + std::to_string(yaw) + ")");
   }
@@ -122,8 +124,9 @@ ChunkNow load_chunk(EditStore::Transaction& tx, ChunkKey k, const v1::Chunk& bas
   ChunkNow now;
   now.version = tx.version({k.x, k.z});
   const std::vector<StoredChange> log =
-      now.version == 0 ? std::vector<StoredChange>{}
-                       : read_log(now.version, [&](uint64_t after) { return tx.log({k.x, k.z}, after); });
+      now.version == 0 ? std::vector<StoredChange>{} : read_log(now.version, [&](uint64_t after) {
+        return tx.log({k.x, k.z}, after);
+      });
   now.current = current_chunk(base, log, {});
   now.taken_ids.insert(base.objects().id().begin(), base.objects().id().end());
   const std::set<uint64_t> generated = now.taken_ids;
@@ -198,12 +201,14 @@ uint64_t Batch::new_id(ChunkKey k, ChunkNow& w, int index) {
 
 float Batch::ground(ChunkKey k, float x, float z) const {
   const int64_t size = world_.chunk_size();
-  return static_cast<float>(world_.terrain().elevation(Coord::from_parts(k.x * size, x), Coord::from_parts(k.z * size, z)));
+  return static_cast<float>(
+      world_.terrain().elevation(Coord::from_parts(k.x * size, x), Coord::from_parts(k.z * size, z)));
 }
 
 Status Batch::remove_structure(ChunkKey k, uint64_t id, const std::string& field) {
   const v1::StructureInstance* s = find_structure(chunk(k).current, id);
-  if (s == nullptr) return {StatusCode::NOT_FOUND, field + ".remove_structure: " + chunk_name(k) + " has no structure " + hex(id)};
+  if (s == nullptr)
+    return {StatusCode::NOT_FOUND, field + ".remove_structure: " + chunk_name(k) + " has no structure " + hex(id)};
   ChunkKey low, high;
   overlapped_chunks(*s, world_.chunk_size(), low, high);
   for (int64_t z = low.z; z <= high.z; ++z) {
@@ -251,10 +256,9 @@ Status Batch::set_state(ChunkKey k, const v1::ObjectState& s, int index) {
   }
   const size_t total = w.state_bytes - old + s.state().size();
   if (total > kMaxChunkStateBytes) {
-    return {StatusCode::RESOURCE_EXHAUSTED, op_field(index) + ".set_state: " + chunk_name(k) +
-                                                "'s object states would hold " + std::to_string(total) +
-                                                " bytes, at most " + std::to_string(kMaxChunkStateBytes) +
-                                                " (clear some first)"};
+    return {StatusCode::RESOURCE_EXHAUSTED,
+            op_field(index) + ".set_state: " + chunk_name(k) + "'s object states would hold " + std::to_string(total) +
+                " bytes, at most " + std::to_string(kMaxChunkStateBytes) + " (clear some first)"};
   }
   w.state_bytes = total;
   v1::ChunkEdit edit;
@@ -332,10 +336,9 @@ Status Batch::check_sizes() const {
     if (change.edits().empty()) continue;
     const size_t bytes = group_.at(k).current.ByteSizeLong();
     if (bytes > kMaxEditedChunkBytes) {
-      return {StatusCode::RESOURCE_EXHAUSTED, chunk_name(k) + " would encode to " + std::to_string(bytes) +
-                                                  " bytes without terrain, at most " +
-                                                  std::to_string(kMaxEditedChunkBytes) +
-                                                  " (remove some objects first)"};
+      return {StatusCode::RESOURCE_EXHAUSTED,
+              chunk_name(k) + " would encode to " + std::to_string(bytes) + " bytes without terrain, at most " +
+                  std::to_string(kMaxEditedChunkBytes) + " (remove some objects first)"};
     }
   }
   return Status::OK;
@@ -410,8 +413,8 @@ Status structure_chunks(const World& world, const v1::EditRequest& request, cons
     const ChunkKey k = key_of(op.chunk());
     const v1::StructureInstance* s = find_structure(bases.at(k), op.remove_structure());
     if (s == nullptr) {
-      return {StatusCode::NOT_FOUND, op_field(i) + ".remove_structure: " + chunk_name(k) + " has no structure " +
-                                         hex(op.remove_structure())};
+      return {StatusCode::NOT_FOUND,
+              op_field(i) + ".remove_structure: " + chunk_name(k) + " has no structure " + hex(op.remove_structure())};
     }
     ChunkKey low, high;
     overlapped_chunks(*s, world.chunk_size(), low, high);
@@ -456,8 +459,7 @@ std::vector<StoredChange> read_log(uint64_t version,
     std::vector<StoredChange> out = log(snapshot - 1);
     v1::ChunkChange first;
     // A store written before snapshots, or an import, may hold an ordinary change there.
-    if (!out.empty() && out.front().version == snapshot && first.ParseFromString(out.front().change) &&
-        first.reset()) {
+    if (!out.empty() && out.front().version == snapshot && first.ParseFromString(out.front().change) && first.reset()) {
       std::erase_if(out, [&](const StoredChange& c) { return c.version > version; });
       return out;
     }

@@ -28,9 +28,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "edit_store.h"
 #include "edits/edit_admission.h"
 #include "edits/edit_batch.h"
-#include "edit_store.h"
 #include "edits/store_health.h"
 
 namespace chunkforge::server {

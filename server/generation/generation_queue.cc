@@ -37,7 +37,8 @@ constexpr size_t kMinReleaseSize = 256;
 constexpr auto kReleasePeriod = std::chrono::milliseconds(100);
 
 GenerationQueue::GenerationQueue(int threads, size_t max_jobs, int nice)
-    : max_jobs_(std::max<size_t>(max_jobs, 2)), release_at_(kMinReleaseSize),
+    : max_jobs_(std::max<size_t>(max_jobs, 2)),
+      release_at_(kMinReleaseSize),
       jobs_(static_cast<size_t>(std::max(threads, 1))) {
   for (size_t w = 0; w < static_cast<size_t>(std::max(threads, 1)); ++w) {
     workers_.emplace_back([this, w, nice] {

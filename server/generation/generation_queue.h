@@ -94,8 +94,8 @@ class GenerationQueue {
   void work(size_t self);
 
   const size_t max_jobs_;
-  size_t offers_since_release_ = 0;  // under mutex_
-  size_t release_at_ = 0;            // under mutex_: the size at which to look for unwanted jobs
+  size_t offers_since_release_ = 0;                     // under mutex_
+  size_t release_at_ = 0;                               // under mutex_: the size at which to look for unwanted jobs
   std::chrono::steady_clock::time_point last_release_;  // under mutex_: when it last looked
   std::mutex mutex_;
   std::condition_variable wake_;

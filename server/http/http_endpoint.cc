@@ -3,12 +3,12 @@
 // address and in all with a reserve for the health check, and which stops within a bound.
 #include "http/http_endpoint.h"
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <array>
@@ -100,8 +100,11 @@ struct Server {
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(Server& server, tcp::socket socket, asio::ip::address from)
-      : server_(server), stream_(std::move(socket)), from_(std::move(from)),
-        buffer_(2 * server.options.header_limit), deadline_(Clock::now() + server.options.request_timeout),
+      : server_(server),
+        stream_(std::move(socket)),
+        from_(std::move(from)),
+        buffer_(2 * server.options.header_limit),
+        deadline_(Clock::now() + server.options.request_timeout),
         sequence_(server.next_sequence++) {
     server_.connections.emplace(sequence_, this);
     ++server_.per_address[from_];
@@ -283,7 +286,8 @@ bool Connection::hand_over(const http::request<http::empty_body>& request) {
   ++server_.owed;
   bool handled = false;
   try {
-    handled = server_.handler(view, [pending](HttpReply reply) { pending->complete(std::move(reply)); }, cancelled_);
+    handled = server_.handler(
+        view, [pending](HttpReply reply) { pending->complete(std::move(reply)); }, cancelled_);
   } catch (const std::exception& e) {  // never let it end the endpoint's thread
     pending->complete({500, "text/plain", std::string("failed: ") + e.what() + "\n", {}});
     handled = true;
@@ -441,7 +445,7 @@ void HttpEndpoint::stop() {
   std::lock_guard lock(stop_mutex_);
   if (!thread_.joinable()) return;
   asio::post(impl_->io, [this] { impl_->close_all(); });
-  thread_.join();  // run() returns once the closed connections' handlers have run
+  thread_.join();       // run() returns once the closed connections' handlers have run
   impl_->close_gate();  // replies given from now on go nowhere
 }
 

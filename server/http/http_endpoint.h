@@ -55,13 +55,13 @@
 namespace chunkforge::server {
 
 struct HttpOptions {
-  std::chrono::milliseconds header_timeout{5000};   // from the accept to the header's end
+  std::chrono::milliseconds header_timeout{5000};    // from the accept to the header's end
   std::chrono::milliseconds request_timeout{10000};  // from the accept to the response written
-  size_t max_connections = 64;                        // open at once for any request
-  size_t health_reserve = 8;                          // beyond those, for /healthz and /metrics
-  size_t max_per_address = 16;                        // open at once from one client address
+  size_t max_connections = 64;                       // open at once for any request
+  size_t health_reserve = 8;                         // beyond those, for /healthz and /metrics
+  size_t max_per_address = 16;                       // open at once from one client address
   std::chrono::milliseconds stop_grace{1000};        // stop(): for replies still owed, then 503
-  uint32_t header_limit = 8 * 1024;                   // bytes of request line and headers
+  uint32_t header_limit = 8 * 1024;                  // bytes of request line and headers
 };
 
 // What the handler sees of a request, and what it answers.

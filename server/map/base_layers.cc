@@ -77,7 +77,8 @@ TileImage draw_biomes(const World& world, const TileKey& key, const std::atomic<
   TileImage image(true);
   visit_tile_terrain(world, key, abandon, [&](const TerrainGrid& g, int px, int py, int block) {
     for (int j = 0; j < g.size; ++j) {
-      for (int i = 0; i < g.size; ++i) image.fill(px + i * block, py + j * block, block, colors[g.biome[g.index(i, j)]]);
+      for (int i = 0; i < g.size; ++i)
+        image.fill(px + i * block, py + j * block, block, colors[g.biome[g.index(i, j)]]);
     }
   });
   return image;

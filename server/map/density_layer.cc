@@ -20,8 +20,9 @@ namespace {
 std::vector<Coord> pixel_coords(int64_t origin, const TileKey& key) {
   std::vector<Coord> out(kTilePixels);
   for (int i = 0; i < kTilePixels; ++i) {
-    out[i] = key.z <= 0 ? Coord::from_parts(origin + i * (key.span() / kTilePixels), 0.0)
-                        : Coord::from_parts(origin + (i >> key.z), static_cast<double>(i & ((1 << key.z) - 1)) / (1 << key.z));
+    out[i] = key.z <= 0
+                 ? Coord::from_parts(origin + i * (key.span() / kTilePixels), 0.0)
+                 : Coord::from_parts(origin + (i >> key.z), static_cast<double>(i & ((1 << key.z) - 1)) / (1 << key.z));
   }
   return out;
 }
@@ -46,8 +47,8 @@ TileImage draw_density(const World& world, const TileKey& key, const std::atomic
     for (int x = 0; x < kTilePixels; ++x) {
       const size_t k = TileTerrain::index(x, y);
       const double t = std::clamp((density[k] - l.dmin) / range, 0.0, 1.0);
-      const bool can_stand = density[k] >= l.threshold &&
-                             (!terrain || l.admits(terrain->at(k), terrain->biome[k], terrain->material[k]));
+      const bool can_stand =
+          density[k] >= l.threshold && (!terrain || l.admits(terrain->at(k), terrain->biome[k], terrain->material[k]));
       const double alpha = (40 + 180 * t) * (can_stand ? 1.0 : 0.25);
       image.set(x, y, {color.r, color.g, color.b, static_cast<uint8_t>(alpha)});
     }

@@ -69,8 +69,8 @@ std::string names_of(const Entries& entries) {
 }
 
 std::string layer_json(const LayerInfo& l, const std::string& name, const std::string& title) {
-  return "{\"name\":" + quoted(name) + ",\"title\":" + quoted(title) + ",\"overlay\":" + (l.overlay ? "true" : "false") +
-         ",\"min_zoom\":" + std::to_string(l.min_zoom) + "}";
+  return "{\"name\":" + quoted(name) + ",\"title\":" + quoted(title) +
+         ",\"overlay\":" + (l.overlay ? "true" : "false") + ",\"min_zoom\":" + std::to_string(l.min_zoom) + "}";
 }
 
 // Every layer the page can show: the families, and one per resource layer where a family takes
@@ -119,7 +119,8 @@ std::string query_value(const std::string& query, const std::string& name) {
     if (end == std::string::npos) end = query.size();
     const std::string_view pair(query.data() + start, end - start);
     const size_t equals = pair.find('=');
-    if (pair.substr(0, equals) == name) return equals == std::string_view::npos ? "" : percent_decoded(pair.substr(equals + 1));
+    if (pair.substr(0, equals) == name)
+      return equals == std::string_view::npos ? "" : percent_decoded(pair.substr(equals + 1));
     start = end + 1;
   }
   return "";
@@ -131,14 +132,14 @@ std::string status_json(const World& world, const std::string& source, const std
   std::string error_list = "[";
   for (const std::string& e : errors) error_list += (error_list.size() > 1 ? "," : "") + quoted(e);
   error_list += "]";
-  return "{\"name\":" + quoted(d.name()) + ",\"source\":" + quoted(source) + ",\"fingerprint\":" +
-         quoted(world.fingerprint()) + ",\"seed\":" +
-         (publish_seed ? "\"" + std::to_string(world.seed()) + "\"" : std::string("null")) + ",\"chunk_size\":" +
-         std::to_string(world.chunk_size()) + ",\"min_zoom\":" + std::to_string(kMinZoom) + ",\"max_zoom\":" +
-         std::to_string(kMaxZoom) + ",\"watching\":" + (watching ? "true" : "false") + ",\"edits\":" + (edits ? "true" : "false") +
-         ",\"players\":" + (players ? "true" : "false") +
-         ",\"errors\":" + error_list +
-         ",\"layers\":" + layers_json(world) + ",\"structures\":" + names_of(d.structures()) + "}";
+  return "{\"name\":" + quoted(d.name()) + ",\"source\":" + quoted(source) +
+         ",\"fingerprint\":" + quoted(world.fingerprint()) +
+         ",\"seed\":" + (publish_seed ? "\"" + std::to_string(world.seed()) + "\"" : std::string("null")) +
+         ",\"chunk_size\":" + std::to_string(world.chunk_size()) + ",\"min_zoom\":" + std::to_string(kMinZoom) +
+         ",\"max_zoom\":" + std::to_string(kMaxZoom) + ",\"watching\":" + (watching ? "true" : "false") +
+         ",\"edits\":" + (edits ? "true" : "false") + ",\"players\":" + (players ? "true" : "false") +
+         ",\"errors\":" + error_list + ",\"layers\":" + layers_json(world) +
+         ",\"structures\":" + names_of(d.structures()) + "}";
 }
 
 std::pair<int, std::string> point_json(const World& world, const std::string& query) {
@@ -148,12 +149,13 @@ std::pair<int, std::string> point_json(const World& world, const std::string& qu
   const TerrainPoint p = world.terrain().sample(cx, cz);
   const v1::WorldDefinition& d = world.definition();
   std::string fields;
-  for (size_t f = 0; f < kTerrainFieldCount; ++f) fields += ",\"" + std::string(kTerrainFields[f].name) + "\":" + number(p.values[f]);
+  for (size_t f = 0; f < kTerrainFieldCount; ++f)
+    fields += ",\"" + std::string(kTerrainFields[f].name) + "\":" + number(p.values[f]);
   return {200, "{\"x\":" + number(x) + ",\"z\":" + number(z) + ",\"chunk\":[" +
                    std::to_string(floor_div(cx.cell, world.chunk_size())) + "," +
-                   std::to_string(floor_div(cz.cell, world.chunk_size())) + "],\"biome\":" +
-                   quoted(d.biomes(static_cast<int>(p.biome)).name()) + ",\"material\":" +
-                   quoted(d.materials(static_cast<int>(p.material)).name()) + fields + "}"};
+                   std::to_string(floor_div(cz.cell, world.chunk_size())) +
+                   "],\"biome\":" + quoted(d.biomes(static_cast<int>(p.biome)).name()) +
+                   ",\"material\":" + quoted(d.materials(static_cast<int>(p.material)).name()) + fields + "}"};
 }
 
 std::pair<int, std::string> locate_json(const World& world, const std::string& query, double max_radius,
@@ -163,7 +165,8 @@ std::pair<int, std::string> locate_json(const World& world, const std::string& q
   const std::string type = query_value(query, "type");
   const std::vector<StructureType>& types = world.structures().all();
   auto found = std::find_if(types.begin(), types.end(), [&](const StructureType& t) { return t.name == type; });
-  if (found == types.end()) return {400, "{\"error\":" + quoted("unknown structure type \"" + type.substr(0, 64) + "\"") + "}"};
+  if (found == types.end())
+    return {400, "{\"error\":" + quoted("unknown structure type \"" + type.substr(0, 64) + "\"") + "}"};
   const std::string radius_text = query_value(query, "radius");
   const std::optional<double> radius = radius_text.empty() ? kDefaultRadius : decimal(radius_text);
   if (!radius || *radius <= 0 || *radius > max_radius) {

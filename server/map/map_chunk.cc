@@ -55,8 +55,10 @@ std::string objects_json(const World& world, const v1::Chunk& chunk) {
   for (int k = 0; k < o.id_size(); ++k) {
     out += std::string(k ? "," : "") + "{\"id\":\"" + hex_id(o.id(k)) + "\",\"layer\":\"" +
            world.definition().resources(static_cast<int>(o.layer(k))).name() + "\",\"x\":" + number(x0 + o.x(k)) +
-           ",\"z\":" + number(z0 + o.z(k)) + ",\"y\":" + number(o.y(k)) + ",\"variant\":" + std::to_string(o.variant(k));
-    if (auto state = states.find(o.id(k)); state != states.end()) out += ",\"state\":\"" + hex_bytes(*state->second) + "\"";
+           ",\"z\":" + number(z0 + o.z(k)) + ",\"y\":" + number(o.y(k)) +
+           ",\"variant\":" + std::to_string(o.variant(k));
+    if (auto state = states.find(o.id(k)); state != states.end())
+      out += ",\"state\":\"" + hex_bytes(*state->second) + "\"";
     out += "}";
   }
   return out + "]";
@@ -67,7 +69,8 @@ std::string structures_json(const World& world, const v1::Chunk& chunk) {
   for (const v1::StructureInstance& s : chunk.structures()) {
     out += std::string(out.size() > 1 ? "," : "") + "{\"id\":\"" + hex_id(s.id()) + "\",\"type\":\"" +
            world.definition().structures(static_cast<int>(s.type())).name() + "\",\"x\":" + std::to_string(s.x()) +
-           ",\"z\":" + std::to_string(s.z()) + ",\"size_x\":" + number(s.size_x()) + ",\"size_z\":" + number(s.size_z()) + "}";
+           ",\"z\":" + std::to_string(s.z()) + ",\"size_x\":" + number(s.size_x()) +
+           ",\"size_z\":" + number(s.size_z()) + "}";
   }
   return out + "]";
 }
@@ -80,14 +83,16 @@ std::pair<int, std::string> chunk_json(const World& world, const std::string& qu
   if (!cx || !cz) return {400, "{\"error\":\"cx and cz must be integers\"}"};
   const int64_t limit = kWorldLimit / world.chunk_size();
   if (*cx < -limit || *cx >= limit || *cz < -limit || *cz >= limit) {
-    return {400, "{\"error\":\"cx and cz must be in [" + std::to_string(-limit) + ", " + std::to_string(limit) + ")\"}"};
+    return {400,
+            "{\"error\":\"cx and cz must be in [" + std::to_string(-limit) + ", " + std::to_string(limit) + ")\"}"};
   }
   const ChunkCoord coord{*cx, *cz};
   v1::Chunk chunk = encode_chunk(world, Generator(world).generate(coord, abandon));
   if (current) chunk = current(coord, std::move(chunk));
   return {200, "{\"chunk\":[" + std::to_string(*cx) + "," + std::to_string(*cz) + "],\"chunk_size\":" +
                    std::to_string(world.chunk_size()) + ",\"edit_version\":" + std::to_string(chunk.edit_version()) +
-                   ",\"objects\":" + objects_json(world, chunk) + ",\"structures\":" + structures_json(world, chunk) + "}"};
+                   ",\"objects\":" + objects_json(world, chunk) + ",\"structures\":" + structures_json(world, chunk) +
+                   "}"};
 }
 
 }  // namespace chunkforge::map

@@ -34,9 +34,9 @@ std::pair<int, std::string> edits_json(const World& world, const std::string& qu
   if (!x0 || !z0 || !x1 || !z1) return {400, "{\"error\":\"x0, z0, x1 and z1 must be numbers\"}"};
   const int64_t cs = world.chunk_size();
   // One more than asked, to tell a full answer from a cut one.
-  std::vector<EditedChunk> chunks = edited(floor_div(std::min(*x0, *x1), cs), floor_div(std::min(*z0, *z1), cs),
-                                           floor_div(std::max(*x0, *x1), cs), floor_div(std::max(*z0, *z1), cs),
-                                           kMaxChunks + 1);
+  std::vector<EditedChunk> chunks =
+      edited(floor_div(std::min(*x0, *x1), cs), floor_div(std::min(*z0, *z1), cs), floor_div(std::max(*x0, *x1), cs),
+             floor_div(std::max(*z0, *z1), cs), kMaxChunks + 1);
   const bool truncated = chunks.size() > kMaxChunks;
   if (truncated) chunks.resize(kMaxChunks);
   std::string body = "{\"chunk_size\":" + std::to_string(cs) + ",\"chunks\":[";

@@ -32,8 +32,9 @@ MapReply json(int status, std::string body) {
 MapReply busy(std::string body) { return MapReply{503, "text/plain", std::move(body), {{"Retry-After", "1"}}}; }
 
 MapReply not_found() {
-  return text(404, "not found: the map serves /map/, /tiles/, /api/status, /api/point, /api/locate, /api/chunk and "
-                   "/api/view\n");
+  return text(404,
+              "not found: the map serves /map/, /tiles/, /api/status, /api/point, /api/locate, /api/chunk and "
+              "/api/view\n");
 }
 
 constexpr MapRouteEntry kRoutes[] = {
@@ -61,8 +62,10 @@ bool same_secret(const std::string& a, const std::string& b) {
 std::string cookie_value(const std::string& header, const std::string& name) {
   std::string as_query;
   for (char c : header) {
-    if (c == ';') as_query += '&';
-    else if (c != ' ') as_query += c;
+    if (c == ';')
+      as_query += '&';
+    else if (c != ' ')
+      as_query += c;
   }
   return query_value(as_query, name);
 }
@@ -143,7 +146,8 @@ MapService::State MapService::state() const {
 bool MapService::authorised(const MapRequest& request, const std::string& query) const {
   const std::string& token = options_.auth_token;
   if (token.empty()) return true;
-  if (request.authorization.rfind("Bearer ", 0) == 0 && same_secret(request.authorization.substr(7), token)) return true;
+  if (request.authorization.rfind("Bearer ", 0) == 0 && same_secret(request.authorization.substr(7), token))
+    return true;
   const std::string from_query = query_value(query, "token");
   if (!from_query.empty() && same_secret(from_query, token)) return true;
   const std::string from_cookie = cookie_value(request.cookie, kCookie);
@@ -157,8 +161,9 @@ bool MapService::handle(const MapRequest& request, MapReplyFn reply, Cancelled c
   const std::optional<MapRoute> route = find_route(path);
   if (!route && path.rfind("/api/", 0) != 0) return false;
   if (!authorised(request, query)) {
-    reply(text(401, "the map needs the server's token: open /map/?token=TOKEN once (it sets a cookie), or send "
-                    "\"Authorization: Bearer TOKEN\"\n"));
+    reply(text(401,
+               "the map needs the server's token: open /map/?token=TOKEN once (it sets a cookie), or send "
+               "\"Authorization: Bearer TOKEN\"\n"));
     return true;
   }
   if (!route) return reply(not_found()), true;
@@ -166,8 +171,8 @@ bool MapService::handle(const MapRequest& request, MapReplyFn reply, Cancelled c
   return true;
 }
 
-void MapService::dispatch(MapRoute route, const MapRequest& request, const std::string& path,
-                          const std::string& query, MapReplyFn reply, Cancelled cancelled) {
+void MapService::dispatch(MapRoute route, const MapRequest& request, const std::string& path, const std::string& query,
+                          MapReplyFn reply, Cancelled cancelled) {
   if (route == MapRoute::kPageRedirect) {
     return reply(MapReply{301, "text/plain", "see /map/\n", {{"Location", "/map/"}}});
   }
@@ -175,8 +180,8 @@ void MapService::dispatch(MapRoute route, const MapRequest& request, const std::
   if (route == MapRoute::kAsset) {
     const Asset* asset = find_asset(path.substr(5));
     if (asset == nullptr) return reply(text(404, "no such file: " + path.substr(0, 80) + "\n"));
-    return reply(MapReply{200, std::string(asset->content_type), std::string(asset->bytes),
-                          {{"Cache-Control", "no-cache"}}});
+    return reply(
+        MapReply{200, std::string(asset->content_type), std::string(asset->bytes), {{"Cache-Control", "no-cache"}}});
   }
   const State now = state();
   if (!now.world) return reply(text(503, "no world loaded yet\n"));
@@ -186,8 +191,7 @@ void MapService::dispatch(MapRoute route, const MapRequest& request, const std::
       return serve_tile(request, path, std::move(reply), std::move(cancelled));
     case MapRoute::kStatus:
       return reply(json(200, status_json(*world, now.source, now.errors, options_.watching,
-                                         bool(options_.edited_chunks), bool(options_.players),
-                                         options_.publish_seed)));
+                                         bool(options_.edited_chunks), bool(options_.players), options_.publish_seed)));
     case MapRoute::kPoint: {
       auto [status, body] = point_json(*world, query);  // microseconds: answered here
       return reply(json(status, std::move(body)));
@@ -218,14 +222,16 @@ void MapService::dispatch(MapRoute route, const MapRequest& request, const std::
 void MapService::on_pool(MapReplyFn reply, Cancelled cancelled, std::function<MapReply()> work,
                          std::optional<TilePlace> place) {
   auto once = std::make_shared<ReplyOnce>(std::move(reply));
-  const bool queued = pool_.submit([once, cancelled, work = std::move(work)] {
-    if (cancelled && cancelled->load()) return (*once)(text(503, "cancelled\n"));
-    try {
-      (*once)(work());
-    } catch (const GenerationAbandoned&) {
-      (*once)(text(503, "cancelled\n"));
-    }
-  }, place, cancelled);
+  const bool queued = pool_.submit(
+      [once, cancelled, work = std::move(work)] {
+        if (cancelled && cancelled->load()) return (*once)(text(503, "cancelled\n"));
+        try {
+          (*once)(work());
+        } catch (const GenerationAbandoned&) {
+          (*once)(text(503, "cancelled\n"));
+        }
+      },
+      place, cancelled);
   if (!queued) (*once)(busy("busy: too many requests waiting\n"));
 }
 
@@ -235,14 +241,13 @@ void MapService::serve_page(const std::string& query, const MapReplyFn& reply) c
   // The token once in the address: kept as a cookie for the page's own requests (tiles, API).
   const std::string token = query_value(query, "token");
   if (!token.empty()) {
-    out.headers.push_back({"Set-Cookie", std::string(kCookie) + "=" + percent_encoded(token) +
-                                             "; Path=/; HttpOnly; SameSite=Strict"});
+    out.headers.push_back(
+        {"Set-Cookie", std::string(kCookie) + "=" + percent_encoded(token) + "; Path=/; HttpOnly; SameSite=Strict"});
   }
   reply(std::move(out));
 }
 
-void MapService::serve_tile(const MapRequest& request, const std::string& path, MapReplyFn reply,
-                            Cancelled cancelled) {
+void MapService::serve_tile(const MapRequest& request, const std::string& path, MapReplyFn reply, Cancelled cancelled) {
   const std::shared_ptr<const World> world = state().world;
   std::vector<std::string> resources;
   for (const ResourceLayer& r : world->resources().all()) resources.push_back(r.name);
@@ -255,11 +260,14 @@ void MapService::serve_tile(const MapRequest& request, const std::string& path, 
   if (auto png = cache_.find(etag)) return reply(MapReply{200, "image/png", *png, headers});
   const double half = static_cast<double>(key.span()) / 2;
   const TilePlace centre{static_cast<double>(key.world_x0()) + half, static_cast<double>(key.world_z0()) + half};
-  on_pool(std::move(reply), cancelled, [this, world, key, etag, headers, cancelled] {
-    auto png = std::make_shared<const std::string>(render_tile(*world, key, cancelled.get(), &chunks_).png());
-    cache_.insert(etag, png);
-    return MapReply{200, "image/png", *png, headers};
-  }, centre);
+  on_pool(
+      std::move(reply), cancelled,
+      [this, world, key, etag, headers, cancelled] {
+        auto png = std::make_shared<const std::string>(render_tile(*world, key, cancelled.get(), &chunks_).png());
+        cache_.insert(etag, png);
+        return MapReply{200, "image/png", *png, headers};
+      },
+      centre);
 }
 
 // The page's centre in world units, sent as it moves: waiting tiles nearest to it render first.

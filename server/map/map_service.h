@@ -2,9 +2,9 @@
 //
 // The live map's routes, independent of the HTTP server that carries them: the page and its
 // scripts (/map/, Leaflet embedded at build time), tiles (/tiles/{layer}/{z}/{x}/{y}.png),
-// small JSON endpoints (/api/status, /api/point, /api/locate, /api/chunk, /api/edits, /api/players), and /api/view, where the page
-// reports its centre so that the tiles nearest to it render first (TilePool).
-// chunkforge-server mounts it on its --http port; `chunkforge map` on a port of its own, swapping worlds as the file changes.
+// small JSON endpoints (/api/status, /api/point, /api/locate, /api/chunk, /api/edits, /api/players), and /api/view,
+// where the page reports its centre so that the tiles nearest to it render first (TilePool). chunkforge-server mounts
+// it on its --http port; `chunkforge map` on a port of its own, swapping worlds as the file changes.
 //
 //   MapService map({.threads = 2});
 //   map.set_world(world, "built-in world");
@@ -67,7 +67,8 @@ struct EditedChunk {
   uint64_t version = 0;
 };
 // Edited chunks with x0 <= x <= x1 and z0 <= z <= z1 (chunk coordinates), at most `limit`.
-using EditedChunksFn = std::function<std::vector<EditedChunk>(int64_t x0, int64_t z0, int64_t x1, int64_t z1, size_t limit)>;
+using EditedChunksFn =
+    std::function<std::vector<EditedChunk>(int64_t x0, int64_t z0, int64_t x1, int64_t z1, size_t limit)>;
 
 // A live player for the players overlay: a session number and its latest position (world units).
 struct PlayerMarker {
@@ -97,15 +98,15 @@ std::span<const MapRouteEntry> routes();
 std::optional<MapRoute> find_route(std::string_view path);
 
 struct MapOptions {
-  int threads = 2;                  // renders at once
-  size_t max_queued = 256;          // jobs waiting (renders, searches, chunks, edit scans)
+  int threads = 2;                                     // renders at once
+  size_t max_queued = 256;                             // jobs waiting (renders, searches, chunks, edit scans)
   double max_locate_radius = kDefaultMaxLocateRadius;  // /api/locate radius, world units
-  int max_locates = 2;              // structure searches queued or running at once
-  size_t cache_bytes = 64u << 20;   // encoded tiles kept
-  size_t chunk_bytes = 16u << 20;   // generated chunks' objects kept for the objects tiles
-  std::string auth_token;           // "": open
-  bool watching = false;            // the page polls /api/status for a changed world
-  bool publish_seed = true;         // /api/status shows the seed (--publish-seed; else null)
+  int max_locates = 2;                                 // structure searches queued or running at once
+  size_t cache_bytes = 64u << 20;                      // encoded tiles kept
+  size_t chunk_bytes = 16u << 20;                      // generated chunks' objects kept for the objects tiles
+  std::string auth_token;                              // "": open
+  bool watching = false;                               // the page polls /api/status for a changed world
+  bool publish_seed = true;                            // /api/status shows the seed (--publish-seed; else null)
   // The server's edit index (chunkforge-server with a store): /api/edits and the page's edits
   // overlay. Unset (no store, or `chunkforge map`): neither.
   EditedChunksFn edited_chunks;
@@ -158,7 +159,7 @@ class MapService {
   State state_;
   TileCache cache_;
   TileChunks chunks_;  // shared by the objects tiles' renders
-  TilePool pool_;  // last: its workers stop before what their jobs use goes
+  TilePool pool_;      // last: its workers stop before what their jobs use goes
 };
 
 // The JSON bodies (map_api.cc): the world and layers; the terrain at a point; the nearest

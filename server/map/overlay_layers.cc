@@ -88,7 +88,8 @@ TileImage draw_objects(const World& world, const TileKey& key, const std::atomic
   for (int64_t cz = range.z0; cz <= range.z1; ++cz) {
     for (int64_t cx = range.x0; cx <= range.x1; ++cx) {
       const ChunkObjects objects = objects_of(world, {cx, cz}, stream, abandon, chunks);
-      const double ox = static_cast<double>(cx * cs - key.world_x0()), oz = static_cast<double>(cz * cs - key.world_z0());
+      const double ox = static_cast<double>(cx * cs - key.world_x0()),
+                   oz = static_cast<double>(cz * cs - key.world_z0());
       for (const ResourceObject& o : *objects) {
         if (key.resource >= 0 && o.layer != static_cast<uint32_t>(key.resource)) continue;
         const Rgba color = color_of(world.definition().resources(static_cast<int>(o.layer)).color());

@@ -27,8 +27,8 @@
 namespace chunkforge::map {
 
 inline constexpr int kTilePixels = 256;
-inline constexpr int kMinZoom = -8;  // 256 units per pixel: a tile spans 65536 units
-inline constexpr int kMaxZoom = 4;   // 16 pixels per unit: a tile spans 16 units
+inline constexpr int kMinZoom = -8;                       // 256 units per pixel: a tile spans 65536 units
+inline constexpr int kMaxZoom = 4;                        // 16 pixels per unit: a tile spans 16 units
 inline constexpr int64_t kWorldLimit = int64_t{1} << 40;  // as `chunkforge locate`
 
 // Bump when drawing changes: it is part of every ETag, so browsers drop their stale tiles.
@@ -81,7 +81,8 @@ struct TileKey {
 
 // The tile a path names, or why it names none (for a 400 body). `path` has no query;
 // `resources` are the world's resource layer names, by id.
-std::variant<TileKey, std::string> parse_tile_path(std::string_view path, const std::vector<std::string>& resources = {});
+std::variant<TileKey, std::string> parse_tile_path(std::string_view path,
+                                                   const std::vector<std::string>& resources = {});
 
 // The tile's ETag (quoted), from everything its bytes depend on.
 std::string tile_etag(const std::string& world_fingerprint, const TileKey& key);

@@ -7,14 +7,22 @@ TileImage render_tile(const World& world, const TileKey& key, const std::atomic<
   const LayerInfo& info = layer_info(key.layer);
   if (key.z < info.min_zoom) return TileImage(!info.overlay);
   switch (key.layer) {
-    case Layer::kMaterials: return draw_materials(world, key, abandon);
-    case Layer::kBiomes: return draw_biomes(world, key, abandon);
-    case Layer::kElevation: return draw_elevation(world, key, abandon);
-    case Layer::kStructures: return draw_structures(world, key, abandon);
-    case Layer::kObjects: return draw_objects(world, key, abandon, chunks);
-    case Layer::kGrid: return draw_grid(world, key);
-    case Layer::kDensity: return draw_density(world, key, abandon);
-    case Layer::kCount: break;
+    case Layer::kMaterials:
+      return draw_materials(world, key, abandon);
+    case Layer::kBiomes:
+      return draw_biomes(world, key, abandon);
+    case Layer::kElevation:
+      return draw_elevation(world, key, abandon);
+    case Layer::kStructures:
+      return draw_structures(world, key, abandon);
+    case Layer::kObjects:
+      return draw_objects(world, key, abandon, chunks);
+    case Layer::kGrid:
+      return draw_grid(world, key);
+    case Layer::kDensity:
+      return draw_density(world, key, abandon);
+    case Layer::kCount:
+      break;
   }
   return TileImage(!info.overlay);  // not reached: parse_tile_path only makes real layers
 }

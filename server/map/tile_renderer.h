@@ -9,9 +9,9 @@
 // Base layers (materials, biomes, elevation) sample the prescriptive terrain at the pixel
 // spacing and never generate chunks. Overlays: structure footprints from the structure planner
 // (no chunk generation either), resource objects from generated chunks (close zoom only), the
-// chunk grid, a resource layer's density field (sampled per pixel, no chunks either). Below a layer's min_zoom (tile_key.h) a tile is empty. Same key and world, same
-// pixels: tiles are deterministic.
-// Thread-safe (reads an immutable World). Throws GenerationAbandoned once `abandon` reads true.
+// chunk grid, a resource layer's density field (sampled per pixel, no chunks either). Below a layer's min_zoom
+// (tile_key.h) a tile is empty. Same key and world, same pixels: tiles are deterministic. Thread-safe (reads an
+// immutable World). Throws GenerationAbandoned once `abandon` reads true.
 #pragma once
 
 #include <atomic>

@@ -25,7 +25,8 @@ grpc::ServerUnaryReactor* WorldService::GetChunk(grpc::CallbackServerContext* co
     metrics.chunk_sent();
     call.finish(grpc::Status::OK);
   };
-  Fetched fetched = fetch(job, Work::view, 0, [context] { return context->IsCancelled(); }, respond);
+  Fetched fetched = fetch(
+      job, Work::view, 0, [context] { return context->IsCancelled(); }, respond);
   if (fetched.refused) {
     call.finish(queue_full());
   } else if (fetched.hit) {

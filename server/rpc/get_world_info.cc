@@ -7,8 +7,8 @@
 
 namespace chunkforge::server {
 
-grpc::ServerUnaryReactor* WorldService::GetWorldInfo(grpc::CallbackServerContext* context,
-                                                     const grpc::ByteBuffer* raw, grpc::ByteBuffer* response) {
+grpc::ServerUnaryReactor* WorldService::GetWorldInfo(grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw,
+                                                     grpc::ByteBuffer* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   const UnaryCall call(reactor, metrics_, Metrics::kGetWorldInfo);
   v1::GetWorldInfoRequest request;

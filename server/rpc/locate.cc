@@ -7,10 +7,10 @@
 #include <atomic>
 #include <memory>
 
-#include "rpc/byte_buffer.h"
 #include "chunkforge/encode.h"
 #include "chunkforge/quote.h"
 #include "chunkforge/structures.h"
+#include "rpc/byte_buffer.h"
 #include "rpc/rpc_call.h"
 #include "rpc/world_service.h"
 
@@ -98,7 +98,8 @@ void LocateReactor::start(const grpc::ByteBuffer* raw) {
   holds_slot_ = true;
   // After every view's rings (0 to max_radius) and every prefetch's (to 2 max_radius + 2).
   const double priority = 2.0 * service_.limits().max_radius + 3.0;
-  QueuedJob job{Work::locate, priority, [this] { plan(); }, [this]() -> std::function<void()> {
+  QueuedJob job{Work::locate, priority, [this] { plan(); },
+                [this]() -> std::function<void()> {
                   if (!cancelled_.load()) return nullptr;
                   return [this] { end({grpc::StatusCode::CANCELLED, "cancelled"}); };
                 }};

@@ -14,8 +14,8 @@ grpc::Status open_call(WorldService& service, Metrics::Method method, const grpc
   if (grpc::Status auth = service.authenticate(context); !auth.ok()) return auth;
   if (raw == nullptr || request == nullptr) return grpc::Status::OK;
   if (!request->ParseFromString(bytes_of(*raw))) {
-    return {grpc::StatusCode::INVALID_ARGUMENT,
-            "request: not a " + request->GetTypeName() + " (" + std::to_string(raw->Length()) + " bytes that do not parse)"};
+    return {grpc::StatusCode::INVALID_ARGUMENT, "request: not a " + request->GetTypeName() + " (" +
+                                                    std::to_string(raw->Length()) + " bytes that do not parse)"};
   }
   return grpc::Status::OK;
 }

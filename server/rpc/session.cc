@@ -61,7 +61,8 @@ class SessionReactor final
  public:
   SessionReactor(WorldService& service, grpc::CallbackServerContext* context)
       : StreamCall(service, context, Metrics::kSession, "event"),
-        view_(service.world().chunk_size(), service.chunk_limit(), kWindow), ahead_(service.chunk_limit()) {
+        view_(service.world().chunk_size(), service.chunk_limit(), kWindow),
+        ahead_(service.chunk_limit()) {
     service_.metrics().session_started();
     std::lock_guard lock(state_->mutex);
     if (const grpc::Status status = open(); !status.ok()) {
@@ -132,8 +133,7 @@ class SessionReactor final
   grpc::Status apply(const std::string& bytes) {
     v1::SessionUpdate update;
     if (!update.ParseFromString(bytes)) return {grpc::StatusCode::INVALID_ARGUMENT, "update: not a SessionUpdate"};
-    const std::string error =
-        update_error(update, service_.limits().max_radius, static_cast<double>(kWorldUnits));
+    const std::string error = update_error(update, service_.limits().max_radius, static_cast<double>(kWorldUnits));
     if (!error.empty()) return {grpc::StatusCode::INVALID_ARGUMENT, error};
     if (!have_options_) {
       ChunkJob probe;  // checks the options once, with the field named as the client sent it
@@ -163,9 +163,9 @@ class SessionReactor final
       ChunkJob job;
       if (!service_.make_job(coord_of(chunk.key), options_, "position", job).ok()) continue;  // clipped: cannot fail
       prefetching_->fetch_add(1);
-      const WorldService::Fetched fetched = service_.fetch(
-          job, Work::prefetch, chunk.ring, unwanted(chunk.unwanted),
-          [count = prefetching_](Bytes) { count->fetch_sub(1); });  // made or dropped
+      const WorldService::Fetched fetched =
+          service_.fetch(job, Work::prefetch, chunk.ring, unwanted(chunk.unwanted),
+                         [count = prefetching_](Bytes) { count->fetch_sub(1); });  // made or dropped
       if (fetched.hit || fetched.refused) prefetching_->fetch_sub(1);
       if (fetched.refused) break;  // the queue is full: views need it more
       if (!fetched.hit) service_.metrics().looked_ahead();

@@ -35,8 +35,8 @@ class StallWatch {
   std::chrono::milliseconds timeout() const { return timeout_; }
   // Why a stalled call ends, for the log and metrics: "the client took no `what` for N ms".
   grpc::Status stalled_status(const std::string& what) const {
-    return {grpc::StatusCode::RESOURCE_EXHAUSTED, "the client took no " + what + " for " +
-                                                      std::to_string(timeout_.count()) + " ms: a stream must be read"};
+    return {grpc::StatusCode::RESOURCE_EXHAUSTED,
+            "the client took no " + what + " for " + std::to_string(timeout_.count()) + " ms: a stream must be read"};
   }
 
   // Calls `look` (on a gRPC thread) after a quarter of the timeout. The alarm is replaced by

@@ -41,8 +41,12 @@ class StreamCall : public GrpcReactor {
  protected:
   // `unit` names what the stream writes ("chunk", "event"), for the stall message.
   StreamCall(WorldService& service, grpc::CallbackServerContext* context, Metrics::Method method, const char* unit)
-      : service_(service), context_(context), state_(std::make_shared<State>()),
-        watch_(service.limits().stall_timeout), method_(method), unit_(unit) {
+      : service_(service),
+        context_(context),
+        state_(std::make_shared<State>()),
+        watch_(service.limits().stall_timeout),
+        method_(method),
+        unit_(unit) {
     state_->reactor = static_cast<Reactor*>(this);
   }
 

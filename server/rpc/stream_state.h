@@ -23,8 +23,8 @@ struct StreamState {
   // Recursive: a reactor that resets its stream (TryCancel) under this lock may have gRPC run
   // its OnCancel on the same thread, which takes the lock again.
   std::recursive_mutex mutex;
-  Reactor* reactor = nullptr;      // null once the call is done
-  std::atomic<bool> over{false};   // finished: queued generations are no longer wanted (read lock-free)
+  Reactor* reactor = nullptr;     // null once the call is done
+  std::atomic<bool> over{false};  // finished: queued generations are no longer wanted (read lock-free)
 
   // Runs `work` on the reactor under the mutex, if the call is not done.
   template <typename Work>

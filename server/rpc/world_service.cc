@@ -93,7 +93,8 @@ grpc::Status WorldService::authorize_edit(const grpc::CallbackServerContext& con
     return {grpc::StatusCode::UNAVAILABLE, auth_.store_error + ": edit not applied; retry later"};
   }
   if (edits_ == nullptr) {
-    return {grpc::StatusCode::FAILED_PRECONDITION, "this server keeps no edits (start it with --data DIR or --store URI)"};
+    return {grpc::StatusCode::FAILED_PRECONDITION,
+            "this server keeps no edits (start it with --data DIR or --store URI)"};
   }
   if (carries_token(context, auth_.write_token)) return grpc::Status::OK;
   if (auth_.write_token.empty()) {
@@ -118,9 +119,9 @@ grpc::Status WorldService::make_job(const v1::ChunkCoord& coord, const v1::Chunk
   }
   const uint32_t step = options.terrain_step() == 0 ? 1 : options.terrain_step();
   if (options.include_terrain() && (step > world_.chunk_size() || world_.chunk_size() % step != 0)) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        "options.terrain_step: must divide the chunk size " + std::to_string(world_.chunk_size()) +
-                            " (got " + std::to_string(step) + ")");
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "options.terrain_step: must divide the chunk size " +
+                                                                std::to_string(world_.chunk_size()) + " (got " +
+                                                                std::to_string(step) + ")");
   }
   const uint64_t side = world_.chunk_size() / step;
   if (options.include_terrain() && side * side > limits_.max_terrain_samples) {
@@ -132,9 +133,9 @@ grpc::Status WorldService::make_job(const v1::ChunkCoord& coord, const v1::Chunk
   std::vector<uint32_t> layers(options.layers().begin(), options.layers().end());
   for (uint32_t id : layers) {
     if (id >= world_.resources().size()) {
-      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                          "options.layers: layer ids are in [0, " + std::to_string(world_.resources().size()) +
-                              ") (got " + std::to_string(id) + ")");
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "options.layers: layer ids are in [0, " +
+                                                                  std::to_string(world_.resources().size()) +
+                                                                  ") (got " + std::to_string(id) + ")");
     }
   }
   std::sort(layers.begin(), layers.end());
@@ -228,9 +229,8 @@ Bytes WorldService::generate(const ChunkJob& job) const {
   ChunkData data = stream->generate(job.coord, queue_.stopping());
   if (job.options.layers_size() > 0) {
     const auto& keep = job.options.layers();
-    std::erase_if(data.objects, [&](const ResourceObject& o) {
-      return std::find(keep.begin(), keep.end(), o.layer) == keep.end();
-    });
+    std::erase_if(data.objects,
+                  [&](const ResourceObject& o) { return std::find(keep.begin(), keep.end(), o.layer) == keep.end(); });
   }
   v1::Chunk chunk = encode_chunk(world_, data);
   if (job.options.include_terrain()) add_terrain(world_, job.options.terrain_step(), chunk);
@@ -255,8 +255,8 @@ static double priority_of(Work kind, int64_t ring, uint32_t max_radius) {
   return static_cast<double>(ring) + (kind == Work::prefetch ? max_radius + 1.0 : 0.0);
 }
 
-WorldService::Fetched WorldService::fetch(const ChunkJob& job, Work kind, int64_t ring,
-                                          std::function<bool()> cancelled, std::function<void(Bytes)> on_ready) {
+WorldService::Fetched WorldService::fetch(const ChunkJob& job, Work kind, int64_t ring, std::function<bool()> cancelled,
+                                          std::function<void(Bytes)> on_ready) {
   const double priority = priority_of(kind, ring, limits_.max_radius);
   // A refused caller answers at once: its waiter must then never be called.
   auto refused = std::make_shared<std::atomic<bool>>(false);
@@ -265,9 +265,8 @@ WorldService::Fetched WorldService::fetch(const ChunkJob& job, Work kind, int64_
   };
   ChunkCache::JoinResult r = cache_.join(job.key, ChunkCache::Waiter{std::move(ready), std::move(cancelled), priority});
   if (r.hit || !r.produce) return {r.hit};  // a hit, or joined a generation already under way
-  QueuedJob queued{kind, priority, [this, job] { make(job); }, [this, key = job.key] {
-                     return cache_.release_if_unwanted(key);
-                   }};
+  QueuedJob queued{kind, priority, [this, job] { make(job); },
+                   [this, key = job.key] { return cache_.release_if_unwanted(key); }};
   if (queue_.offer(GenerationQueue::region_of(job.coord.x, job.coord.z), std::move(queued))) return {};
   // Refused. A less urgent production of the key is still queued unless this was the first:
   // the waiter then waits for that one.

@@ -33,9 +33,9 @@ namespace chunkforge::server {
 
 // Every bound a client meets (docs/server.md, "Limits and what a client cannot do").
 struct Limits {
-  uint32_t max_radius = 16;          // StreamRegion radius and Session view radius, chunks
-  uint32_t max_sessions = 1000;      // player sessions at once; more get RESOURCE_EXHAUSTED
-  uint32_t max_streams = 256;        // StreamRegion calls at once; more get RESOURCE_EXHAUSTED
+  uint32_t max_radius = 16;      // StreamRegion radius and Session view radius, chunks
+  uint32_t max_sessions = 1000;  // player sessions at once; more get RESOURCE_EXHAUSTED
+  uint32_t max_streams = 256;    // StreamRegion calls at once; more get RESOURCE_EXHAUSTED
   // Incoming message size: the largest valid Edit batch (256 set_state ops of 256-byte states,
   // 256 expects, a 128-byte request id: about 90 KiB) fits, with room (edit_limits_test.cc).
   int max_request_bytes = 128 << 10;
@@ -101,9 +101,8 @@ struct ChunkJob {
 // Every method raw: ByteBuffer in and out.
 using WorldServiceBase = v1::WorldService::WithRawCallbackMethod_GetWorldInfo<
     v1::WorldService::WithRawCallbackMethod_GetChunk<v1::WorldService::WithRawCallbackMethod_StreamRegion<
-        v1::WorldService::WithRawCallbackMethod_Session<
-            v1::WorldService::WithRawCallbackMethod_Locate<
-                v1::WorldService::WithRawCallbackMethod_Edit<v1::WorldService::Service>>>>>>;
+        v1::WorldService::WithRawCallbackMethod_Session<v1::WorldService::WithRawCallbackMethod_Locate<
+            v1::WorldService::WithRawCallbackMethod_Edit<v1::WorldService::Service>>>>>>;
 
 class WorldService final : public WorldServiceBase {
  public:

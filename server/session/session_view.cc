@@ -99,8 +99,8 @@ void SessionView::move(const v1::SessionUpdate& update) {
 
 std::optional<SessionView::Generation> SessionView::next_generation() {
   if (wanted_.empty() || in_flight_.size() + ready_.size() >= window_) return std::nullopt;
-  const auto nearest = std::min_element(wanted_.begin(), wanted_.end(),
-                                        [&](ChunkKey a, ChunkKey b) { return nearer(a, b); });
+  const auto nearest =
+      std::min_element(wanted_.begin(), wanted_.end(), [&](ChunkKey a, ChunkKey b) { return nearer(a, b); });
   Generation generation{*nearest, std::make_shared<std::atomic<bool>>(false)};
   wanted_.erase(nearest);
   in_flight_.emplace(generation.key, generation.unwanted);

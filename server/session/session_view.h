@@ -24,8 +24,8 @@
 #include <algorithm>
 #include <atomic>
 #include <compare>
-#include <deque>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -137,7 +137,7 @@ class SessionView {
   int64_t chunk_size_, chunk_limit_;
   size_t window_;
   ChunkKey centre_;
-  ChunkBox box_;  // the view, clipped to the world
+  ChunkBox box_;                         // the view, clipped to the world
   std::map<ChunkKey, uint64_t> loaded_;  // the version the client has
   std::set<ChunkKey> wanted_, owed_unloads_;
   std::map<ChunkKey, std::shared_ptr<std::atomic<bool>>> in_flight_;
@@ -146,7 +146,7 @@ class SessionView {
     uint64_t version = 0;
   };
   std::map<ChunkKey, Ready> ready_;
-  std::map<ChunkKey, uint64_t> newest_;  // chunks under way: the newest version heard of
+  std::map<ChunkKey, uint64_t> newest_;             // chunks under way: the newest version heard of
   std::deque<std::pair<ChunkKey, Bytes>> changes_;  // change events to send, in commit order
   std::vector<std::pair<ChunkKey, uint64_t>> newly_held_;
 };

@@ -13,9 +13,11 @@
 namespace chunkforge::server {
 
 void declare_store_flags(CLI::App& app, StoreFlags& flags, AddOptional add) {
-  CLI::Option* data = add(app, "--data", flags.data_dir, "DIR", "keep players' edits in DIR/edits.db (SQLite, created if missing)");
-  CLI::Option* store = add(app, "--store", flags.store, "URI",
-                           "keep edits in sqlite:PATH or postgres://user@host/db\n(replicas of a scale-out share one PostgreSQL database)");
+  CLI::Option* data =
+      add(app, "--data", flags.data_dir, "DIR", "keep players' edits in DIR/edits.db (SQLite, created if missing)");
+  CLI::Option* store = add(
+      app, "--store", flags.store, "URI",
+      "keep edits in sqlite:PATH or postgres://user@host/db\n(replicas of a scale-out share one PostgreSQL database)");
   data->excludes(store);
   add(app, "--write-token-file", flags.write_token_file, "FILE",
       "edits need \"authorization: Bearer <token>\" with the token in FILE\n(that token reads too)");
@@ -73,14 +75,15 @@ std::optional<int> apply_store_flags(const StoreFlags& flags, const World& world
     options.store = open_store(*where);
   } catch (const StoreError& e) {
     if (flags.optional) {  // the operator chose the generated world over no world
-      spdlog::error("edit store: {}; serving the generated world WITHOUT edits (--store-optional): edits are "
-                    "refused and edited chunks are served as generated until a restart opens the store",
-                    e.what());
+      spdlog::error(
+          "edit store: {}; serving the generated world WITHOUT edits (--store-optional): edits are "
+          "refused and edited chunks are served as generated until a restart opens the store",
+          e.what());
       options.store_error = std::string("the edit store could not be opened at start-up (") + e.what() + ")";
       return std::nullopt;
     }
-    std::cerr << (flags.data_dir ? "--data \"" + *flags.data_dir + "\": " : std::string()) << "edit store: "
-              << e.what() << '\n';
+    std::cerr << (flags.data_dir ? "--data \"" + *flags.data_dir + "\": " : std::string()) << "edit store: " << e.what()
+              << '\n';
     return flags.data_dir ? 2 : 1;
   }
   try {

@@ -51,7 +51,8 @@ std::optional<std::string> tls_files_error(const std::string& cert_path, const s
   ERR_clear_error();  // the reasons are ours to give; leave nothing queued for gRPC to trip on
   if (!certificate) return "--tls-cert \"" + cert_path + "\": no PEM certificate in the file";
   if (!key && encrypted) {
-    return "--tls-key \"" + key_path + "\": the private key is encrypted; give the server an unencrypted key "
+    return "--tls-key \"" + key_path +
+           "\": the private key is encrypted; give the server an unencrypted key "
            "(e.g. openssl pkey -in KEY -out PLAIN) readable only by its user";
   }
   if (!key) return "--tls-key \"" + key_path + "\": no PEM private key in the file";

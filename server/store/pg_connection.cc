@@ -54,7 +54,10 @@ int64_t PgResult::int64(int row, int column) const {
 }
 
 PgConnection::PgConnection(const std::string& uri, std::string setup, int abort_fd, PgTimeouts timeouts)
-    : uri_(uri), describe_(redact_password(uri)), setup_(timeout_settings(timeouts) + setup), abort_fd_(abort_fd),
+    : uri_(uri),
+      describe_(redact_password(uri)),
+      setup_(timeout_settings(timeouts) + setup),
+      abort_fd_(abort_fd),
       timeouts_(timeouts) {
   connect();
 }
@@ -64,8 +67,8 @@ PgConnection::PgConnection(const std::string& uri, std::string setup, int abort_
 // URI comes last: what it sets wins over these defaults.
 void PgConnection::connect() {
   const std::string connect_timeout = std::to_string(timeouts_.connect_seconds);
-  const char* keys[] = {"connect_timeout", "keepalives", "keepalives_idle", "keepalives_interval",
-                        "keepalives_count", "tcp_user_timeout", "dbname", nullptr};
+  const char* keys[] = {"connect_timeout",  "keepalives",       "keepalives_idle", "keepalives_interval",
+                        "keepalives_count", "tcp_user_timeout", "dbname",          nullptr};
   const char* values[] = {connect_timeout.c_str(), "1", "5", "2", "3", "5000", uri_.c_str(), nullptr};
   conn_ = PQconnectStartParams(keys, values, /*expand_dbname=*/1);
   if (conn_ == nullptr) throw error("cannot connect: out of memory");
@@ -84,7 +87,8 @@ void PgConnection::connect() {
   }
   PQsetnonblocking(conn_, 1);
   // NOTICEs ("relation already exists, skipping") would go to stderr; they are not errors.
-  PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
+  PQsetNoticeProcessor(
+      conn_, [](void*, const char*) {}, nullptr);
   dropped_.clear();
   exec(setup_);
 }

@@ -42,11 +42,11 @@ std::string redact_password(const std::string& uri);
 // The bounds of every call (docs/edits.md). The server-side ones come first, so that a slow
 // statement normally ends with PostgreSQL's own error rather than with a dropped connection.
 struct PgTimeouts {
-  int connect_seconds = 2;                           // libpq's connect_timeout (its minimum is 2)
-  std::chrono::milliseconds statement{2000};         // statement_timeout
-  std::chrono::milliseconds lock{1500};              // lock_timeout (the writers' advisory lock too)
+  int connect_seconds = 2;                    // libpq's connect_timeout (its minimum is 2)
+  std::chrono::milliseconds statement{2000};  // statement_timeout
+  std::chrono::milliseconds lock{1500};       // lock_timeout (the writers' advisory lock too)
   std::chrono::milliseconds idle_in_transaction{10000};
-  std::chrono::milliseconds answer{2500};            // our deadline for any answer to arrive
+  std::chrono::milliseconds answer{2500};  // our deadline for any answer to arrive
 };
 
 // One query parameter: text (integers, strings) or binary (BYTEA).

@@ -49,8 +49,8 @@ std::vector<StoredChange> read_changes(const PgResult& r) {
   std::vector<StoredChange> out;
   out.reserve(static_cast<size_t>(r.rows()));
   for (int row = 0; row < r.rows(); ++row) {
-    out.push_back({r.int64(row, 0), {r.int64(row, 1), r.int64(row, 2)}, static_cast<uint64_t>(r.int64(row, 3)),
-                   r.bytes(row, 4)});
+    out.push_back(
+        {r.int64(row, 0), {r.int64(row, 1), r.int64(row, 2)}, static_cast<uint64_t>(r.int64(row, 3)), r.bytes(row, 4)});
   }
   return out;
 }
@@ -62,8 +62,8 @@ uint64_t chunk_version(PgConnection& c, ChunkCoord chunk) {
 
 std::vector<StoredChange> chunk_log(PgConnection& c, ChunkCoord chunk, uint64_t after) {
   const std::string sql = std::string(kChangeColumns) + "WHERE cx = $1 AND cz = $2 AND version > $3 ORDER BY version";
-  return read_changes(c.query(sql, {PgParam::integer(chunk.x), PgParam::integer(chunk.z),
-                                    PgParam::integer(static_cast<int64_t>(after))}));
+  return read_changes(c.query(
+      sql, {PgParam::integer(chunk.x), PgParam::integer(chunk.z), PgParam::integer(static_cast<int64_t>(after))}));
 }
 
 std::optional<std::string> read_meta(PgConnection& c, const std::string& key) {

@@ -57,8 +57,7 @@ std::optional<FileIdentity> identity_of(const std::string& path) {
 
 class SqliteStore final : public EditStore {
  public:
-  explicit SqliteStore(const std::string& path)
-      : path_(path), writer_(open(path)), reader_(open(path)) {
+  explicit SqliteStore(const std::string& path) : path_(path), writer_(open(path)), reader_(open(path)) {
     migrate();
     database_file_ = identity_of(path_);
     log_file_ = identity_of(path_ + "-wal");
@@ -131,8 +130,9 @@ class SqliteStore final : public EditStore {
     return static_cast<uint64_t>(s.int64(0));
   }
   static std::vector<StoredChange> chunk_log(Connection& c, ChunkCoord chunk, uint64_t after) {
-    Statement s(c, "SELECT seq, cx, cz, version, change FROM changes WHERE cx = ? AND cz = ? AND version > ? "
-                   "ORDER BY version");
+    Statement s(c,
+                "SELECT seq, cx, cz, version, change FROM changes WHERE cx = ? AND cz = ? AND version > ? "
+                "ORDER BY version");
     s.bind(1, chunk.x).bind(2, chunk.z).bind(3, static_cast<int64_t>(after));
     return read_changes(s);
   }
@@ -185,8 +185,9 @@ class SqliteTransaction final : public EditStore::Transaction {
     s.step();
   }
   std::vector<ChunkCoord> edited_chunks(const ChunkRange& r) override {
-    Statement s(c_, "SELECT DISTINCT cx, cz FROM changes WHERE cx BETWEEN ? AND ? AND cz BETWEEN ? AND ? "
-                    "ORDER BY cz, cx");
+    Statement s(c_,
+                "SELECT DISTINCT cx, cz FROM changes WHERE cx BETWEEN ? AND ? AND cz BETWEEN ? AND ? "
+                "ORDER BY cz, cx");
     s.bind(1, r.min.x).bind(2, r.max.x).bind(3, r.min.z).bind(4, r.max.z);
     std::vector<ChunkCoord> out;
     while (s.step()) out.push_back({s.int64(0), s.int64(1)});

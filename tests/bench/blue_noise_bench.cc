@@ -87,11 +87,11 @@ void BM_BridsonReference(benchmark::State& state) {
   uint64_t seed = 1;
   // The constant case gets a constant radius function: no noise evaluation at all.
   const std::function<double(double, double)> r =
-      state.range(0) == 1 ? std::function<double(double, double)>([&](double, double) { return layer.r_min(); })
-                          : [&](double x, double z) {
-                              return layer.spacing /
-                                     world.resources().density(0, Coord::from_double(x), Coord::from_double(z));
-                            };
+      state.range(0) == 1
+          ? std::function<double(double, double)>([&](double, double) { return layer.r_min(); })
+          : [&](double x, double z) {
+              return layer.spacing / world.resources().density(0, Coord::from_double(x), Coord::from_double(z));
+            };
   for (auto _ : state) {
     const auto pts = bench::bridson(side, side, layer.r_min(), layer.r_max(), r, seed++);
     points += static_cast<int64_t>(pts.size());

@@ -51,7 +51,8 @@ void BM_FirstScreen24Tiles(benchmark::State& state) {
   int64_t shift = 0;
   for (auto _ : state) {
     for (int64_t y = -2; y < 2; ++y) {
-      for (int64_t x = -3; x < 3; ++x) benchmark::DoNotOptimize(render_tile(world, key(Layer::kMaterials, -2, x + shift, y)).png());
+      for (int64_t x = -3; x < 3; ++x)
+        benchmark::DoNotOptimize(render_tile(world, key(Layer::kMaterials, -2, x + shift, y)).png());
     }
     shift += 6;
   }
@@ -101,10 +102,12 @@ void BM_FirstScreen24TilesOnTwoThreads(benchmark::State& state) {
     std::latch done(24);
     for (int64_t y = -2; y < 2; ++y) {
       for (int64_t x = -3; x < 3; ++x) {
-        pool.submit([&world, &done, key = key(Layer::kMaterials, -2, x + shift, y)] {
-          benchmark::DoNotOptimize(render_tile(world, key).png());
-          done.count_down();
-        }, TilePlace{(static_cast<double>(x + shift) + 0.5) * 1024, (static_cast<double>(y) + 0.5) * 1024});
+        pool.submit(
+            [&world, &done, key = key(Layer::kMaterials, -2, x + shift, y)] {
+              benchmark::DoNotOptimize(render_tile(world, key).png());
+              done.count_down();
+            },
+            TilePlace{(static_cast<double>(x + shift) + 0.5) * 1024, (static_cast<double>(y) + 0.5) * 1024});
       }
     }
     done.wait();

@@ -4,8 +4,8 @@
 // chunkforge-loadgen against it measures what gRPC alone allows on this machine.
 //
 //   chunkforge-null-server --listen 127.0.0.1:50052
-#include <CLI/CLI.hpp>
 #include <grpcpp/grpcpp.h>
+#include <CLI/CLI.hpp>
 
 #include <iostream>
 #include <optional>
@@ -77,10 +77,11 @@ class NullService final : public Base {
 // --listen into `listen`; nullopt to go on, else the exit code (--help: 0 without serving; a bad
 // or unknown option: 2).
 std::optional<int> parse(int argc, char** argv, std::string& listen) {
-  CLI::App app("The transport ceiling: answers GetChunk and StreamRegion with one pre-encoded chunk for\n"
-               "every coordinate (no cache, queue or generation), for chunkforge-loadgen to measure\n"
-               "what gRPC alone allows on this machine. Serves until killed.\n",
-               "chunkforge-null-server");
+  CLI::App app(
+      "The transport ceiling: answers GetChunk and StreamRegion with one pre-encoded chunk for\n"
+      "every coordinate (no cache, queue or generation), for chunkforge-loadgen to measure\n"
+      "what gRPC alone allows on this machine. Serves until killed.\n",
+      "chunkforge-null-server");
   app.get_formatter()->label("Usage", "usage");
   app.add_option("--listen", listen, "host:port to listen on (default 127.0.0.1:50052)")->type_name("ADDR");
   return chunkforge::tool::parse_command_line(app, argc, argv);
@@ -91,8 +92,8 @@ std::optional<int> parse(int argc, char** argv, std::string& listen) {
 int main(int argc, char** argv) {
   std::string listen = "127.0.0.1:50052";
   if (const std::optional<int> exit_code = parse(argc, argv, listen)) return *exit_code;
-  chunkforge::v1::Chunk chunk =
-      chunkforge::encode_chunk(chunkforge::default_world(), chunkforge::Generator(chunkforge::default_world()).generate({0, 0}));
+  chunkforge::v1::Chunk chunk = chunkforge::encode_chunk(
+      chunkforge::default_world(), chunkforge::Generator(chunkforge::default_world()).generate({0, 0}));
   NullService service(chunkforge::canonical_bytes(chunk));
   grpc::ServerBuilder builder;
   int port = 0;
@@ -100,7 +101,7 @@ int main(int argc, char** argv) {
   builder.RegisterService(&service);
   auto server = builder.BuildAndStart();
   if (!server) return 1;
-  std::cout << "null server on port " << port << ", chunk of " << chunkforge::canonical_bytes(chunk).size()
-            << " bytes" << std::endl;
+  std::cout << "null server on port " << port << ", chunk of " << chunkforge::canonical_bytes(chunk).size() << " bytes"
+            << std::endl;
   server->Wait();
 }

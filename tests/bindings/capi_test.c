@@ -21,13 +21,12 @@ _Static_assert(sizeof(cf_session_options) == 48, "cf_session_options");
 
 static int failures = 0;
 
-#define CHECK(condition)                                                          \
-  do {                                                                            \
-    if (!(condition)) {                                                           \
-      ++failures;                                                                 \
-      fprintf(stderr, "%s:%d: failed: %s (last error: %s)\n", __FILE__, __LINE__, \
-              #condition, cf_last_error());                                       \
-    }                                                                             \
+#define CHECK(condition)                                                                                        \
+  do {                                                                                                          \
+    if (!(condition)) {                                                                                         \
+      ++failures;                                                                                               \
+      fprintf(stderr, "%s:%d: failed: %s (last error: %s)\n", __FILE__, __LINE__, #condition, cf_last_error()); \
+    }                                                                                                           \
   } while (0)
 
 static const char* env(const char* name) {

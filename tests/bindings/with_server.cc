@@ -12,13 +12,13 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <stdlib.h>
 
-#include <cstdio>
-#include <fstream>
 #include <algorithm>
 #include <atomic>
-#include <thread>
+#include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "chunkforge/v1/chunk.pb.h"
 #include "support/certificate.h"
@@ -67,8 +67,8 @@ int compare_chunks(const std::string& file, const std::string& target, const std
     fields >> x >> z >> hex;
     client::Result<client::Chunk> chunk = sdk->chunk({x, z});
     if (!chunk || hex_canonical_bytes(chunk->message()) != hex) {
-      std::cerr << "chunk (" << x << ", " << z << ") differs from the C++ SDK's: "
-                << (chunk ? "other bytes" : chunk.status().to_string()) << '\n';
+      std::cerr << "chunk (" << x << ", " << z
+                << ") differs from the C++ SDK's: " << (chunk ? "other bytes" : chunk.status().to_string()) << '\n';
       return -1;
     }
     ++compared;
@@ -148,9 +148,8 @@ void measure_cpp(const std::string& target) {
   setenv("CF_TEST_CPP_FIRST_VIEW_CALLBACKS_MS", std::to_string(median(callbacks)).c_str(), 1);
   setenv("CF_TEST_CPP_FIRST_VIEW_POLLED_MS", std::to_string(median(polled)).c_str(), 1);
   setenv("CF_TEST_CPP_POLL_EVENTS_PER_S", std::to_string(median(drained)).c_str(), 1);
-  std::cout << "C++ SDK, radius-8 first view (289 chunks, warm server), median of 9: callbacks "
-            << median(callbacks) << " ms, polled " << median(polled) << " ms; poll drains "
-            << median(drained) << " events/s\n";
+  std::cout << "C++ SDK, radius-8 first view (289 chunks, warm server), median of 9: callbacks " << median(callbacks)
+            << " ms, polled " << median(polled) << " ms; poll drains " << median(drained) << " events/s\n";
 }
 
 int run(std::vector<std::string> args, const std::string& target) {
@@ -188,13 +187,15 @@ int main(int argc, char** argv) {
   if (dir.empty() || cert.cert.empty()) return 2;
   write_file(dir + "read.token", "read-secret\n");
   write_file(dir + "write.token", "write-secret\n");
-  const test::Process plain = test::spawn(
-      args[0], {"--listen", "127.0.0.1:0", "--http", "", "--threads", "2", "--max-radius", "8", "--data", dir,
-                "--auth-token-file", dir + "read.token", "--write-token-file", dir + "write.token"},
-      dir + "plain.log");
-  const test::Process tls = test::spawn(args[0], {"--listen", "127.0.0.1:0", "--http", "", "--threads", "1",
-                                                  "--tls-cert", cert.cert, "--tls-key", cert.key},
-                                        dir + "tls.log");
+  const test::Process plain =
+      test::spawn(args[0],
+                  {"--listen", "127.0.0.1:0", "--http", "", "--threads", "2", "--max-radius", "8", "--data", dir,
+                   "--auth-token-file", dir + "read.token", "--write-token-file", dir + "write.token"},
+                  dir + "plain.log");
+  const test::Process tls = test::spawn(
+      args[0],
+      {"--listen", "127.0.0.1:0", "--http", "", "--threads", "1", "--tls-cert", cert.cert, "--tls-key", cert.key},
+      dir + "tls.log");
   const int plain_port = test::wait_until_serving(plain), tls_port = test::wait_until_serving(tls);
   int code = 2;
   if (plain_port == 0 || tls_port == 0) {

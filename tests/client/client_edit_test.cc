@@ -172,8 +172,7 @@ TEST_F(ClientEditTest, ARetriedRequestIdAppliesOnce) {
   ASSERT_TRUE(repeated);
   EXPECT_EQ(repeated->added_ids, drawn->added_ids);
   EXPECT_EQ(client_->chunk({3, 3})->edit_version(), 2u);
-  EXPECT_NE(client_->edit(EditBatch().add_object({3, 3}, {.layer = 0, .x = 6, .z = 6}))->request_id,
-            drawn->request_id);
+  EXPECT_NE(client_->edit(EditBatch().add_object({3, 3}, {.layer = 0, .x = 6, .z = 6}))->request_id, drawn->request_id);
 }
 
 // An edit sent while the server is still starting: the SDK's retries of UNAVAILABLE carry it,
@@ -329,7 +328,8 @@ TEST_F(ClientEditTest, SessionResumingAfterARestartGetsTheChangesItMissed) {
   std::optional<Client> elsewhere = connect(kWriteToken, elsewhere_port);
   ASSERT_TRUE(elsewhere);
   ASSERT_TRUE(elsewhere->edit(EditBatch().add_object({0, 0}, {.layer = 2, .x = 2, .z = 2})));
-  for (float x : {3.0f, 4.0f}) ASSERT_TRUE(elsewhere->edit(EditBatch().add_object({1, -1}, {.layer = 0, .x = x, .z = 3})));
+  for (float x : {3.0f, 4.0f})
+    ASSERT_TRUE(elsewhere->edit(EditBatch().add_object({1, -1}, {.layer = 0, .x = x, .z = 3})));
   stop();
 
   ASSERT_TRUE(start(port_));  // the same port and store: the session comes back by itself

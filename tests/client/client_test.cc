@@ -18,10 +18,10 @@
 #include "chunkforge/structures.h"
 #include "chunkforge/v1/chunk.pb.h"
 #include "chunkforge/v1/info.pb.h"
-#include "world_server.h"
-#include "support/eventually.h"
 #include "support/certificate.h"
+#include "support/eventually.h"
 #include "support/free_port.h"
+#include "world_server.h"
 
 namespace chunkforge::client {
 namespace {

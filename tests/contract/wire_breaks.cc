@@ -116,9 +116,12 @@ std::string type_of(const FieldDescriptorProto& f) {
 
 std::string cardinality_of(const FieldDescriptorProto& f) {
   switch (f.label()) {
-    case FieldDescriptorProto::LABEL_REPEATED: return "repeated";
-    case FieldDescriptorProto::LABEL_REQUIRED: return "required";
-    default: return "singular";
+    case FieldDescriptorProto::LABEL_REPEATED:
+      return "repeated";
+    case FieldDescriptorProto::LABEL_REQUIRED:
+      return "required";
+    default:
+      return "singular";
   }
 }
 

@@ -121,8 +121,14 @@ TEST(WireBreaksTest, AdditionsAreCompatible) {
                               R"(name: "note" number: 6 label: LABEL_OPTIONAL type: TYPE_STRING }
                                  field { name: "extra" number: 12 label: LABEL_REPEATED type: TYPE_SINT32 })");
   after += R"pb(
-    message_type { name: "Added" field { name: "a" number: 1 label: LABEL_OPTIONAL type: TYPE_BYTES } }
-    service { name: "Other" method { name: "Ping" input_type: ".t.v1.Added" output_type: ".t.v1.Added" } }
+    message_type {
+      name: "Added"
+      field { name: "a" number: 1 label: LABEL_OPTIONAL type: TYPE_BYTES }
+    }
+    service {
+      name: "Other"
+      method { name: "Ping" input_type: ".t.v1.Added" output_type: ".t.v1.Added" }
+    }
   )pb";
   FileDescriptorSet set = set_of(after);
   auto* kind = set.mutable_file(0)->mutable_enum_type(0)->add_value();
@@ -145,8 +151,10 @@ TEST(WireBreaksTest, ARemovedFieldBreaksUnlessItsNumberIsReserved) {
 TEST(WireBreaksTest, ARenumberedFieldBreaksEvenWithItsOldNumberReserved) {
   const std::string from = R"(name: "note" number: 6)", to = R"(name: "note" number: 8)";
   expect_break(breaks(changed(from, to)), "FIELD_SAME_NUMBER", "t.v1.Request.note");
-  expect_break(breaks(changed({{from, to}, {"reserved_range { start: 9", "reserved_range { start: 6 end: 7 } "
-                                                                          "reserved_range { start: 9"}})),
+  expect_break(breaks(changed({{from, to},
+                               {"reserved_range { start: 9",
+                                "reserved_range { start: 6 end: 7 } "
+                                "reserved_range { start: 9"}})),
                "FIELD_SAME_NUMBER", "t.v1.Request.note");
 }
 
@@ -159,8 +167,8 @@ TEST(WireBreaksTest, AChangedFieldTypeBreaks) {
   expect_break(breaks(changed(R"(name: "x" number: 1 label: LABEL_OPTIONAL type: TYPE_INT64)",
                               R"(name: "x" number: 1 label: LABEL_OPTIONAL type: TYPE_INT32)")),
                "FIELD_SAME_TYPE", "t.v1.Coord.x");
-  expect_break(breaks(changed(R"(type_name: ".t.v1.Request.Inner")", R"(type_name: ".t.v1.Coord")")),
-               "FIELD_SAME_TYPE", "t.v1.Request.inner");
+  expect_break(breaks(changed(R"(type_name: ".t.v1.Request.Inner")", R"(type_name: ".t.v1.Coord")")), "FIELD_SAME_TYPE",
+               "t.v1.Request.inner");
   const std::vector<WireBreak> to_scalar =
       breaks(changed(R"(type: TYPE_ENUM type_name: ".t.v1.Kind")", R"(type: TYPE_UINT32)"));
   expect_break(to_scalar, "FIELD_SAME_TYPE", "t.v1.Request.kind");
@@ -171,9 +179,9 @@ TEST(WireBreaksTest, AChangedCardinalityBreaks) {
   expect_break(breaks(changed(R"(name: "layers" number: 2 label: LABEL_REPEATED)",
                               R"(name: "layers" number: 2 label: LABEL_OPTIONAL)")),
                "FIELD_SAME_CARDINALITY", "t.v1.Request.layers");
-  expect_break(breaks(changed(R"(name: "z" number: 2 label: LABEL_OPTIONAL)",
-                              R"(name: "z" number: 2 label: LABEL_REPEATED)")),
-               "FIELD_SAME_CARDINALITY", "t.v1.Coord.z");
+  expect_break(
+      breaks(changed(R"(name: "z" number: 2 label: LABEL_OPTIONAL)", R"(name: "z" number: 2 label: LABEL_REPEATED)")),
+      "FIELD_SAME_CARDINALITY", "t.v1.Coord.z");
 }
 
 TEST(WireBreaksTest, AChangedOneofMembershipBreaks) {
@@ -185,11 +193,11 @@ TEST(WireBreaksTest, AChangedOneofMembershipBreaks) {
 }
 
 TEST(WireBreaksTest, AProto3OptionalIsNoOneof) {
-  expect_none(breaks(changed({{R"(name: "note" number: 6 label: LABEL_OPTIONAL type: TYPE_STRING)",
-                               R"(name: "note" number: 6 label: LABEL_OPTIONAL type: TYPE_STRING oneof_index: 1
+  expect_none(breaks(changed(
+      {{R"(name: "note" number: 6 label: LABEL_OPTIONAL type: TYPE_STRING)",
+        R"(name: "note" number: 6 label: LABEL_OPTIONAL type: TYPE_STRING oneof_index: 1
                                   proto3_optional: true)"},
-                              {R"(oneof_decl { name: "target" })",
-                               R"(oneof_decl { name: "target" } oneof_decl { name: "_note" })"}})));
+       {R"(oneof_decl { name: "target" })", R"(oneof_decl { name: "target" } oneof_decl { name: "_note" })"}})));
 }
 
 TEST(WireBreaksTest, ARemovedMessageBreaksWhileAFieldOrRpcStillUsesIt) {
@@ -235,16 +243,15 @@ TEST(WireBreaksTest, EnumValuesKeepTheirNumbersAndNames) {
 }
 
 TEST(WireBreaksTest, ARemovedEnumBreaksWhileAFieldStillUsesIt) {
-  expect_break(breaks(changed("name: \"Kind\"\n", "name: \"Sort\"\n")), "ENUM_NO_DELETE_WHILE_REFERENCED",
-               "t.v1.Kind");
+  expect_break(breaks(changed("name: \"Kind\"\n", "name: \"Sort\"\n")), "ENUM_NO_DELETE_WHILE_REFERENCED", "t.v1.Kind");
 }
 
 TEST(WireBreaksTest, RpcsKeepTheirTypesAndStreaming) {
   const std::string get = R"(method { name: "Get" input_type: ".t.v1.Request" output_type: ".t.v1.Response" })";
   expect_break(breaks(changed(get, "")), "RPC_NO_DELETE", "t.v1.Svc.Get");
-  expect_break(breaks(changed(R"(name: "Get" input_type: ".t.v1.Request")",
-                              R"(name: "Get" input_type: ".t.v1.Coord")")),
-               "RPC_SAME_REQUEST_TYPE", "t.v1.Svc.Get");
+  expect_break(
+      breaks(changed(R"(name: "Get" input_type: ".t.v1.Request")", R"(name: "Get" input_type: ".t.v1.Coord")")),
+      "RPC_SAME_REQUEST_TYPE", "t.v1.Svc.Get");
   expect_break(breaks(changed(R"(input_type: ".t.v1.Request" output_type: ".t.v1.Response" })",
                               R"(input_type: ".t.v1.Request" output_type: ".t.v1.Coord" })")),
                "RPC_SAME_RESPONSE_TYPE", "t.v1.Svc.Get");
@@ -269,8 +276,9 @@ TEST(WireBreaksTest, ABreakReadsAsOneLine) {
   const std::vector<WireBreak> found =
       breaks(changed(R"(field { name: "note" number: 6 label: LABEL_OPTIONAL type: TYPE_STRING })", ""));
   ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(found[0].text(), "t/v1/a.proto: t.v1.Request.note: field 6 removed without reserving its number "
-                             "[FIELD_NO_DELETE_UNLESS_NUMBER_RESERVED]");
+  EXPECT_EQ(found[0].text(),
+            "t/v1/a.proto: t.v1.Request.note: field 6 removed without reserving its number "
+            "[FIELD_NO_DELETE_UNLESS_NUMBER_RESERVED]");
 }
 
 }  // namespace

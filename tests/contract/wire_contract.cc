@@ -61,7 +61,9 @@ std::string contract_text(const FileDescriptorSet& contract) {
          "#\n"
          "# The wire contract of chunkforge.v1 (docs/api.md, \"Evolving the API\"): the descriptors of\n"
          "# proto/chunkforge/v1/*.proto as shipped. Do not edit: after a compatible change, run\n"
-         "#   " + std::string(kUpdateCommand) + "\n"
+         "#   " +
+         std::string(kUpdateCommand) +
+         "\n"
          "# tests/contract/wire_contract_test.cc fails on a change that breaks it.\n\n" +
          body;
 }

@@ -18,9 +18,9 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
-#include <sstream>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -119,8 +119,8 @@ class ScaleOutTest : public testing::Test {
     nginx_port_ = free_port();
     const std::string d = dir_.string();
     std::ofstream(dir_ / "nginx.conf") << loopback_config(d);
-    nginx_ = std::make_unique<Process>(std::vector<std::string>{
-        CHUNKFORGE_NGINX, "-p", d, "-c", d + "/nginx.conf", "-e", d + "/error.log", "-g", "daemon off;"});
+    nginx_ = std::make_unique<Process>(std::vector<std::string>{CHUNKFORGE_NGINX, "-p", d, "-c", d + "/nginx.conf",
+                                                                "-e", d + "/error.log", "-g", "daemon off;"});
     for (int k = 0; k < kReplicas; ++k) {
       Result<Client> direct = Client::connect("127.0.0.1:" + std::to_string(grpc_ports_[k]));
       ASSERT_TRUE(direct);

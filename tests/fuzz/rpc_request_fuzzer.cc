@@ -18,12 +18,12 @@
 #include <string>
 #include <vector>
 
-#include "generation/chunk_cache.h"
 #include "edits/edit_batch.h"
+#include "generation/chunk_cache.h"
 #include "generation/generation_queue.h"
 #include "metrics.h"
-#include "session/session_view.h"
 #include "rpc/world_service.h"
+#include "session/session_view.h"
 
 namespace {
 
@@ -82,8 +82,8 @@ grpc::Status check_edit(const WorldService& service, const v1::EditRequest& requ
 }
 
 const std::map<std::string, Check> kChecks = {
-    {"GetChunk", check_of(check_get_chunk)},  {"StreamRegion", check_of(check_stream_region)},
-    {"Session", check_of(check_session)},     {"Locate", check_of(check_locate)},
+    {"GetChunk", check_of(check_get_chunk)}, {"StreamRegion", check_of(check_stream_region)},
+    {"Session", check_of(check_session)},    {"Locate", check_of(check_locate)},
     {"Edit", check_of(check_edit)},  // GetWorldInfo's empty request has nothing to check
 };
 

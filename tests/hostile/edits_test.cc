@@ -132,17 +132,18 @@ TEST(HostileScenario, AnEditBacklogIsRefusedAndAnotherWriterIsAnswered) {
     attack.run(stop, 1000, [&](int) { return request; });
   });
   scenario.expect_within_bounds();
-  std::printf("  edit_backlog: %d OK, %d RESOURCE_EXHAUSTED, %d other; second writer %d OK, %d failed %s\n",
-              attack.count(grpc::StatusCode::OK), attack.count(grpc::StatusCode::RESOURCE_EXHAUSTED),
-              [&] {
-                std::lock_guard lock(attack.mutex);
-                int other = 0;
-                for (const auto& [code, n] : attack.statuses) {
-                  if (code != grpc::OK && code != grpc::RESOURCE_EXHAUSTED) other += n;
-                }
-                return other;
-              }(),
-              second.ok.load(), second.failed.load(), second.last_error.c_str());
+  std::printf(
+      "  edit_backlog: %d OK, %d RESOURCE_EXHAUSTED, %d other; second writer %d OK, %d failed %s\n",
+      attack.count(grpc::StatusCode::OK), attack.count(grpc::StatusCode::RESOURCE_EXHAUSTED),
+      [&] {
+        std::lock_guard lock(attack.mutex);
+        int other = 0;
+        for (const auto& [code, n] : attack.statuses) {
+          if (code != grpc::OK && code != grpc::RESOURCE_EXHAUSTED) other += n;
+        }
+        return other;
+      }(),
+      second.ok.load(), second.failed.load(), second.last_error.c_str());
   EXPECT_GT(attack.count(grpc::StatusCode::RESOURCE_EXHAUSTED), 0);
   EXPECT_GT(second.ok.load(), 0);
   EXPECT_EQ(second.failed.load(), 0) << second.last_error;
@@ -243,10 +244,11 @@ TEST(HostileScenario, RefusedEditsInFarChunksGenerateBoundedChunks) {
     unknown.run(stop, 1000, far);
   });
   scenario.expect_within_bounds();
-  std::printf("  refused_far_edits: %lld generations; unknown ids: %d NOT_FOUND, %d RESOURCE_EXHAUSTED; stale: %d "
-              "FAILED_PRECONDITION\n",
-              after - before, unknown.count(grpc::StatusCode::NOT_FOUND),
-              unknown.count(grpc::StatusCode::RESOURCE_EXHAUSTED), stale.count(grpc::StatusCode::FAILED_PRECONDITION));
+  std::printf(
+      "  refused_far_edits: %lld generations; unknown ids: %d NOT_FOUND, %d RESOURCE_EXHAUSTED; stale: %d "
+      "FAILED_PRECONDITION\n",
+      after - before, unknown.count(grpc::StatusCode::NOT_FOUND), unknown.count(grpc::StatusCode::RESOURCE_EXHAUSTED),
+      stale.count(grpc::StatusCode::FAILED_PRECONDITION));
   ASSERT_GE(before, 0);
   ASSERT_GE(after, before);
   // The 63 chunks once each, and a copy of some while the queue's threads race on one.

@@ -102,11 +102,18 @@ struct Outcomes {
   std::atomic<int> ok{0}, refused{0}, cancelled{0}, other{0};
   void count(const grpc::Status& status) {
     switch (status.error_code()) {
-      case grpc::StatusCode::OK: ++ok; break;
-      case grpc::StatusCode::RESOURCE_EXHAUSTED: ++refused; break;
+      case grpc::StatusCode::OK:
+        ++ok;
+        break;
+      case grpc::StatusCode::RESOURCE_EXHAUSTED:
+        ++refused;
+        break;
       case grpc::StatusCode::CANCELLED:
-      case grpc::StatusCode::DEADLINE_EXCEEDED: ++cancelled; break;
-      default: ++other;
+      case grpc::StatusCode::DEADLINE_EXCEEDED:
+        ++cancelled;
+        break;
+      default:
+        ++other;
     }
   }
 };
@@ -201,14 +208,14 @@ void flood_locate(ServerProcess& server, std::optional<std::chrono::milliseconds
 void expect_locate_flood_bounded(const std::string& name, std::optional<std::chrono::milliseconds> cancel_after) {
   Scenario scenario(name, {});
   Outcomes locates, cold, after;
-  scenario.attack(8s, [&](std::stop_token stop) {
-    flood_locate(scenario.server(), cancel_after, locates, cold, after, stop);
-  });
+  scenario.attack(
+      8s, [&](std::stop_token stop) { flood_locate(scenario.server(), cancel_after, locates, cold, after, stop); });
   scenario.expect_within_bounds();
-  std::printf("hostile %s: Locate %d ok, %d refused, %d cancelled, %d other; cold GetChunk %d ok, %d failed; "
-              "Locate after the flood %s\n",
-              name.c_str(), locates.ok.load(), locates.refused.load(), locates.cancelled.load(), locates.other.load(),
-              cold.ok.load(), cold.refused + cold.cancelled + cold.other, after.ok == 1 ? "ok" : "failed");
+  std::printf(
+      "hostile %s: Locate %d ok, %d refused, %d cancelled, %d other; cold GetChunk %d ok, %d failed; "
+      "Locate after the flood %s\n",
+      name.c_str(), locates.ok.load(), locates.refused.load(), locates.cancelled.load(), locates.other.load(),
+      cold.ok.load(), cold.refused + cold.cancelled + cold.other, after.ok == 1 ? "ok" : "failed");
   EXPECT_GT(locates.refused, 0) << "400 in flight are past the bound: some must be refused";
   EXPECT_GT(cold.ok, 5);
   EXPECT_EQ(cold.refused + cold.cancelled + cold.other, 0) << "a cold chunk waited behind Locate";

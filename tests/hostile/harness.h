@@ -175,7 +175,8 @@ class ChunkProbe {
   // One call; its latency in ms, or a negative number if it failed.
   double once() {
     grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(static_cast<int>(5000 * time_scale())));
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::milliseconds(static_cast<int>(5000 * time_scale())));
     v1::GetChunkRequest request;
     request.mutable_coord()->set_x(3);
     request.mutable_coord()->set_z(-2);
@@ -238,9 +239,9 @@ struct Report {
     std::snprintf(text, sizeof text,
                   "hostile %s: RSS %.0f -> peak %.0f MiB (+%.0f), CPU %.1f s, chunk p99 quiet %.1f ms, attack %.1f ms "
                   "(x%.1f, %d of %d failed), /healthz %.1f %% of %d, exit %d after %.2f s",
-                  name.c_str(), rss_before_mib, rss_peak_mib, rss_peak_mib - rss_before_mib, cpu_seconds,
-                  quiet_p99_ms, attack_p99_ms, quiet_p99_ms > 0 ? attack_p99_ms / quiet_p99_ms : 0, probe_failures,
-                  probe_calls, healthz * 100, health_probes, exit_code, exit_seconds);
+                  name.c_str(), rss_before_mib, rss_peak_mib, rss_peak_mib - rss_before_mib, cpu_seconds, quiet_p99_ms,
+                  attack_p99_ms, quiet_p99_ms > 0 ? attack_p99_ms / quiet_p99_ms : 0, probe_failures, probe_calls,
+                  healthz * 100, health_probes, exit_code, exit_seconds);
     return text;
   }
 };

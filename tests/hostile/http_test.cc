@@ -36,8 +36,8 @@ TEST(HostileScenario, LocateSearchesWhoseClientsLeave) {
   scenario.attack(8s, [port](std::stop_token stop) {
     while (!stop.stop_requested()) {
       for (int k = 0; k < 64 && !stop.stop_requested(); ++k) {  // half beyond the bound, half at it
-        send_and_leave(port, get_line("/api/locate?type=well&x=" + std::to_string(k * 1000) + "&z=0&radius=" +
-                                      (k % 2 ? "65536" : "4096")));
+        send_and_leave(port, get_line("/api/locate?type=well&x=" + std::to_string(k * 1000) +
+                                      "&z=0&radius=" + (k % 2 ? "65536" : "4096")));
       }
       std::this_thread::sleep_for(100ms);
     }
@@ -87,8 +87,8 @@ TEST(HostileScenario, EightyMapClientsFetchingTiles) {
       clients.emplace_back([&, c, port] {
         std::mt19937 random(static_cast<unsigned>(c));
         while (!stop.stop_requested()) {
-          const std::string tile = "/tiles/materials/0/" + std::to_string(random() % 512) + "/" +
-                                   std::to_string(random() % 512) + ".png";
+          const std::string tile =
+              "/tiles/materials/0/" + std::to_string(random() % 512) + "/" + std::to_string(random() % 512) + ".png";
           const int status = http_get(port, tile, 2000ms, kAttacker);
           (status == 200 ? tiles : status == 503 ? busy : refused).fetch_add(1);
           if (status != 200) std::this_thread::sleep_for(5ms);  // a browser would back off far longer

@@ -109,7 +109,8 @@ TEST(HostileScenario, PostgresStoppedUnderSession) {
       update.mutable_options()->add_layers(0);
       call->Write(update);
       v1::SessionEvent event;
-      while (!stop.stop_requested() && call->Read(&event)) {}
+      while (!stop.stop_requested() && call->Read(&event)) {
+      }
       context.TryCancel();
     });
     for (int k = 0; !stop.stop_requested(); ++k) {
@@ -137,8 +138,8 @@ TEST(HostileScenario, PostgresStoppedUnderSession) {
   EXPECT_GE(count_lines(log, "is unreachable"), 1u);
 }
 
-// PostgreSQL's processes stopped (SIGSTOP, the postmaster and its children): the kernel still accepts, nothing answers. Readers
-// of edited chunks and an editor must not pin the server; SIGTERM ends it within 5 s.
+// PostgreSQL's processes stopped (SIGSTOP, the postmaster and its children): the kernel still accepts, nothing answers.
+// Readers of edited chunks and an editor must not pin the server; SIGTERM ends it within 5 s.
 TEST(HostileScenario, PostgresHung) {
   test::PostgresCluster pg("hostile_hung");
   ASSERT_TRUE(pg.started()) << pg.failure();
@@ -247,11 +248,10 @@ void request_ids(const std::string& name, const std::vector<std::string>& store_
     for (int k = 0; !stop.stop_requested() && k < 200; ++k) {
       const std::string id = std::string("nul\0", 4) + std::to_string(k);
       v1::EditResponse a, b, again;
-      const bool ok = edit(*stub, add_one(k, 9, 1, id + "a"), &a).ok() &&
-                      edit(*stub, add_one(k, 9, 2, id + "b"), &b).ok() &&
-                      edit(*stub, add_one(k, 9, 1, id + "a"), &again).ok() &&
-                      again.SerializeAsString() == a.SerializeAsString() &&
-                      a.SerializeAsString() != b.SerializeAsString();
+      const bool ok =
+          edit(*stub, add_one(k, 9, 1, id + "a"), &a).ok() && edit(*stub, add_one(k, 9, 2, id + "b"), &b).ok() &&
+          edit(*stub, add_one(k, 9, 1, id + "a"), &again).ok() && again.SerializeAsString() == a.SerializeAsString() &&
+          a.SerializeAsString() != b.SerializeAsString();
       const grpc::Status reused = edit(*stub, add_one(k, 9, 3, id + "a"));
       v1::Chunk chunk;
       const bool applied_twice = get_chunk(*stub, k, 9, {}, &chunk).ok() && chunk.edit_version() == 2;

@@ -32,9 +32,7 @@ World pinned_default_world(uint32_t version) {
   return *r.world;
 }
 
-std::string bytes_of(const World& world, const ChunkData& chunk) {
-  return canonical_bytes(encode_chunk(world, chunk));
-}
+std::string bytes_of(const World& world, const ChunkData& chunk) { return canonical_bytes(encode_chunk(world, chunk)); }
 
 TEST(GeneratorVersionsTest, EachVersionsPipelineGivesItsWorldsChunksInAnyOrder) {
   for (const GeneratorVersion& version : generator_versions()) {

@@ -9,8 +9,8 @@
 
 #include <algorithm>
 #include <bit>
-#include <cmath>
 #include <cfenv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -198,13 +198,13 @@ struct EverythingChunkGoldens {
 };
 constexpr EverythingChunkGoldens kEverythingV1Chunks{
     "v1",
-    {0xcfafdcc5ac3c0a03ULL, 0xdf02931b55bbeb4cULL, 0xe2d99cf7e1093a3eULL, 0x4aa81f045c5bfa2aULL,
-     0x814f078db60a7820ULL, 0xa9486ddbcc490261ULL},
+    {0xcfafdcc5ac3c0a03ULL, 0xdf02931b55bbeb4cULL, 0xe2d99cf7e1093a3eULL, 0x4aa81f045c5bfa2aULL, 0x814f078db60a7820ULL,
+     0xa9486ddbcc490261ULL},
     0xf2bdcdd2acf2f728ULL};
 constexpr EverythingChunkGoldens kEverythingV2Chunks{
     "v2",
-    {0xa0381cbb52f5410fULL, 0x34b6be2f1d6e50bcULL, 0xd2fae13efcd2a87fULL, 0xef6ae4f579aa8657ULL,
-     0x927c03187e92b3caULL, 0x6395f05027dba163ULL},
+    {0xa0381cbb52f5410fULL, 0x34b6be2f1d6e50bcULL, 0xd2fae13efcd2a87fULL, 0xef6ae4f579aa8657ULL, 0x927c03187e92b3caULL,
+     0x6395f05027dba163ULL},
     0x181d30081a2ec1adULL};
 
 void check_everything_world_chunks(const World& world, const EverythingChunkGoldens& golden) {

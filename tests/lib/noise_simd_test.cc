@@ -45,7 +45,7 @@ FractalSpec random_spec(std::mt19937_64& rng) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   FractalSpec spec;
   spec.kind = NoiseKind::kPerlin;
-  spec.octaves = static_cast<int>(rng() % 9);  // 0 to 8
+  spec.octaves = static_cast<int>(rng() % 9);               // 0 to 8
   spec.frequency = std::pow(10.0, -4.0 + 4.3 * unit(rng));  // 1e-4 to 2: sub-cell to sub-sample
   spec.lacunarity = 1.5 + 1.5 * unit(rng);
   spec.gain = 0.2 + 0.7 * unit(rng);
@@ -112,12 +112,11 @@ void check_regular_grids() {
     const Coord x0 = random_coord(rng), z0 = random_coord(rng);
     const int64_t step = static_cast<int64_t>(rng() % 17) - 4;  // negative and zero steps too
     const int nx = 1 + static_cast<int>(rng() % 70), nz = 1 + static_cast<int>(rng() % 70);
-    both_paths(static_cast<size_t>(nx) * nz,
-               [&](double* out) { f.grid(x0, z0, step, nx, nz, out); }, scalar, batched);
+    both_paths(
+        static_cast<size_t>(nx) * nz, [&](double* out) { f.grid(x0, z0, step, nx, nz, out); }, scalar, batched);
     ASSERT_EQ(mismatches(scalar, batched), 0)
-        << "trial " << trial << " octaves " << spec.octaves << " frequency " << spec.frequency
-        << " x0 " << x0.cell << "+" << x0.frac << " z0 " << z0.cell << "+" << z0.frac
-        << " step " << step << " " << nx << "x" << nz;
+        << "trial " << trial << " octaves " << spec.octaves << " frequency " << spec.frequency << " x0 " << x0.cell
+        << "+" << x0.frac << " z0 " << z0.cell << "+" << z0.frac << " step " << step << " " << nx << "x" << nz;
   }
 }
 
@@ -135,8 +134,8 @@ void check_uneven_grids() {
     if (xs.size() > 2) xs[1] = xs[0];
     if (zs.size() > 2) zs[2] = zs[1];
     const int nx = static_cast<int>(xs.size()), nz = static_cast<int>(zs.size());
-    both_paths(xs.size() * zs.size(),
-               [&](double* out) { f.grid(xs.data(), nx, zs.data(), nz, out); }, scalar, batched);
+    both_paths(
+        xs.size() * zs.size(), [&](double* out) { f.grid(xs.data(), nx, zs.data(), nz, out); }, scalar, batched);
     ASSERT_EQ(mismatches(scalar, batched), 0) << "trial " << trial;
   }
 }
@@ -153,8 +152,7 @@ TEST(NoiseSimdTest, BatchedGridEqualsPointSamples) {
   noise_path::force_scalar(!was_batched);
   for (int j = 0; j < 64; ++j) {
     for (int i = 0; i < 64; ++i) {
-      ASSERT_EQ(bits(out[j * 64 + i]), bits(f.at(x0.plus(int64_t{i}), z0.plus(int64_t{j}))))
-          << i << "," << j;
+      ASSERT_EQ(bits(out[j * 64 + i]), bits(f.at(x0.plus(int64_t{i}), z0.plus(int64_t{j})))) << i << "," << j;
     }
   }
 }

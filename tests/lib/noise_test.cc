@@ -161,8 +161,8 @@ TEST(NoiseTest, GridMatchesPointSamplesBitForBit) {
         for (int j = 0; j < kM; ++j) {
           for (int i = 0; i < kN; ++i) {
             ASSERT_TRUE(same_bits(out[j * kN + i], f.at(x0.plus(i * step), z0.plus(j * step))))
-                << "kind " << static_cast<int>(kind) << " step " << step << " origin " << origin
-                << " at " << i << "," << j;
+                << "kind " << static_cast<int>(kind) << " step " << step << " origin " << origin << " at " << i << ","
+                << j;
           }
         }
       }

@@ -115,8 +115,7 @@ std::vector<ChunkCoord> spiral(ChunkCoord origin, int64_t chunks) {
   std::vector<ChunkCoord> out = window(origin, chunks);
   const int64_t cx = origin.x + chunks / 2, cz = origin.z + chunks / 2;
   auto ring = [&](const ChunkCoord& c) { return std::max(std::abs(c.x - cx), std::abs(c.z - cz)); };
-  std::stable_sort(out.begin(), out.end(),
-                   [&](const ChunkCoord& a, const ChunkCoord& b) { return ring(a) < ring(b); });
+  std::stable_sort(out.begin(), out.end(), [&](const ChunkCoord& a, const ChunkCoord& b) { return ring(a) < ring(b); });
   return out;
 }
 
@@ -132,9 +131,7 @@ std::vector<ChunkCoord> shuffled(std::vector<ChunkCoord> coords, uint64_t seed) 
 // Canonical chunk hashes keyed by chunk coordinate.
 using Hashes = std::map<std::pair<int64_t, int64_t>, uint64_t>;
 
-uint64_t hash_of(const World& world, const ChunkData& data) {
-  return chunk_hash(encode_chunk(world, data));
-}
+uint64_t hash_of(const World& world, const ChunkData& data) { return chunk_hash(encode_chunk(world, data)); }
 
 Hashes cold_hashes(const World& world, const std::vector<ChunkCoord>& coords) {
   const Generator generator(world);
@@ -143,8 +140,7 @@ Hashes cold_hashes(const World& world, const std::vector<ChunkCoord>& coords) {
   return out;
 }
 
-Hashes streamed_hashes(const World& world, const std::vector<ChunkCoord>& coords,
-                       size_t max_cells = 65536) {
+Hashes streamed_hashes(const World& world, const std::vector<ChunkCoord>& coords, size_t max_cells = 65536) {
   ChunkStream stream(world, max_cells);
   Hashes out;
   for (const ChunkCoord& c : coords) out[{c.x, c.z}] = hash_of(world, stream.generate(c));
@@ -257,9 +253,9 @@ PairTable reference_spacing(const World& world, const RegionPoints& points) {
 std::string describe(const World& world, const PairTable& table) {
   std::string out;
   for (const auto& [pair, c] : table) {
-    out += world.resources().layer(pair.first).name + "/" + world.resources().layer(pair.second).name +
-           ": near " + std::to_string(c.near) + " (cross-chunk " + std::to_string(c.near_cross_chunk) +
-           "), violations " + std::to_string(c.violations) + "\n";
+    out += world.resources().layer(pair.first).name + "/" + world.resources().layer(pair.second).name + ": near " +
+           std::to_string(c.near) + " (cross-chunk " + std::to_string(c.near_cross_chunk) + "), violations " +
+           std::to_string(c.violations) + "\n";
   }
   return out;
 }
@@ -325,10 +321,9 @@ TEST(ResourceSpacingTest, DefaultWorldHasNoViolationsOver32x32ColdChunks) {
   // Every layer is present, and every pair of layers that share ground was checked.
   for (const ResourceLayer& l : world.resources().all()) EXPECT_GT(count_of(points, l.id), 0u) << l.name;
   const PairTable table = reference_spacing(world, points);
-  const uint32_t forest = layer_id(world, "forest"), iron = layer_id(world, "iron"),
-                 coal = layer_id(world, "coal");
-  for (auto pair : {std::pair{forest, forest}, std::pair{forest, iron}, std::pair{forest, coal},
-                    std::pair{iron, iron}, std::pair{iron, coal}, std::pair{coal, coal}}) {
+  const uint32_t forest = layer_id(world, "forest"), iron = layer_id(world, "iron"), coal = layer_id(world, "coal");
+  for (auto pair : {std::pair{forest, forest}, std::pair{forest, iron}, std::pair{forest, coal}, std::pair{iron, iron},
+                    std::pair{iron, coal}, std::pair{coal, coal}}) {
     const auto it = table.find(pair);
     ASSERT_NE(it, table.end()) << world.resources().layer(pair.first).name << "/"
                                << world.resources().layer(pair.second).name << " never near";
@@ -468,8 +463,7 @@ TEST(ResourceOrderTest, ChunkStreamEqualsColdChunkAfterAFarJump) {
   ChunkStream stream(world);
   for (const ChunkCoord c : {ChunkCoord{0, 0}, ChunkCoord{1, 0}, ChunkCoord{1000, -1000}, ChunkCoord{0, 1},
                              ChunkCoord{-1, 0}, ChunkCoord{1000, -999}}) {
-    EXPECT_EQ(hash_of(world, stream.generate(c)), hash_of(world, generator.generate(c)))
-        << c.x << "," << c.z;
+    EXPECT_EQ(hash_of(world, stream.generate(c)), hash_of(world, generator.generate(c))) << c.x << "," << c.z;
   }
 }
 
@@ -724,21 +718,21 @@ TEST_P(ResourceFilterAloneTest, HoldsForEveryObjectAndRemovesSome) {
   EXPECT_LT(kept * 10, all * 9) << "the filter should bite";
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Resource, ResourceFilterAloneTest,
-    testing::Values(FilterCase{"max_slope", [](v1::ResourceLayer& l) { l.set_max_slope(0.2); }},
-                    FilterCase{"elevation",
-                               [](v1::ResourceLayer& l) {
-                                 l.mutable_elevation()->set_min(4);
-                                 l.mutable_elevation()->set_max(14);
-                               }},
-                    FilterCase{"biomes",
-                               [](v1::ResourceLayer& l) {
-                                 l.add_biomes("forest");
-                                 l.add_biomes("plains");
-                               }},
-                    FilterCase{"materials", [](v1::ResourceLayer& l) { l.add_materials("grass"); }}),
-    [](const testing::TestParamInfo<FilterCase>& test) { return std::string(test.param.name); });
+INSTANTIATE_TEST_SUITE_P(Resource, ResourceFilterAloneTest,
+                         testing::Values(FilterCase{"max_slope", [](v1::ResourceLayer& l) { l.set_max_slope(0.2); }},
+                                         FilterCase{"elevation",
+                                                    [](v1::ResourceLayer& l) {
+                                                      l.mutable_elevation()->set_min(4);
+                                                      l.mutable_elevation()->set_max(14);
+                                                    }},
+                                         FilterCase{"biomes",
+                                                    [](v1::ResourceLayer& l) {
+                                                      l.add_biomes("forest");
+                                                      l.add_biomes("plains");
+                                                    }},
+                                         FilterCase{"materials",
+                                                    [](v1::ResourceLayer& l) { l.add_materials("grass"); }}),
+                         [](const testing::TestParamInfo<FilterCase>& test) { return std::string(test.param.name); });
 
 // ResourceLayer::admits_at computes only what a layer's filters read; it must answer as
 // admits() of the whole sample, for every layer of a world that uses every kind of filter.
@@ -823,8 +817,8 @@ TEST(ResourceFilterTest, ObjectsKeepOutOfStructureFootprints) {
         const double px = static_cast<double>(chunk.coord.x * size - s.x) + o.x;
         const double pz = static_cast<double>(chunk.coord.z * size - s.z) + o.z;
         const bool inside = px > -margin && px < s.size_x + margin && pz > -margin && pz < s.size_z + margin;
-        EXPECT_FALSE(inside) << world.resources().layer(o.layer).name << " object " << o.id << " in structure "
-                             << id << " (" << px << ", " << pz << " from its origin)";
+        EXPECT_FALSE(inside) << world.resources().layer(o.layer).name << " object " << o.id << " in structure " << id
+                             << " (" << px << ", " << pz << " from its origin)";
         near += px > -margin - 8 && px < s.size_x + margin + 8 && pz > -margin - 8 && pz < s.size_z + margin + 8;
       }
     }
@@ -872,8 +866,8 @@ TEST(ResourceCorrelationTest, CoalFollowsIronsDensityWhenCorrelated) {
   // up to about +-0.2.
   const ChunkCoord origin{-12, -12};
   auto iron_intensity = [&](double x, double z) {
-    const double v = correlated.resources().density(0, Coord::from_parts(origin.x * size, x),
-                                                    Coord::from_parts(origin.z * size, z));
+    const double v =
+        correlated.resources().density(0, Coord::from_parts(origin.x * size, x), Coord::from_parts(origin.z * size, z));
     return v * v;
   };
   const double with = count_correlation(streamed_region(correlated, origin, 24), 1, 64, iron_intensity);
@@ -905,8 +899,8 @@ TEST(ResourceObjectTest, ObjectsAreValidUniqueAndCanonicallyOrdered) {
       EXPECT_LT(o.yaw, 360.0);
       EXPECT_LT(o.variant, l.variants) << l.name;
       // An object lives in exactly one chunk: its id appears once over the window.
-      EXPECT_TRUE(ids.insert(o.id).second) << "id " << o.id << " twice (chunk " << chunk.coord.x << ","
-                                           << chunk.coord.z << ")";
+      EXPECT_TRUE(ids.insert(o.id).second)
+          << "id " << o.id << " twice (chunk " << chunk.coord.x << "," << chunk.coord.z << ")";
       if (k > 0) {
         const ResourceObject& p = chunk.objects[k - 1];
         const bool ordered = p.layer < o.layer || (p.layer == o.layer && (p.z < o.z || (p.z == o.z && p.x <= o.x)));

@@ -45,8 +45,8 @@ TEST(ScatterGeometryTest, DiscCoversSquareOnlyWhenTheExactTestRejectsEveryPoint)
       for (int64_t u : {int64_t{0}, extent - 1}) {
         for (int64_t v : {int64_t{0}, extent - 1}) {
           ASSERT_LT(same_layer_distance2(bx - u, bz - v, unit), r * r)
-              << "covered, but the exact test keeps (" << u << ", " << v << ") for blocker (" << bx << ", "
-              << bz << "), unit " << std::hexfloat << unit << ", r " << r;
+              << "covered, but the exact test keeps (" << u << ", " << v << ") for blocker (" << bx << ", " << bz
+              << "), unit " << std::hexfloat << unit << ", r " << r;
         }
       }
     }

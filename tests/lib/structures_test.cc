@@ -30,9 +30,9 @@ namespace chunkforge {
 
 // Readable failure messages for instances.
 void PrintTo(const StructureInstance& s, std::ostream* os) {
-  *os << "{id " << std::hex << s.id << std::dec << " type " << s.type << " origin (" << s.x << ", " << s.y
-      << ", " << s.z << ") rot (" << s.rotation.yaw_quarters << (s.rotation.tilted ? ", tilted" : "")
-      << ") size (" << s.size_x << ", " << s.size_y << ", " << s.size_z << ") lod " << s.lod << "}";
+  *os << "{id " << std::hex << s.id << std::dec << " type " << s.type << " origin (" << s.x << ", " << s.y << ", "
+      << s.z << ") rot (" << s.rotation.yaw_quarters << (s.rotation.tilted ? ", tilted" : "") << ") size (" << s.size_x
+      << ", " << s.size_y << ", " << s.size_z << ") lod " << s.lod << "}";
 }
 
 namespace {
@@ -62,9 +62,7 @@ uint32_t type_id(const World& world, std::string_view name) {
 }
 
 // The widest extent a type can have along any horizontal axis, over its allowed rotations.
-double largest_extent(const StructureType& t) {
-  return std::max({t.size_x, t.size_z, t.allow_tilt ? t.height : 0.0});
-}
+double largest_extent(const StructureType& t) { return std::max({t.size_x, t.size_z, t.allow_tilt ? t.height : 0.0}); }
 
 // Whether the box [x, x + size_x) x [z, z + size_z) overlaps chunk (cx, cz) (positive area).
 // Relative arithmetic, so that it stays exact far from the origin.
@@ -144,9 +142,7 @@ struct Window {
   // Every kept instance whose box touches the window, from locate (independent of chunks).
   std::map<uint64_t, StructureInstance> located;
 
-  const ChunkData& at(int64_t cx, int64_t cz) const {
-    return chunks[static_cast<size_t>((cz - z0) * n + (cx - x0))];
-  }
+  const ChunkData& at(int64_t cx, int64_t cz) const { return chunks[static_cast<size_t>((cz - z0) * n + (cx - x0))]; }
   bool contains(int64_t cx, int64_t cz) const { return cx >= x0 && cx < x0 + n && cz >= z0 && cz < z0 + n; }
 };
 
@@ -308,7 +304,8 @@ TEST(StructureWindowTest, ContainsSeveralTypesIncludingCastleAndVillage) {
   const Window& w = home_window();
   const std::map<uint32_t, int> n = count_by_type(w);
   std::string summary;
-  for (const auto& [type, count] : n) summary += world.structures().all()[type].name + " " + std::to_string(count) + "  ";
+  for (const auto& [type, count] : n)
+    summary += world.structures().all()[type].name + " " + std::to_string(count) + "  ";
   RecordProperty("structures_by_type", summary);
   EXPECT_GE(n.size(), 4u) << summary;
   EXPECT_GE(n.count(type_id(world, "castle")) ? n.at(type_id(world, "castle")) : 0, 1) << summary;
@@ -342,8 +339,10 @@ TEST(StructureWindowTest, StructuresWiderThanThreeChunksAreNeverCut) {
   for (const auto& [id, s] : w.reported) {
     if (s.type != castle) continue;
     ++castles;
-    const int64_t cx0 = floor_div(s.x, size), cx1 = floor_div(s.x + static_cast<int64_t>(std::ceil(s.size_x)) - 1, size);
-    const int64_t cz0 = floor_div(s.z, size), cz1 = floor_div(s.z + static_cast<int64_t>(std::ceil(s.size_z)) - 1, size);
+    const int64_t cx0 = floor_div(s.x, size),
+                  cx1 = floor_div(s.x + static_cast<int64_t>(std::ceil(s.size_x)) - 1, size);
+    const int64_t cz0 = floor_div(s.z, size),
+                  cz1 = floor_div(s.z + static_cast<int64_t>(std::ceil(s.size_z)) - 1, size);
     EXPECT_GE(std::max(cx1 - cx0, cz1 - cz0) + 1, 4) << describe(s);
     if (cx1 - cx0 + 1 >= 4) ++spanning_four_in_x;
     bool inside = true;
@@ -354,8 +353,8 @@ TEST(StructureWindowTest, StructuresWiderThanThreeChunksAreNeverCut) {
           continue;
         }
         const auto& list = w.at(cx, cz).structures;
-        EXPECT_TRUE(std::any_of(list.begin(), list.end(),
-                                [&s = s](const StructureInstance& o) { return same_instance(o, s); }))
+        EXPECT_TRUE(
+            std::any_of(list.begin(), list.end(), [&s = s](const StructureInstance& o) { return same_instance(o, s); }))
             << describe(s) << " is missing from chunk " << cx << "," << cz;
       }
     }
@@ -490,8 +489,9 @@ TEST(StructureWindowTest, ResourcesStayOutOfKeptFootprints) {
         const double pz = static_cast<double>(c.coord.z * size - s->z) + o.z;
         const bool inside = px > -f && px < s->size_x + f && pz > -f && pz < s->size_z + f;
         EXPECT_FALSE(inside) << world.resources().layer(o.layer).name << " object " << std::hex << o.id << std::dec
-                             << " at (" << static_cast<double>(c.coord.x * size) + o.x << ", " << static_cast<double>(c.coord.z * size) + o.z
-                             << ") with footprint " << f << " stands in " << describe(*s);
+                             << " at (" << static_cast<double>(c.coord.x * size) + o.x << ", "
+                             << static_cast<double>(c.coord.z * size) + o.z << ") with footprint " << f << " stands in "
+                             << describe(*s);
         const double m = f + 4;
         if (px > -m && px < s->size_x + m && pz > -m && pz < s->size_z + m) ++near_a_structure;
       }
@@ -522,8 +522,9 @@ TEST(StructureLocateTest, FindsExactlyTheInstancesChunksReport) {
         const double d = std::hypot(static_cast<double>(s.x) - x, static_cast<double>(s.z) - z);
         if (d <= radius) expected.emplace_back(d, s);
       }
-      std::sort(expected.begin(), expected.end(),
-                [](const auto& a, const auto& b) { return std::tie(a.first, a.second.id) < std::tie(b.first, b.second.id); });
+      std::sort(expected.begin(), expected.end(), [](const auto& a, const auto& b) {
+        return std::tie(a.first, a.second.id) < std::tie(b.first, b.second.id);
+      });
       const std::vector<StructureInstance> got =
           StructurePlanner(world).locate(type, Coord::from_double(x), Coord::from_double(z), radius);
       if (x == 0.0) {
@@ -662,7 +663,8 @@ TEST(StructureRotationTest, InstancesCarryTheirRotatedExtents) {
     EXPECT_EQ(s.size_x, e[0]) << describe(s);
     EXPECT_EQ(s.size_y, e[1]) << describe(s);
     EXPECT_EQ(s.size_z, e[2]) << describe(s);
-    EXPECT_TRUE(std::find(t.yaw_quarters.begin(), t.yaw_quarters.end(), s.rotation.yaw_quarters) != t.yaw_quarters.end())
+    EXPECT_TRUE(std::find(t.yaw_quarters.begin(), t.yaw_quarters.end(), s.rotation.yaw_quarters) !=
+                t.yaw_quarters.end())
         << describe(s);
     EXPECT_TRUE(t.allow_tilt || !s.rotation.tilted) << describe(s);
     expect_box_is_placed_exactly(s, t);

@@ -67,7 +67,8 @@ TEST(TerrainFieldsTest, NoiseColumnReachesTheNoiseFieldOfItsName) {
     }
     ASSERT_NE(noise, nullptr) << spec.name;
     ASSERT_EQ(noise->message_type(), v1::NoiseField::descriptor()) << spec.name;
-    static_cast<v1::NoiseField*>(terrain.GetReflection()->MutableMessage(&terrain, noise))->set_offset(static_cast<double>(f) + 0.5);
+    static_cast<v1::NoiseField*>(terrain.GetReflection()->MutableMessage(&terrain, noise))
+        ->set_offset(static_cast<double>(f) + 0.5);
     EXPECT_EQ((terrain.*spec.noise)().offset(), static_cast<double>(f) + 0.5) << spec.name;
   }
 }

@@ -13,8 +13,7 @@ namespace {
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-void expect_grid_matches_samples(const Terrain& terrain, int64_t cx, int64_t cz, int64_t step,
-                                 int64_t chunk_size) {
+void expect_grid_matches_samples(const Terrain& terrain, int64_t cx, int64_t cz, int64_t step, int64_t chunk_size) {
   const TerrainGrid g = terrain.grid(cx, cz, step);
   ASSERT_EQ(g.size, chunk_size / step);
   for (int j = 0; j < g.size; ++j) {
@@ -22,8 +21,10 @@ void expect_grid_matches_samples(const Terrain& terrain, int64_t cx, int64_t cz,
       const Coord x{cx * chunk_size + i * step, 0.0}, z{cz * chunk_size + j * step, 0.0};
       const TerrainPoint p = terrain.sample(x, z);
       const TerrainPoint q = g.at(i, j);
-      ASSERT_TRUE(same_bits(p.elevation(), q.elevation())) << cx << "," << cz << " step " << step << " at " << i << "," << j;
-      for (size_t f = 0; f < kTerrainFieldCount; ++f) ASSERT_TRUE(same_bits(p.values[f], q.values[f])) << kTerrainFields[f].name;
+      ASSERT_TRUE(same_bits(p.elevation(), q.elevation()))
+          << cx << "," << cz << " step " << step << " at " << i << "," << j;
+      for (size_t f = 0; f < kTerrainFieldCount; ++f)
+        ASSERT_TRUE(same_bits(p.values[f], q.values[f])) << kTerrainFields[f].name;
       ASSERT_TRUE(same_bits(p.slope(), q.slope())) << "step " << step << " at " << i << "," << j;
       ASSERT_EQ(p.biome, q.biome);
       ASSERT_EQ(p.material, q.material);
@@ -59,7 +60,8 @@ TEST(TerrainTest, LatticeAnywhereEqualsPointSamples) {
         const TerrainPoint p = terrain.sample(Coord{c.x0 + i * c.step, 0.0}, Coord{c.z0 + j * c.step, 0.0});
         const TerrainPoint q = g.at(i, j);
         ASSERT_TRUE(same_bits(p.elevation(), q.elevation())) << "step " << c.step << " at " << i << "," << j;
-        for (size_t f = 0; f < kTerrainFieldCount; ++f) ASSERT_TRUE(same_bits(p.values[f], q.values[f])) << kTerrainFields[f].name;
+        for (size_t f = 0; f < kTerrainFieldCount; ++f)
+          ASSERT_TRUE(same_bits(p.values[f], q.values[f])) << kTerrainFields[f].name;
         ASSERT_TRUE(same_bits(p.slope(), q.slope())) << "step " << c.step << " at " << i << "," << j;
         ASSERT_EQ(p.biome, q.biome);
         ASSERT_EQ(p.material, q.material);

@@ -62,10 +62,8 @@ struct GoldenFingerprint {
   const char* fingerprint;
 };
 constexpr GoldenFingerprint kGoldenFingerprints[] = {
-    {"docs/worlds/default.json", "44ed0f2ae44a28d3"},
-    {"docs/worlds/default-v1.json", "9e7c8509b1c4cc46"},
-    {"tests/lib/worlds/archipelago.json", "1159870e6e67f157"},
-    {"tests/lib/worlds/caverns.json", "a95c907048ad6c34"},
+    {"docs/worlds/default.json", "44ed0f2ae44a28d3"},          {"docs/worlds/default-v1.json", "9e7c8509b1c4cc46"},
+    {"tests/lib/worlds/archipelago.json", "1159870e6e67f157"}, {"tests/lib/worlds/caverns.json", "a95c907048ad6c34"},
     {"tests/lib/worlds/flatland.json", "78f1c474a52e7170"},
 };
 
@@ -222,8 +220,7 @@ void set_value(Message& m, const FieldDescriptor* f, Choices& c, int depth) {
       return list ? r.AddDouble(&m, f, v) : r.SetDouble(&m, f, v);
     }
     case FieldDescriptor::CPPTYPE_UINT32:
-      return list ? r.AddUInt32(&m, f, static_cast<uint32_t>(n))
-                  : r.SetUInt32(&m, f, static_cast<uint32_t>(n));
+      return list ? r.AddUInt32(&m, f, static_cast<uint32_t>(n)) : r.SetUInt32(&m, f, static_cast<uint32_t>(n));
     case FieldDescriptor::CPPTYPE_UINT64:
       return list ? r.AddUInt64(&m, f, n) : r.SetUInt64(&m, f, n);
     case FieldDescriptor::CPPTYPE_BOOL:
@@ -277,12 +274,10 @@ TEST(FingerprintFormTest, EveryGeneratorVersionSoFarUsesFormOne) {
 // The last field number of each message when form 1 was frozen. Field numbers are never
 // reused, so any field numbered higher, or in a message not listed, came later. Never edit.
 const std::map<std::string, int> kFormOneLastFieldNumber = {
-    {"chunkforge.v1.Range", 2},           {"chunkforge.v1.NoiseField", 7},
-    {"chunkforge.v1.Terrain", 5},         {"chunkforge.v1.Caves", 3},
-    {"chunkforge.v1.Biome", 5},           {"chunkforge.v1.Material", 9},
-    {"chunkforge.v1.Correlation", 2},     {"chunkforge.v1.ResourceLayer", 18},
-    {"chunkforge.v1.Offset", 3},          {"chunkforge.v1.Check", 6},
-    {"chunkforge.v1.CurvePoint", 2},      {"chunkforge.v1.Structure", 13},
+    {"chunkforge.v1.Range", 2},           {"chunkforge.v1.NoiseField", 7},     {"chunkforge.v1.Terrain", 5},
+    {"chunkforge.v1.Caves", 3},           {"chunkforge.v1.Biome", 5},          {"chunkforge.v1.Material", 9},
+    {"chunkforge.v1.Correlation", 2},     {"chunkforge.v1.ResourceLayer", 18}, {"chunkforge.v1.Offset", 3},
+    {"chunkforge.v1.Check", 6},           {"chunkforge.v1.CurvePoint", 2},     {"chunkforge.v1.Structure", 13},
     {"chunkforge.v1.WorldDefinition", 9},
 };
 
@@ -299,8 +294,7 @@ std::string declaration_problem(const FieldDescriptor* f, google::protobuf::Mess
   if (!declared) return "added after form 1 without [(chunkforge.v1.fingerprint_default) = ...]";
   std::unique_ptr<Message> holder(factory.GetPrototype(f->containing_type())->New());
   const std::string text = f->name() + ": " + f->options().GetExtension(v1::fingerprint_default);
-  if (!google::protobuf::TextFormat::ParseFromString(text, holder.get()))
-    return "default does not parse: " + text;
+  if (!google::protobuf::TextFormat::ParseFromString(text, holder.get())) return "default does not parse: " + text;
   std::vector<const FieldDescriptor*> set;
   holder->GetReflection()->ListFields(*holder, &set);
   if (set.size() > 1) return "default sets more than the field: " + text;
@@ -308,8 +302,7 @@ std::string declaration_problem(const FieldDescriptor* f, google::protobuf::Mess
 }
 
 // "full name: problem" for each field of the schema under `root` that breaks the rules.
-std::vector<std::string> declaration_problems(const Descriptor* root,
-                                              google::protobuf::MessageFactory& factory) {
+std::vector<std::string> declaration_problems(const Descriptor* root, google::protobuf::MessageFactory& factory) {
   std::set<const Descriptor*> types;
   collect_message_types(root, types);
   std::vector<std::string> problems;
@@ -323,8 +316,8 @@ std::vector<std::string> declaration_problems(const Descriptor* root,
 }
 
 TEST(FingerprintSchemaTest, WorldProtoFollowsTheRules) {
-  const auto problems = declaration_problems(v1::WorldDefinition::descriptor(),
-                                             *google::protobuf::MessageFactory::generated_factory());
+  const auto problems =
+      declaration_problems(v1::WorldDefinition::descriptor(), *google::protobuf::MessageFactory::generated_factory());
   EXPECT_TRUE(problems.empty()) << "see docs/determinism.md, \"The world fingerprint\":\n"
                                 << ::testing::PrintToString(problems);
 }
@@ -374,10 +367,8 @@ void add_later_fields(google::protobuf::FileDescriptorProto& file) {
   FieldDescriptorProto& climate = add_field(file, "WorldDefinition", "climate", 101, T::TYPE_ENUM, "simplex");
   climate.set_type_name(".chunkforge.v1.NoiseField.Kind");
   make_explicit_presence(file, "WorldDefinition", climate);
-  add_field(file, "WorldDefinition", "ocean", 102, T::TYPE_MESSAGE, "{ min: 0 }")
-      .set_type_name(".chunkforge.v1.Range");
-  add_field(file, "WorldDefinition", "weather", 103, T::TYPE_MESSAGE, "{}")
-      .set_type_name(".chunkforge.v1.Weather");
+  add_field(file, "WorldDefinition", "ocean", 102, T::TYPE_MESSAGE, "{ min: 0 }").set_type_name(".chunkforge.v1.Range");
+  add_field(file, "WorldDefinition", "weather", 103, T::TYPE_MESSAGE, "{}").set_type_name(".chunkforge.v1.Weather");
   add_field(file, "Weather", "wind", 1, T::TYPE_DOUBLE, "0");
   add_field(file, "Weather", "tags", 2, T::TYPE_STRING, "[]").set_label(T::LABEL_REPEATED);
   add_field(file, "NoiseField", "warp", 100, T::TYPE_UINT32, "2");

@@ -44,8 +44,10 @@ bool is_number(const FieldDescriptor& field) {
     case FieldDescriptor::CPPTYPE_INT32:
     case FieldDescriptor::CPPTYPE_INT64:
     case FieldDescriptor::CPPTYPE_UINT32:
-    case FieldDescriptor::CPPTYPE_UINT64: return true;
-    default: return false;
+    case FieldDescriptor::CPPTYPE_UINT64:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -54,15 +56,13 @@ const std::set<std::string> kAnyValue = {"chunkforge.v1.WorldDefinition.seed"};
 
 // What is wrong with one field's knob, or "".
 std::string knob_problem(const FieldDescriptor& field) {
-  if (kAnyValue.count(field.full_name()))
-    return has_knob(field) ? "a knob on a field that takes any value" : "";
+  if (kAnyValue.count(field.full_name())) return has_knob(field) ? "a knob on a field that takes any value" : "";
   // A Range's bounds are checked against the knob of the field that holds the Range.
   if (field.containing_type() == v1::Range::descriptor()) return has_knob(field) ? "a knob inside Range" : "";
   const v1::Knob& knob = knob_of(field);
   const bool ranged = is_number(field) || field.message_type() == v1::Range::descriptor();
   if (ranged && !has_knob(field)) return "a number or Range without a knob";
-  if (ranged && knob.rule().empty() && !(knob.has_min() && knob.has_max()))
-    return "no rule and not both bounds";
+  if (ranged && knob.rule().empty() && !(knob.has_min() && knob.has_max())) return "no rule and not both bounds";
   if (knob.has_min() && knob.has_max() && knob.min() > knob.max()) return "min > max";
   if (knob.required() && !knob.default_value().empty()) return "both required and a default";
   if (!knob.default_value().empty() && !knob.default_rule().empty()) return "two defaults";
@@ -102,8 +102,7 @@ TEST(WorldKnobsTest, FingerprintDefaultsAgreeWithKnobDefaults) {
   for (const FieldDescriptor* field : schema_fields()) {
     const v1::Knob& knob = knob_of(*field);
     if (knob.default_value().empty() || !field->options().HasExtension(v1::fingerprint_default)) continue;
-    EXPECT_EQ(knob.default_value(), field->options().GetExtension(v1::fingerprint_default))
-        << field->full_name();
+    EXPECT_EQ(knob.default_value(), field->options().GetExtension(v1::fingerprint_default)) << field->full_name();
   }
 }
 
@@ -143,8 +142,8 @@ void expect_declared_defaults(const Message& message, std::set<std::string>& see
     const v1::Knob& knob = knob_of(field);
     if (!knob.default_value().empty() && applies_to_method(message, knob)) {
       std::unique_ptr<Message> expected(message.New());
-      ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(field.name() + ": " + knob.default_value(),
-                                                                expected.get()));
+      ASSERT_TRUE(
+          google::protobuf::TextFormat::ParseFromString(field.name() + ": " + knob.default_value(), expected.get()));
       EXPECT_EQ(field_alone(message, field), expected->SerializeAsString()) << field.full_name();
       seen.insert(field.full_name());
     }

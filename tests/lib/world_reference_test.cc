@@ -65,12 +65,11 @@ std::string message_table(const Descriptor& type) {
     const FieldDescriptor& field = *type.field(i);
     if (!has_knob(field) && !field.enum_type()) continue;
     const v1::Knob& knob = knob_of(field);
-    rows += "| " + code(field.name()) + " | " + range_cell(field, knob) + " | " + default_cell(field, knob) +
-            " | " + notes_cell(knob) + " |\n";
+    rows += "| " + code(field.name()) + " | " + range_cell(field, knob) + " | " + default_cell(field, knob) + " | " +
+            notes_cell(knob) + " |\n";
   }
   if (rows.empty()) return "";
-  return "### " + type.name() + "\n\n| field | range | default | notes |\n| --- | --- | --- | --- |\n" +
-         rows + "\n";
+  return "### " + type.name() + "\n\n| field | range | default | notes |\n| --- | --- | --- | --- |\n" + rows + "\n";
 }
 
 std::string generated_reference() {

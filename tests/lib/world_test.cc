@@ -18,8 +18,8 @@ TEST(WorldTest, ShippedDefaultJsonIsTheBuiltInWorld) {
   const std::string path = std::string(CHUNKFORGE_SOURCE_DIR) + "/docs/worlds/default.json";
   WorldResult shipped = load_world_file(path);
   ASSERT_TRUE(shipped.ok()) << errors_of(shipped.errors);
-  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(shipped.world->definition(),
-                                                                 default_world().definition()));
+  EXPECT_TRUE(
+      google::protobuf::util::MessageDifferencer::Equals(shipped.world->definition(), default_world().definition()));
   EXPECT_EQ(shipped.world->fingerprint(), default_world().fingerprint());
 }
 
@@ -44,7 +44,8 @@ TEST(WorldTest, DefaultsAreResolved) {
                    "sparsity": 0.01, "spacing_scale": 2, "footprint_radius": 1}],
     "structures": [{"name": "hut", "color": "#ff0000", "size_x": 4, "size_z": 4, "height": 3,
                     "frequency": 0.5}]
-  })", errors);
+  })",
+                              errors);
   ASSERT_TRUE(def) << errors_of(errors);
   WorldResult r = World::create(*def);
   ASSERT_TRUE(r.ok()) << errors_of(r.errors);

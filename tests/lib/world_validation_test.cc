@@ -4,9 +4,9 @@
 // validate_world; JSON-level errors go through parse_world_json. Every failure prints the full
 // error list, so a wrong path shows what was reported instead.
 #include <google/protobuf/util/json_util.h>
-#include <sys/stat.h>
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -61,8 +61,8 @@ testing::AssertionResult HasError(const std::vector<FieldError>& errors, std::st
     return e.path == path && e.message.find(fragment) != std::string::npos;
   });
   if (found) return testing::AssertionSuccess();
-  return testing::AssertionFailure() << "expected an error at \"" << path << "\" containing \""
-                                     << fragment << "\"; got:" << describe(errors);
+  return testing::AssertionFailure() << "expected an error at \"" << path << "\" containing \"" << fragment
+                                     << "\"; got:" << describe(errors);
 }
 
 testing::AssertionResult IsValid(const WorldDefinition& definition) {
@@ -103,14 +103,11 @@ void grow(List& list, int count) {
 // materials[8] grass (no conditions); structures[2] watchtower (yaw [0, 90]), structures[3]
 // ruins (surface_falloff x 0, 12).
 const SemanticCase kSemanticCases[] = {
-    {"ZeroMinimumDensity",
-     [](WorldDefinition& d) { d.mutable_resources(1)->mutable_density_range()->set_min(0); },
+    {"ZeroMinimumDensity", [](WorldDefinition& d) { d.mutable_resources(1)->mutable_density_range()->set_min(0); },
      "resources[1].density_range.min", "(got 0)"},
-    {"MissingMinimumDensity",
-     [](WorldDefinition& d) { d.mutable_resources(1)->mutable_density_range()->clear_min(); },
+    {"MissingMinimumDensity", [](WorldDefinition& d) { d.mutable_resources(1)->mutable_density_range()->clear_min(); },
      "resources[1].density_range.min", "required"},
-    {"DensityAboveSixteen",
-     [](WorldDefinition& d) { d.mutable_resources(0)->mutable_density_range()->set_max(17); },
+    {"DensityAboveSixteen", [](WorldDefinition& d) { d.mutable_resources(0)->mutable_density_range()->set_max(17); },
      "resources[0].density_range.max", "must be in (0, 16] (got 17)"},
     {"DensityMinimumAboveMaximum",
      [](WorldDefinition& d) {
@@ -118,29 +115,24 @@ const SemanticCase kSemanticCases[] = {
        d.mutable_resources(0)->mutable_density_range()->set_max(0.5);
      },
      "resources[0].density_range", "min must be <= max (got min 0.9, max 0.5)"},
-    {"BiomeRangeMinimumAboveMaximum",
-     [](WorldDefinition& d) { d.mutable_biomes(0)->mutable_elevation()->set_min(5); },
+    {"BiomeRangeMinimumAboveMaximum", [](WorldDefinition& d) { d.mutable_biomes(0)->mutable_elevation()->set_min(5); },
      "biomes[0].elevation", "min must be <= max (got min 5, max 0)"},
     {"ChunkSizeTooSmall", [](WorldDefinition& d) { d.set_chunk_size(8); }, "chunk_size",
      "must be in [16, 1024] (got 8)"},
-    {"ChunkSizeTooLarge", [](WorldDefinition& d) { d.set_chunk_size(2048); }, "chunk_size",
-     "(got 2048)"},
+    {"ChunkSizeTooLarge", [](WorldDefinition& d) { d.set_chunk_size(2048); }, "chunk_size", "(got 2048)"},
     {"UnknownGeneratorVersion", [](WorldDefinition& d) { d.set_generator_version(kGeneratorVersion + 1); },
      "generator_version", "unknown version 3"},
     {"MissingTerrain", [](WorldDefinition& d) { d.clear_terrain(); }, "terrain", "required"},
-    {"MissingElevation", [](WorldDefinition& d) { d.mutable_terrain()->clear_elevation(); },
-     "terrain.elevation", "required"},
-    {"MissingCaveNoise",
-     [](WorldDefinition& d) { d.mutable_terrain()->mutable_caves()->clear_noise(); },
+    {"MissingElevation", [](WorldDefinition& d) { d.mutable_terrain()->clear_elevation(); }, "terrain.elevation",
+     "required"},
+    {"MissingCaveNoise", [](WorldDefinition& d) { d.mutable_terrain()->mutable_caves()->clear_noise(); },
      "terrain.caves.noise", "required"},
-    {"ZeroNoiseFrequency",
-     [](WorldDefinition& d) { d.mutable_terrain()->mutable_temperature()->set_frequency(0); },
+    {"ZeroNoiseFrequency", [](WorldDefinition& d) { d.mutable_terrain()->mutable_temperature()->set_frequency(0); },
      "terrain.temperature.frequency", "required"},
     {"NoiseFrequencyAboveOne",
      [](WorldDefinition& d) { d.mutable_terrain()->mutable_temperature()->set_frequency(1.5); },
      "terrain.temperature.frequency", "must be in (0, 1] (got 1.5)"},
-    {"SeventeenOctaves",
-     [](WorldDefinition& d) { d.mutable_terrain()->mutable_elevation()->set_octaves(17); },
+    {"SeventeenOctaves", [](WorldDefinition& d) { d.mutable_terrain()->mutable_elevation()->set_octaves(17); },
      "terrain.elevation.octaves", "must be in [1, 16] (got 17)"},
     {"FinestOctaveTooFine",
      [](WorldDefinition& d) {
@@ -148,57 +140,43 @@ const SemanticCase kSemanticCases[] = {
        d.mutable_terrain()->mutable_elevation()->set_octaves(16);
      },
      "terrain.elevation", "finest octave frequency"},
-    {"LacunarityTooLarge",
-     [](WorldDefinition& d) { d.mutable_terrain()->mutable_moisture()->set_lacunarity(5); },
+    {"LacunarityTooLarge", [](WorldDefinition& d) { d.mutable_terrain()->mutable_moisture()->set_lacunarity(5); },
      "terrain.moisture.lacunarity", "must be in [1.1, 4] (got 5)"},
-    {"LacunarityTooSmall",
-     [](WorldDefinition& d) { d.mutable_terrain()->mutable_moisture()->set_lacunarity(1); },
+    {"LacunarityTooSmall", [](WorldDefinition& d) { d.mutable_terrain()->mutable_moisture()->set_lacunarity(1); },
      "terrain.moisture.lacunarity", "(got 1)"},
     {"ZeroGain", [](WorldDefinition& d) { d.mutable_terrain()->mutable_moisture()->set_gain(0); },
      "terrain.moisture.gain", "must be in (0, 1] (got 0)"},
-    {"BadColour", [](WorldDefinition& d) { d.mutable_biomes(2)->set_color("red"); },
-     "biomes[2].color", "must be \"#rrggbb\" (got \"red\")"},
+    {"BadColour", [](WorldDefinition& d) { d.mutable_biomes(2)->set_color("red"); }, "biomes[2].color",
+     "must be \"#rrggbb\" (got \"red\")"},
     {"ColourWithoutHash", [](WorldDefinition& d) { d.mutable_structures(0)->set_color("4a6fa5a"); },
      "structures[0].color", "#rrggbb"},
-    {"UppercaseName", [](WorldDefinition& d) { d.mutable_materials(0)->set_name("Water"); },
-     "materials[0].name", "must match [a-z][a-z0-9_]* (got \"Water\")"},
-    {"EmptyName", [](WorldDefinition& d) { d.mutable_structures(1)->set_name(""); },
-     "structures[1].name", "must match"},
-    {"DuplicateName", [](WorldDefinition& d) { d.mutable_resources(3)->set_name("iron"); },
-     "resources[3].name", "duplicate name \"iron\""},
-    {"NoBiomes", [](WorldDefinition& d) { d.clear_biomes(); }, "biomes",
-     "at least one biome is required"},
-    {"UnknownBiomeInResource",
-     [](WorldDefinition& d) { d.mutable_resources(0)->set_biomes(1, "jungle"); },
+    {"UppercaseName", [](WorldDefinition& d) { d.mutable_materials(0)->set_name("Water"); }, "materials[0].name",
+     "must match [a-z][a-z0-9_]* (got \"Water\")"},
+    {"EmptyName", [](WorldDefinition& d) { d.mutable_structures(1)->set_name(""); }, "structures[1].name",
+     "must match"},
+    {"DuplicateName", [](WorldDefinition& d) { d.mutable_resources(3)->set_name("iron"); }, "resources[3].name",
+     "duplicate name \"iron\""},
+    {"NoBiomes", [](WorldDefinition& d) { d.clear_biomes(); }, "biomes", "at least one biome is required"},
+    {"UnknownBiomeInResource", [](WorldDefinition& d) { d.mutable_resources(0)->set_biomes(1, "jungle"); },
      "resources[0].biomes[1]", "unknown biome \"jungle\""},
-    {"UnknownMaterialInResource",
-     [](WorldDefinition& d) { d.mutable_resources(0)->set_materials(2, "lava"); },
+    {"UnknownMaterialInResource", [](WorldDefinition& d) { d.mutable_resources(0)->set_materials(2, "lava"); },
      "resources[0].materials[2]", "unknown material \"lava\""},
     {"UnknownMaterialInStructureCheck",
-     [](WorldDefinition& d) {
-       d.mutable_structures(4)->mutable_checks(0)->set_materials(1, "moss");
-     },
+     [](WorldDefinition& d) { d.mutable_structures(4)->mutable_checks(0)->set_materials(1, "moss"); },
      "structures[4].checks[0].materials[1]", "unknown material \"moss\""},
-    {"LastBiomeWithRange",
-     [](WorldDefinition& d) { d.mutable_biomes(7)->mutable_moisture()->set_max(0.3); }, "biomes[7]",
-     "the last biome must have no ranges"},
-    {"LastMaterialWithCondition",
-     [](WorldDefinition& d) { d.mutable_materials(8)->add_biomes("forest"); }, "materials[8]",
-     "the last material must have no conditions"},
-    {"MaterialNoiseWithoutRange",
-     [](WorldDefinition& d) { d.mutable_materials(6)->clear_noise_range(); },
+    {"LastBiomeWithRange", [](WorldDefinition& d) { d.mutable_biomes(7)->mutable_moisture()->set_max(0.3); },
+     "biomes[7]", "the last biome must have no ranges"},
+    {"LastMaterialWithCondition", [](WorldDefinition& d) { d.mutable_materials(8)->add_biomes("forest"); },
+     "materials[8]", "the last material must have no conditions"},
+    {"MaterialNoiseWithoutRange", [](WorldDefinition& d) { d.mutable_materials(6)->clear_noise_range(); },
      "materials[6].noise_range", "give both or neither"},
     {"MaterialRangeWithoutNoise", [](WorldDefinition& d) { d.mutable_materials(6)->clear_noise(); },
      "materials[6].noise", "give both or neither"},
     {"CorrelationWithItself",
-     [](WorldDefinition& d) {
-       d.mutable_resources(2)->mutable_correlate_with()->set_layer("coal");
-     },
+     [](WorldDefinition& d) { d.mutable_resources(2)->mutable_correlate_with()->set_layer("coal"); },
      "resources[2].correlate_with.layer", "cannot correlate with itself"},
     {"CorrelationWithUnknownLayer",
-     [](WorldDefinition& d) {
-       d.mutable_resources(2)->mutable_correlate_with()->set_layer("gold");
-     },
+     [](WorldDefinition& d) { d.mutable_resources(2)->mutable_correlate_with()->set_layer("gold"); },
      "resources[2].correlate_with.layer", "unknown resource layer \"gold\""},
     {"CorrelationChain",
      [](WorldDefinition& d) {
@@ -210,16 +188,15 @@ const SemanticCase kSemanticCases[] = {
     {"CorrelationWithoutWeight",
      [](WorldDefinition& d) { d.mutable_resources(2)->mutable_correlate_with()->set_weight(0); },
      "resources[2].correlate_with.weight", "required"},
-    {"JitterOnBlueNoise", [](WorldDefinition& d) { d.mutable_resources(0)->set_jitter(0.3); },
-     "resources[0].jitter", "only used by method jittered_grid"},
+    {"JitterOnBlueNoise", [](WorldDefinition& d) { d.mutable_resources(0)->set_jitter(0.3); }, "resources[0].jitter",
+     "only used by method jittered_grid"},
     {"JitterAboveHalf",
      [](WorldDefinition& d) {
        d.mutable_resources(0)->set_method(v1::ResourceLayer::jittered_grid);
        d.mutable_resources(0)->set_jitter(0.6);
      },
      "resources[0].jitter", "must be in [0, 0.5] (got 0.6)"},
-    {"PeakWindowOnBlueNoise",
-     [](WorldDefinition& d) { d.mutable_resources(3)->set_peak_window(16); },
+    {"PeakWindowOnBlueNoise", [](WorldDefinition& d) { d.mutable_resources(3)->set_peak_window(16); },
      "resources[3].peak_window", "only used by method noise_peaks"},
     {"SpacingBelowHalfAUnit",
      [](WorldDefinition& d) {
@@ -230,52 +207,41 @@ const SemanticCase kSemanticCases[] = {
     {"SpacingBeyond128Units",
      [](WorldDefinition& d) { d.mutable_resources(0)->mutable_density_range()->set_min(0.01); },
      "resources[0].spacing_scale", "must be <= 128 world units (got 300)"},
-    {"TiltedStructureTallerThanSixteenChunks",
-     [](WorldDefinition& d) { d.mutable_structures(3)->set_height(2000); },
+    {"TiltedStructureTallerThanSixteenChunks", [](WorldDefinition& d) { d.mutable_structures(3)->set_height(2000); },
      "structures[3].height", "must be in [1, 1024] (got 2000)"},
-    {"DensityThresholdAboveMaximum",
-     [](WorldDefinition& d) { d.mutable_resources(3)->set_density_threshold(0.7); },
+    {"DensityThresholdAboveMaximum", [](WorldDefinition& d) { d.mutable_resources(3)->set_density_threshold(0.7); },
      "resources[3].density_threshold", "must be in [0, 0.6] (got 0.7)"},
-    {"MissingSpacingScale",
-     [](WorldDefinition& d) { d.mutable_resources(1)->set_spacing_scale(0); },
+    {"MissingSpacingScale", [](WorldDefinition& d) { d.mutable_resources(1)->set_spacing_scale(0); },
      "resources[1].spacing_scale", "required"},
     {"StructureYaw45", [](WorldDefinition& d) { d.mutable_structures(2)->set_yaw_degrees(1, 45); },
      "structures[2].yaw_degrees[1]", "must be one of 0, 90, 180, 270 (got 45)"},
     {"StructureYaw360", [](WorldDefinition& d) { d.mutable_structures(2)->add_yaw_degrees(360); },
      "structures[2].yaw_degrees[2]", "(got 360)"},
-    {"StructureDuplicateYaw",
-     [](WorldDefinition& d) { d.mutable_structures(2)->set_yaw_degrees(1, 0); },
+    {"StructureDuplicateYaw", [](WorldDefinition& d) { d.mutable_structures(2)->set_yaw_degrees(1, 0); },
      "structures[2].yaw_degrees[1]", "duplicate angle 0"},
-    {"StructureLargerThanSixteenChunks",
-     [](WorldDefinition& d) { d.mutable_structures(5)->set_size_x(1025); }, "structures[5].size_x",
-     "must be in [1, 1024] (got 1025)"},
+    {"StructureLargerThanSixteenChunks", [](WorldDefinition& d) { d.mutable_structures(5)->set_size_x(1025); },
+     "structures[5].size_x", "must be in [1, 1024] (got 1025)"},
     {"SurfaceFalloffNotIncreasing",
      [](WorldDefinition& d) { d.mutable_structures(3)->mutable_surface_falloff(1)->set_x(0); },
      "structures[3].surface_falloff[1].x", "must be greater than the previous point's x (0)"},
     {"SurfaceFalloffAboveOne",
      [](WorldDefinition& d) { d.mutable_structures(3)->mutable_surface_falloff(0)->set_y(1.5); },
      "structures[3].surface_falloff[0].y", "must be in [0, 1] (got 1.5)"},
-    {"NaNSeaLevel", [](WorldDefinition& d) { d.mutable_terrain()->set_sea_level(kNaN); },
-     "terrain.sea_level", "(got nan)"},
-    {"NaNNoiseFrequency",
-     [](WorldDefinition& d) { d.mutable_terrain()->mutable_elevation()->set_frequency(kNaN); },
+    {"NaNSeaLevel", [](WorldDefinition& d) { d.mutable_terrain()->set_sea_level(kNaN); }, "terrain.sea_level",
+     "(got nan)"},
+    {"NaNNoiseFrequency", [](WorldDefinition& d) { d.mutable_terrain()->mutable_elevation()->set_frequency(kNaN); },
      "terrain.elevation.frequency", "(got nan)"},
-    {"NaNRangeBound",
-     [](WorldDefinition& d) { d.mutable_biomes(1)->mutable_elevation()->set_max(kNaN); },
+    {"NaNRangeBound", [](WorldDefinition& d) { d.mutable_biomes(1)->mutable_elevation()->set_max(kNaN); },
      "biomes[1].elevation.max", "(got nan)"},
-    {"NaNDensity",
-     [](WorldDefinition& d) { d.mutable_resources(1)->mutable_density_range()->set_max(kNaN); },
+    {"NaNDensity", [](WorldDefinition& d) { d.mutable_resources(1)->mutable_density_range()->set_max(kNaN); },
      "resources[1].density_range.max", "(got nan)"},
-    {"InfiniteStructureHeight",
-     [](WorldDefinition& d) { d.mutable_structures(0)->set_height(kInfinity); },
+    {"InfiniteStructureHeight", [](WorldDefinition& d) { d.mutable_structures(0)->set_height(kInfinity); },
      "structures[0].height", "(got inf)"},
     {"NegativeInfiniteCaveThreshold",
      [](WorldDefinition& d) { d.mutable_terrain()->mutable_caves()->set_threshold(-kInfinity); },
      "terrain.caves.threshold", "(got -inf)"},
     {"InfiniteCheckOffset",
-     [](WorldDefinition& d) {
-       d.mutable_structures(0)->mutable_checks(1)->mutable_offset()->set_y(kInfinity);
-     },
+     [](WorldDefinition& d) { d.mutable_structures(0)->mutable_checks(1)->mutable_offset()->set_y(kInfinity); },
      "structures[0].checks[1].offset.y", "(got inf)"},
     // Limits (chunkforge/world_limits.h): each list, each string, the layers' cost rules.
     {"TooManyResourceLayers", [](WorldDefinition& d) { grow(*d.mutable_resources(), 65); }, "resources",
@@ -290,16 +256,15 @@ const SemanticCase kSemanticCases[] = {
      "structures[0].checks", "at most 16 checks (got 17)"},
     {"TooManyYawAngles", [](WorldDefinition& d) { grow(*d.mutable_structures(2)->mutable_yaw_degrees(), 5); },
      "structures[2].yaw_degrees", "at most 4 angles (got 5)"},
-    {"TooManyFalloffPoints",
-     [](WorldDefinition& d) { grow(*d.mutable_structures(3)->mutable_surface_falloff(), 17); },
+    {"TooManyFalloffPoints", [](WorldDefinition& d) { grow(*d.mutable_structures(3)->mutable_surface_falloff(), 17); },
      "structures[3].surface_falloff", "at most 16 points (got 17)"},
     {"TooManyNamesInALayerFilter", [](WorldDefinition& d) { grow(*d.mutable_resources(0)->mutable_biomes(), 257); },
      "resources[0].biomes", "at most 256 names (got 257)"},
     {"TooManyNamesInACheck",
      [](WorldDefinition& d) { grow(*d.mutable_structures(4)->mutable_checks(0)->mutable_materials(), 257); },
      "structures[4].checks[0].materials", "at most 256 names (got 257)"},
-    {"NameTooLong", [](WorldDefinition& d) { d.mutable_biomes(0)->set_name(std::string(65, 'o')); },
-     "biomes[0].name", "at most 64 characters (got 65"},
+    {"NameTooLong", [](WorldDefinition& d) { d.mutable_biomes(0)->set_name(std::string(65, 'o')); }, "biomes[0].name",
+     "at most 64 characters (got 65"},
     {"WorldNameTooLong", [](WorldDefinition& d) { d.set_name(std::string(257, 'w')); }, "name",
      "at most 256 bytes (got 257)"},
     {"DefinitionTooLarge", [](WorldDefinition& d) { d.set_name(std::string(size_t{1} << 20, 'w')); }, "",
@@ -330,9 +295,7 @@ const SemanticCase kSemanticCases[] = {
 };
 
 INSTANTIATE_TEST_SUITE_P(WorldValidation, SemanticErrorTest, testing::ValuesIn(kSemanticCases),
-                         [](const testing::TestParamInfo<SemanticCase>& test) {
-                           return std::string(test.param.name);
-                         });
+                         [](const testing::TestParamInfo<SemanticCase>& test) { return std::string(test.param.name); });
 
 TEST(WorldValidationTest, AcceptsBuiltInWorld) { EXPECT_TRUE(IsValid(default_definition())); }
 
@@ -430,8 +393,8 @@ testing::AssertionResult AllPrintable(const std::vector<FieldError>& errors) {
   for (const FieldError& e : errors) {
     for (const char c : e.to_string()) {
       if (c < 0x20 || c > 0x7e) {
-        return testing::AssertionFailure() << "byte " << static_cast<int>(static_cast<unsigned char>(c))
-                                           << " in: " << e.to_string();
+        return testing::AssertionFailure()
+               << "byte " << static_cast<int>(static_cast<unsigned char>(c)) << " in: " << e.to_string();
       }
     }
   }
@@ -459,8 +422,7 @@ TEST(WorldValidationQuotingTest, UnknownNamesAreEscaped) {
   definition.mutable_resources(2)->mutable_correlate_with()->set_layer("\x1b]0;title\x07");
   definition.mutable_structures(4)->mutable_checks(0)->set_materials(1, std::string(100000, '\n'));
   const std::vector<FieldError> errors = validate_world(definition);
-  EXPECT_TRUE(HasError(errors, "resources[0].biomes[1]",
-                       "unknown biome \"\\x1b[31mjungle\\nresources[9]: forged\""));
+  EXPECT_TRUE(HasError(errors, "resources[0].biomes[1]", "unknown biome \"\\x1b[31mjungle\\nresources[9]: forged\""));
   EXPECT_TRUE(HasError(errors, "resources[2].correlate_with.layer", "\"\\x1b]0;title\\x07\""));
   EXPECT_TRUE(HasError(errors, "structures[4].checks[0].materials[1]", "\"..."));
   EXPECT_TRUE(AllPrintable(errors));
@@ -515,8 +477,7 @@ TEST(WorldValidationJsonTest, RejectsUnknownTopLevelField) {
 }
 
 TEST(WorldValidationJsonTest, RejectsUnknownNestedField) {
-  const std::string json =
-      edited_default_json(R"("name": "iron",)", R"("name": "iron", "bogus": 1,)");
+  const std::string json = edited_default_json(R"("name": "iron",)", R"("name": "iron", "bogus": 1,)");
   EXPECT_TRUE(HasError(parse_errors(json), "resources[1].bogus", "unknown field"));
 }
 
@@ -526,19 +487,17 @@ TEST(WorldValidationJsonTest, RejectsBadEnumValue) {
 }
 
 TEST(WorldValidationJsonTest, RejectsBadEnumValueInList) {
-  const std::string json =
-      edited_default_json(R"("name": "coal", "color": "#7d3c98", "method": "blue_noise")",
-                          R"("name": "coal", "color": "#7d3c98", "method": "bluenoise")");
+  const std::string json = edited_default_json(R"("name": "coal", "color": "#7d3c98", "method": "blue_noise")",
+                                               R"("name": "coal", "color": "#7d3c98", "method": "bluenoise")");
   EXPECT_TRUE(HasError(parse_errors(json), "resources[2].method", "must be one of blue_noise"));
 }
 
 TEST(WorldValidationJsonTest, RejectsWrongType) {
   EXPECT_TRUE(HasError(parse_errors(R"({"chunk_size": "abc"})"), "chunk_size",
                        "invalid value \"abc\": expected a non-negative integer"));
-  EXPECT_TRUE(HasError(parse_errors(R"({"terrain": {"sea_level": true}})"), "terrain.sea_level",
-                       "expected a number"));
-  EXPECT_TRUE(HasError(parse_errors(R"({"structures": [{"yaw_degrees": [0, -90]}]})"),
-                       "structures[0].yaw_degrees[1]", "invalid value -90"));
+  EXPECT_TRUE(HasError(parse_errors(R"({"terrain": {"sea_level": true}})"), "terrain.sea_level", "expected a number"));
+  EXPECT_TRUE(HasError(parse_errors(R"({"structures": [{"yaw_degrees": [0, -90]}]})"), "structures[0].yaw_degrees[1]",
+                       "invalid value -90"));
 }
 
 TEST(WorldValidationJsonTest, RejectsMalformedJson) {
@@ -560,15 +519,13 @@ TEST(WorldValidationJsonTest, RejectsMalformedJsonContainingColonSpace) {
 
 // An element of a list of messages expects an object, not a list.
 TEST(WorldValidationJsonTest, ReportsObjectExpectedForListElement) {
-  EXPECT_TRUE(
-      HasError(parse_errors(R"({"resources": [{}, 5]})"), "resources[1]", "expected an object"));
+  EXPECT_TRUE(HasError(parse_errors(R"({"resources": [{}, 5]})"), "resources[1]", "expected an object"));
 }
 
 // protobuf's JSON mapping accepts "NaN" and "Infinity" for doubles; validation rejects them.
 TEST(WorldValidationJsonTest, RejectsNaNAndInfinityStrings) {
-  const std::string json =
-      replaced(edited_default_json(R"("sea_level": 0)", R"("sea_level": "NaN")"), R"("height": 4,)",
-               R"("height": "Infinity",)");
+  const std::string json = replaced(edited_default_json(R"("sea_level": 0)", R"("sea_level": "NaN")"),
+                                    R"("height": 4,)", R"("height": "Infinity",)");
   const std::vector<FieldError> errors = validate_world(parsed(json));
   EXPECT_TRUE(HasError(errors, "terrain.sea_level", "(got nan)"));
   EXPECT_TRUE(HasError(errors, "structures[0].height", "(got inf)"));
@@ -576,8 +533,7 @@ TEST(WorldValidationJsonTest, RejectsNaNAndInfinityStrings) {
 
 // Enum values may be given by number in protobuf's JSON mapping; known numbers are fine.
 TEST(WorldValidationJsonTest, AcceptsKnownEnumNumbers) {
-  const std::string json =
-      edited_default_json(R"("kind": "perlin", "octaves": 5)", R"("kind": 1, "octaves": 5)");
+  const std::string json = edited_default_json(R"("kind": "perlin", "octaves": 5)", R"("kind": 1, "octaves": 5)");
   const WorldDefinition definition = parsed(json);
   EXPECT_EQ(definition.terrain().elevation().kind(), v1::NoiseField::simplex);
   EXPECT_TRUE(IsValid(definition));
@@ -585,9 +541,9 @@ TEST(WorldValidationJsonTest, AcceptsKnownEnumNumbers) {
 
 // proto3 enums are open, so an unknown number parses; validation rejects it.
 TEST(WorldValidationJsonTest, RejectsUnknownEnumNumbers) {
-  const std::string json = replaced(
-      edited_default_json(R"("kind": "perlin", "octaves": 5)", R"("kind": 5, "octaves": 5)"),
-      R"("method": "blue_noise")", R"("method": 7)");
+  const std::string json =
+      replaced(edited_default_json(R"("kind": "perlin", "octaves": 5)", R"("kind": 5, "octaves": 5)"),
+               R"("method": "blue_noise")", R"("method": 7)");
   const std::vector<FieldError> errors = validate_world(parsed(json));
   EXPECT_TRUE(HasError(errors, "terrain.elevation.kind", "perlin, simplex"));
   EXPECT_TRUE(HasError(errors, "resources[0].method", "blue_noise"));

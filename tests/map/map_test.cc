@@ -34,9 +34,10 @@ TEST(TileKeyTest, ParsesTheXyzScheme) {
 }
 
 TEST(TileKeyTest, RejectsBadPathsWithAReason) {
-  EXPECT_EQ(reason("/tiles/lava/0/0/0.png"),
-            "unknown layer \"lava\": one of materials, biomes, elevation, structures, objects, objects.<resource>, grid, "
-            "density.<resource>");
+  EXPECT_EQ(
+      reason("/tiles/lava/0/0/0.png"),
+      "unknown layer \"lava\": one of materials, biomes, elevation, structures, objects, objects.<resource>, grid, "
+      "density.<resource>");
   EXPECT_EQ(reason("/tiles/materials/5/0/0.png"), "zoom must be in [-8, 4] (got 5)");
   EXPECT_EQ(reason("/tiles/materials/-9/0/0.png"), "zoom must be in [-8, 4] (got -9)");
   EXPECT_EQ(reason("/tiles/materials/x/0/0.png"), "zoom must be an integer (got \"x\")");
@@ -87,7 +88,8 @@ TEST(TileRendererTest, FarTilesRender) {
 
 TEST(TileCacheTest, StaysWithinItsBytes) {
   TileCache cache(10000);
-  for (int k = 0; k < 100; ++k) cache.insert("tile" + std::to_string(k), std::make_shared<const std::string>(1000, 'x'));
+  for (int k = 0; k < 100; ++k)
+    cache.insert("tile" + std::to_string(k), std::make_shared<const std::string>(1000, 'x'));
   EXPECT_LE(cache.bytes(), 10000u);
   EXPECT_GT(cache.entries(), 5u);
   EXPECT_NE(cache.find("tile99"), nullptr);  // the newest stay

@@ -48,7 +48,8 @@ TEST(ResourceLayerTilesTest, ParsesTheResourceAfterADot) {
   EXPECT_EQ(density.resource, static_cast<int>(layer_id("iron")));
   EXPECT_EQ(tile("/tiles/objects.coal/0/0/0.png").resource, static_cast<int>(layer_id("coal")));
   EXPECT_EQ(tile("/tiles/objects/0/0/0.png").resource, -1);  // every layer's objects
-  EXPECT_NE(tile_etag("f", tile("/tiles/density.iron/0/0/0.png")), tile_etag("f", tile("/tiles/density.coal/0/0/0.png")));
+  EXPECT_NE(tile_etag("f", tile("/tiles/density.iron/0/0/0.png")),
+            tile_etag("f", tile("/tiles/density.coal/0/0/0.png")));
 }
 
 TEST(ResourceLayerTilesTest, BadResourceLayersGetAReason) {
@@ -69,8 +70,10 @@ TEST(ResourceLayerTilesTest, GoldenPixelHashes) {
     const char* path;
     const char* hash;
   } golden[] = {
-      {"/tiles/density.forest/-4/0/0.png", "1b4a474fdc2f11d7"}, {"/tiles/density.iron/0/1/-2.png", "1cce027a4c228436"},
-      {"/tiles/density.coal/-8/3/3.png", "4396c98648267530"},   {"/tiles/density.boulders/2/-5/7.png", "217d9528fc6d1504"},
+      {"/tiles/density.forest/-4/0/0.png", "1b4a474fdc2f11d7"},
+      {"/tiles/density.iron/0/1/-2.png", "1cce027a4c228436"},
+      {"/tiles/density.coal/-8/3/3.png", "4396c98648267530"},
+      {"/tiles/density.boulders/2/-5/7.png", "217d9528fc6d1504"},
       {"/tiles/objects.iron/0/3/5.png", "fe15a7b863a72de1"},
   };
   for (const auto& g : golden) EXPECT_EQ(test::pixel_hash(render_tile(world, tile(g.path))), g.hash) << g.path;
@@ -90,11 +93,13 @@ void expect_pixels_follow_the_field(const std::string& path, const char* layer) 
       const Coord wz = Coord::from_double(static_cast<double>(key.world_z0()) + y * key.units_per_pixel());
       const double d = world.resources().density(l.id, wx, wz);
       // Zoomed in, the terrain is sampled once per unit, as the base layers draw it.
-      const TerrainPoint p = world.terrain().sample(Coord::from_double(std::floor(static_cast<double>(wx.cell) + wx.frac)),
-                                                    Coord::from_double(std::floor(static_cast<double>(wz.cell) + wz.frac)));
-      const bool stand = d >= l.threshold && l.terrain.contains(p.values) &&
-                         (l.biomes.empty() || std::binary_search(l.biomes.begin(), l.biomes.end(), p.biome)) &&
-                         (l.materials.empty() || std::binary_search(l.materials.begin(), l.materials.end(), p.material));
+      const TerrainPoint p =
+          world.terrain().sample(Coord::from_double(std::floor(static_cast<double>(wx.cell) + wx.frac)),
+                                 Coord::from_double(std::floor(static_cast<double>(wz.cell) + wz.frac)));
+      const bool stand =
+          d >= l.threshold && l.terrain.contains(p.values) &&
+          (l.biomes.empty() || std::binary_search(l.biomes.begin(), l.biomes.end(), p.biome)) &&
+          (l.materials.empty() || std::binary_search(l.materials.begin(), l.materials.end(), p.material));
       const Rgba pixel = image.get(x, y);
       if (stand) {
         ++strong;

@@ -41,8 +41,8 @@ int expect_crossing_discs_drawn(const TileKey& key) {
         const double dx = nx + 0.5 - px, dy = ny + 0.5 - py;
         if (!outside || dx * dx + dy * dy > 0.8 * radius * radius) continue;
         ++crossing;
-        EXPECT_NE(image.get(nx, ny).a, 0) << "object " << o.id << " of chunk " << cx << "," << cz
-                                          << " is cut off at pixel " << nx << "," << ny;
+        EXPECT_NE(image.get(nx, ny).a, 0)
+            << "object " << o.id << " of chunk " << cx << "," << cz << " is cut off at pixel " << nx << "," << ny;
       }
     }
   }
@@ -65,7 +65,8 @@ TEST(TileEdgesTest, SharedChunksGiveTheSamePixels) {
   TileChunks chunks(64u << 20);
   for (int64_t x = 0; x < 2; ++x) {
     const TileKey key{Layer::kObjects, 0, x, 1};
-    EXPECT_EQ(test::pixel_hash(render_tile(world, key, nullptr, &chunks)), test::pixel_hash(render_tile(world, key))) << x;
+    EXPECT_EQ(test::pixel_hash(render_tile(world, key, nullptr, &chunks)), test::pixel_hash(render_tile(world, key)))
+        << x;
   }
   EXPECT_EQ(chunks.entries(), 6u * 6u + 4u * 6u);  // two tiles of 4 x 4 chunks and their rings
   EXPECT_NE(chunks.find(world.fingerprint(), {0, 4}), nullptr);

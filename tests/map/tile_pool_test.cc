@@ -20,7 +20,12 @@ class HeldPool {
     pool_.submit([this] { release_.get_future().wait(); });
   }
   void add(const std::string& name, std::optional<TilePlace> place) {
-    pool_.submit([this, name] { std::lock_guard lock(mutex_); order_.push_back(name); }, place);
+    pool_.submit(
+        [this, name] {
+          std::lock_guard lock(mutex_);
+          order_.push_back(name);
+        },
+        place);
   }
   std::vector<std::string> run() {
     release_.set_value();

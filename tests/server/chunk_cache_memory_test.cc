@@ -38,8 +38,10 @@ size_t status_bytes(const std::string& name) {
   }
   const size_t grown = status_bytes("VmHWM") - before, bound = kBudget * 5 / 4 + 4 * kMiB;
   const CacheStats stats = cache.stats();
-  std::fprintf(stderr, "%zu-byte chunks: peak RSS grew %.1f MiB (bound %.1f MiB) for a %zu MiB budget; %llu entries, "
-               "%.1f MiB charged\n", payload, double(grown) / kMiB, double(bound) / kMiB, kBudget / kMiB,
+  std::fprintf(stderr,
+               "%zu-byte chunks: peak RSS grew %.1f MiB (bound %.1f MiB) for a %zu MiB budget; %llu entries, "
+               "%.1f MiB charged\n",
+               payload, double(grown) / kMiB, double(bound) / kMiB, kBudget / kMiB,
                static_cast<unsigned long long>(stats.entries), double(stats.bytes) / kMiB);
   std::fprintf(stderr, grown <= bound ? "within the bound\n" : "over the bound\n");
   std::exit(grown <= bound ? 0 : 1);

@@ -56,10 +56,10 @@ class EditCrashTest : public testing::Test {
     std::ofstream(dir_ + "token") << kToken;
   }
   test::Process start(int& port) {
-    test::Process p = test::spawn(CHUNKFORGE_SERVER,
-                                  {"--listen", "127.0.0.1:0", "--http", "", "--data", dir_ + "data",
-                                   "--write-token-file", dir_ + "token"},
-                                  dir_ + "server.log");
+    test::Process p = test::spawn(
+        CHUNKFORGE_SERVER,
+        {"--listen", "127.0.0.1:0", "--http", "", "--data", dir_ + "data", "--write-token-file", dir_ + "token"},
+        dir_ + "server.log");
     port = test::wait_until_serving(p);
     return p;
   }
@@ -68,7 +68,7 @@ class EditCrashTest : public testing::Test {
 
 TEST_F(EditCrashTest, EveryAcknowledgedEditSurvivesKillNine) {
   constexpr int kRounds = 10;
-  std::vector<std::set<uint64_t>> base(kRounds * 2);           // generated ids per chunk
+  std::vector<std::set<uint64_t>> base(kRounds * 2);             // generated ids per chunk
   std::vector<std::vector<uint64_t>> acknowledged(kRounds * 2);  // added ids the server confirmed
   for (int round = 0; round < kRounds; ++round) {
     int port = 0;

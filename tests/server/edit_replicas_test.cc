@@ -40,8 +40,8 @@ class EditReplicasTest : public testing::Test {
       options.open_edits = true;
       r.server = std::make_unique<WorldServer>(default_world(), options);
       ASSERT_TRUE(r.server->start());
-      r.stub = v1::WorldService::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(r.server->port()),
-                                                            grpc::InsecureChannelCredentials()));
+      r.stub = v1::WorldService::NewStub(
+          grpc::CreateChannel("127.0.0.1:" + std::to_string(r.server->port()), grpc::InsecureChannelCredentials()));
     }
   }
   void TearDown() override {

@@ -108,7 +108,8 @@ TEST_P(EditTest, AddedObjectsMoveCarryStateAndGo) {
   m->set_z(2);
   ASSERT_TRUE(edit(move).ok());
   c = chunk(2, 3);
-  const int at = static_cast<int>(std::find(c.objects().id().begin(), c.objects().id().end(), id) - c.objects().id().begin());
+  const int at =
+      static_cast<int>(std::find(c.objects().id().begin(), c.objects().id().end(), id) - c.objects().id().begin());
   ASSERT_LT(at, c.objects().id_size());
   EXPECT_EQ(c.objects().x(at), 1.0f);
   EXPECT_EQ(c.objects().z(at), 2.0f);
@@ -267,7 +268,8 @@ bool find_spanning_structure(const World& world, ChunkKey& where, v1::StructureI
       const v1::Chunk c = encode_chunk(world, Generator(world).generate({x, z}));
       for (const v1::StructureInstance& s : c.structures()) {
         const double cs = static_cast<double>(world.chunk_size());
-        if (std::floor(static_cast<double>(s.x()) / cs) != std::floor((static_cast<double>(s.x()) + s.size_x() - 1e-9) / cs)) {
+        if (std::floor(static_cast<double>(s.x()) / cs) !=
+            std::floor((static_cast<double>(s.x()) + s.size_x() - 1e-9) / cs)) {
           where = {x, z};
           found = s;
           return true;
@@ -432,9 +434,11 @@ TEST_P(EditTest, RandomEditSequencesMatchASimpleReferenceModel) {
   const v1::Chunk base = chunk(1, 1);
   std::map<uint64_t, Object> reference;
   std::vector<uint64_t> added;
-  for (int k = 0; k < base.objects().id_size(); ++k) reference[base.objects().id(k)] = {base.objects().x(k), base.objects().z(k), ""};
+  for (int k = 0; k < base.objects().id_size(); ++k)
+    reference[base.objects().id(k)] = {base.objects().x(k), base.objects().z(k), ""};
   for (int step = 0; step < 60; ++step) {
-    const uint64_t some = reference.empty() ? 1 : std::next(reference.begin(), static_cast<long>(random() % reference.size()))->first;
+    const uint64_t some =
+        reference.empty() ? 1 : std::next(reference.begin(), static_cast<long>(random() % reference.size()))->first;
     const bool is_added = std::find(added.begin(), added.end(), some) != added.end();
     v1::EditResponse response;
     grpc::Status status;
@@ -478,7 +482,8 @@ TEST_P(EditTest, RandomEditSequencesMatchASimpleReferenceModel) {
   }
   const v1::Chunk served = chunk(1, 1);
   std::map<uint64_t, Object> actual;
-  for (int k = 0; k < served.objects().id_size(); ++k) actual[served.objects().id(k)] = {served.objects().x(k), served.objects().z(k), ""};
+  for (int k = 0; k < served.objects().id_size(); ++k)
+    actual[served.objects().id(k)] = {served.objects().x(k), served.objects().z(k), ""};
   for (const v1::ObjectState& s : served.object_states()) actual[s.id()].state = s.state();
   ASSERT_EQ(actual.size(), reference.size());
   for (const auto& [id, object] : reference) {

@@ -17,10 +17,10 @@
 #include <cerrno>
 #include <chrono>
 #include <functional>
-#include <memory>
-#include <optional>
 #include <future>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #include <vector>
@@ -107,7 +107,7 @@ TEST(GenerationQueueTest, NeighbouringChunksShareARegionAndRegionsSpreadOverWork
 
 TEST(GenerationQueueTest, AJobRoutedToABusyWorkerRunsOnAnIdleOne) {
   GenerationQueue queue(2);
-  Blocker blocker(queue);  // one worker is held; which one does not matter
+  Blocker blocker(queue);         // one worker is held; which one does not matter
   std::vector<uint64_t> regions;  // one region of each worker
   for (int64_t r = 0; regions.size() < 2; ++r) {
     const uint64_t region = GenerationQueue::region_of(r * 16, 0);

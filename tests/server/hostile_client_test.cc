@@ -12,8 +12,8 @@
 #include <string>
 #include <thread>
 
-#include "rpc/byte_buffer.h"
 #include "chunkforge/v1/service.grpc.pb.h"
+#include "rpc/byte_buffer.h"
 #include "world_server.h"
 
 namespace chunkforge::server {
@@ -80,8 +80,8 @@ TEST_F(HostileClientTest, ASessionThatNeverReadsIsThrottledThenEnded) {
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
   args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 65536);
-  auto stub = v1::WorldService::NewStub(grpc::CreateCustomChannel(
-      "127.0.0.1:" + std::to_string(server_->port()), grpc::InsecureChannelCredentials(), args));
+  auto stub = v1::WorldService::NewStub(grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(server_->port()),
+                                                                  grpc::InsecureChannelCredentials(), args));
   // The server, not this deadline, must end the stream: the status below tells them apart. The
   // deadline is generous because under ASan on a loaded 2-core machine the server took 12 s to
   // read its way to the throttle (0.9 s in a normal build); a wall-clock bound failed there.

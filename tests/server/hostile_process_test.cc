@@ -44,7 +44,8 @@ TEST(HostileProcessTest, BadTlsFilesRefuseToStartNamingTheFile) {
   const CertificateFiles good = make_certificate(dir());
   ASSERT_FALSE(good.cert.empty()) << "openssl could not make a certificate";
   const std::string empty = write_file("empty.pem", "");
-  const std::string garbage = write_file("garbage.pem", "-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n");
+  const std::string garbage =
+      write_file("garbage.pem", "-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n");
   const CertificateFiles other = make_certificate(unique_temp_dir("hostile_other_cert"));
 
   auto [code, out] = start_with_tls(empty, empty, "tls_empty.log");
@@ -75,19 +76,23 @@ TEST(HostileProcessTest, DirectoriesAndEncryptedKeysAreBadFlagsNamingThem) {
 
   const std::string encrypted = dir() + "encrypted.pem";
   ASSERT_EQ(std::system(("openssl pkey -in " + good.key + " -aes256 -passout pass:secret -out " + encrypted +
-                         " >/dev/null 2>&1").c_str()), 0);
+                         " >/dev/null 2>&1")
+                            .c_str()),
+            0);
   std::tie(code, out) = start_with_tls(good.cert, encrypted, "tls_encrypted.log");
   EXPECT_EQ(code, 2);
   EXPECT_NE(out.find("--tls-key \"" + encrypted + "\": the private key is encrypted"), std::string::npos) << out;
 
   for (const std::string flag : {"--auth-token-file", "--write-token-file"}) {
-    const Process p = spawn(CHUNKFORGE_SERVER, {"--listen", "127.0.0.1:0", "--http", "", flag, dir()}, dir() + "token_dir.log");
+    const Process p =
+        spawn(CHUNKFORGE_SERVER, {"--listen", "127.0.0.1:0", "--http", "", flag, dir()}, dir() + "token_dir.log");
     EXPECT_EQ(wait_for(p, 10s), 2) << flag;
-    EXPECT_NE(read_text(p.log).find(flag + " \"" + dir() + "\": is a directory"), std::string::npos) << read_text(p.log);
+    EXPECT_NE(read_text(p.log).find(flag + " \"" + dir() + "\": is a directory"), std::string::npos)
+        << read_text(p.log);
   }
 
-  const Process world = spawn(CHUNKFORGE_SERVER, {"--listen", "127.0.0.1:0", "--http", "", "--world", dir()},
-                              dir() + "world_dir.log");
+  const Process world =
+      spawn(CHUNKFORGE_SERVER, {"--listen", "127.0.0.1:0", "--http", "", "--world", dir()}, dir() + "world_dir.log");
   EXPECT_EQ(wait_for(world, 10s), 2);
   EXPECT_NE(read_text(world.log).find("world file \"" + dir() + "\" is a directory"), std::string::npos)
       << read_text(world.log);
@@ -109,8 +114,8 @@ TEST(HostileProcessTest, MalformedAddressesAreBadFlags) {
 }
 
 TEST(HostileProcessTest, SighupIsIgnoredAndASecondSigtermExitsAtOnce) {
-  const Process p = spawn(CHUNKFORGE_SERVER, {"--listen", "127.0.0.1:0", "--http", "", "--threads", "1"},
-                          dir() + "signals.log");
+  const Process p =
+      spawn(CHUNKFORGE_SERVER, {"--listen", "127.0.0.1:0", "--http", "", "--threads", "1"}, dir() + "signals.log");
   const int port = wait_until_serving(p);
   ASSERT_GT(port, 0) << read_text(p.log);
   kill(p.pid, SIGHUP);
@@ -155,8 +160,8 @@ size_t resident_bytes(pid_t pid) {
 // plateaus at 25 to 75 MiB above its start (gRPC's buffers of the updates it has not read,
 // the generation memos, the allocator's slack; measured over 30 s): at most 128 MiB here.
 TEST(HostileProcessTest, ASessionThatNeverReadsCannotGrowTheServer) {
-  const Process p = spawn(CHUNKFORGE_SERVER, {"--listen", "127.0.0.1:0", "--http", "", "--threads", "2"},
-                          dir() + "memory.log");
+  const Process p =
+      spawn(CHUNKFORGE_SERVER, {"--listen", "127.0.0.1:0", "--http", "", "--threads", "2"}, dir() + "memory.log");
   const int port = wait_until_serving(p);
   ASSERT_GT(port, 0) << read_text(p.log);
   const size_t before = resident_bytes(p.pid);

@@ -12,8 +12,8 @@
 
 #include <chrono>
 #include <future>
-#include <mutex>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -27,9 +27,7 @@ namespace {
 using std::chrono::milliseconds;
 using Clock = std::chrono::steady_clock;
 
-milliseconds since(Clock::time_point start) {
-  return std::chrono::duration_cast<milliseconds>(Clock::now() - start);
-}
+milliseconds since(Clock::time_point start) { return std::chrono::duration_cast<milliseconds>(Clock::now() - start); }
 
 // A blocking loopback TCP client that sends what it is told and notices when the server closes.
 class RawClient {
@@ -99,7 +97,8 @@ std::optional<milliseconds> trickle(int port, milliseconds interval, millisecond
 }
 
 std::unique_ptr<HttpEndpoint> started(HttpOptions options = {}) {
-  auto endpoint = std::make_unique<HttpEndpoint>("127.0.0.1:0", [] { return "chunkforge_up 1\n"; }, options);
+  auto endpoint = std::make_unique<HttpEndpoint>(
+      "127.0.0.1:0", [] { return "chunkforge_up 1\n"; }, options);
   EXPECT_TRUE(endpoint->start());
   return endpoint;
 }
@@ -210,9 +209,13 @@ HttpHandler work_handler() {
 }
 
 TEST(HttpEndpointTest, AtTheCapTheOldestIdleConnectionMakesRoomAndTheReserveIsHealths) {
-  const HttpOptions options{.header_timeout = milliseconds(3000), .request_timeout = milliseconds(4000),
-                            .max_connections = 4, .health_reserve = 2, .max_per_address = 100};
-  HttpEndpoint endpoint("127.0.0.1:0", [] { return "up 1\n"; }, options, work_handler());
+  const HttpOptions options{.header_timeout = milliseconds(3000),
+                            .request_timeout = milliseconds(4000),
+                            .max_connections = 4,
+                            .health_reserve = 2,
+                            .max_per_address = 100};
+  HttpEndpoint endpoint(
+      "127.0.0.1:0", [] { return "up 1\n"; }, options, work_handler());
   ASSERT_TRUE(endpoint.start());
   std::vector<std::unique_ptr<RawClient>> idle;
   for (int i = 0; i < 9; ++i) {
@@ -260,7 +263,8 @@ struct HeldRequests {
 TEST(HttpEndpointTest, AtTheCapAnAnsweredConnectionLingeringMakesRoomForHealth) {
   HeldRequests work;
   const HttpOptions options{.max_connections = 1, .health_reserve = 1, .max_per_address = 100};
-  HttpEndpoint endpoint("127.0.0.1:0", [] { return ""; }, options, work.handler());
+  HttpEndpoint endpoint(
+      "127.0.0.1:0", [] { return ""; }, options, work.handler());
   ASSERT_TRUE(endpoint.start());
   RawClient owed(endpoint.port()), refused(endpoint.port());
   ASSERT_TRUE(owed.send("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
@@ -278,8 +282,8 @@ TEST(HttpEndpointTest, AtTheCapAnAnsweredConnectionLingeringMakesRoomForHealth) 
 
 TEST(HttpEndpointTest, StopGivesAnOwedReplyTheGraceThen503) {
   HeldRequests work;  // outlives the endpoint: its reply functions are called after
-  auto endpoint = std::make_unique<HttpEndpoint>("127.0.0.1:0", [] { return ""; },
-                                                 HttpOptions{.stop_grace = milliseconds(300)}, work.handler());
+  auto endpoint = std::make_unique<HttpEndpoint>(
+      "127.0.0.1:0", [] { return ""; }, HttpOptions{.stop_grace = milliseconds(300)}, work.handler());
   ASSERT_TRUE(endpoint->start());
   RawClient client(endpoint->port());
   ASSERT_TRUE(client.send("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
@@ -307,7 +311,8 @@ TEST(HttpEndpointTest, StopSendsTheReplyOfWorkThatGivesUpWhenCancelled) {
     });
     return true;
   };
-  HttpEndpoint endpoint("127.0.0.1:0", [] { return ""; }, HttpOptions{.stop_grace = milliseconds(5000)}, handler);
+  HttpEndpoint endpoint(
+      "127.0.0.1:0", [] { return ""; }, HttpOptions{.stop_grace = milliseconds(5000)}, handler);
   ASSERT_TRUE(endpoint.start());
   RawClient client(endpoint.port());
   ASSERT_TRUE(client.send("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
@@ -321,7 +326,8 @@ TEST(HttpEndpointTest, StopSendsTheReplyOfWorkThatGivesUpWhenCancelled) {
 
 TEST(HttpEndpointTest, AClientThatLeavesRaisesCancelledAndFreesItsSlot) {
   HeldRequests work;
-  HttpEndpoint endpoint("127.0.0.1:0", [] { return ""; }, HttpOptions{.max_per_address = 1}, work.handler());
+  HttpEndpoint endpoint(
+      "127.0.0.1:0", [] { return ""; }, HttpOptions{.max_per_address = 1}, work.handler());
   ASSERT_TRUE(endpoint.start());
   {
     RawClient client(endpoint.port());

@@ -47,8 +47,8 @@ TEST(LookAheadTest, AJumpLooksAheadAtNothingAndLeavesEveryPrefetchUnwanted) {
   EXPECT_EQ(ahead.tracked(), 0u);
   // Jumping every few milliseconds queues nothing; walking on from the last one predicts again.
   for (int k = 1; k <= 100; ++k) EXPECT_TRUE(ahead.move({40 + 100 * k, 0}, 2).empty());
-  EXPECT_EQ(keys(ahead.move({10041, 0}, 2)), (std::vector<ChunkKey>{{10044, -2}, {10044, -1}, {10044, 0},
-                                                                     {10044, 1}, {10044, 2}}));
+  EXPECT_EQ(keys(ahead.move({10041, 0}, 2)),
+            (std::vector<ChunkKey>{{10044, -2}, {10044, -1}, {10044, 0}, {10044, 1}, {10044, 2}}));
 }
 
 TEST(LookAheadTest, AStraightStepLooksAheadAtTheNextColumnOnly) {

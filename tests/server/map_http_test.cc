@@ -10,11 +10,11 @@
 #include <array>
 #include <atomic>
 #include <condition_variable>
-#include <future>
 #include <cstdio>
+#include <future>
 #include <memory>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "chunkforge/chunk.h"
 #include "chunkforge/resource_layer.h"
@@ -58,8 +58,8 @@ class MapHttpTest : public ::testing::Test {
     options.players = std::move(players);
     service_ = std::make_unique<map::MapService>(options);
     service_->set_world(default_world(), "test");
-    endpoint_ = std::make_unique<HttpEndpoint>("127.0.0.1:0", [] { return "up 1\n"; }, HttpOptions{},
-                                               map_handler(*service_));
+    endpoint_ = std::make_unique<HttpEndpoint>(
+        "127.0.0.1:0", [] { return "up 1\n"; }, HttpOptions{}, map_handler(*service_));
     ASSERT_TRUE(endpoint_->start());
   }
   int port() const { return endpoint_->port(); }
@@ -93,11 +93,13 @@ TEST_F(MapHttpTest, BadTileRequestsGet400WithAReason) {
       {"/tiles/materials/99/0/0.png", "zoom must be in [-8, 4] (got 99)\n"},
       {"/tiles/materials/0/east/0.png", "tile x and y must be integers\n"},
       {"/tiles/materials/-8/1000000000/0.png", "the tile lies past the world limit of +-2^40 units\n"},
-      {"/tiles/nope/0/0/0.png", "unknown layer \"nope\": one of materials, biomes, elevation, structures, objects, "
-                                "objects.<resource>, grid, density.<resource>\n"},
+      {"/tiles/nope/0/0/0.png",
+       "unknown layer \"nope\": one of materials, biomes, elevation, structures, objects, "
+       "objects.<resource>, grid, density.<resource>\n"},
       {"/tiles/density.lava/0/0/0.png", "unknown resource layer \"lava\": one of forest, iron, coal, boulders\n"},
-      {"/tiles/density/0/0/0.png", "layer density needs a resource layer: density.<resource>, <resource> one of "
-                                   "forest, iron, coal, boulders\n"},
+      {"/tiles/density/0/0/0.png",
+       "layer density needs a resource layer: density.<resource>, <resource> one of "
+       "forest, iron, coal, boulders\n"},
       {"/tiles/grid.iron/0/0/0.png", "layer grid takes no resource layer\n"},
   };
   for (const auto& c : cases) {
@@ -113,15 +115,17 @@ TEST_F(MapHttpTest, BadTileRequestsGet400WithAReason) {
 TEST_F(MapHttpTest, DensityAndObjectsLayersPerResourceLayer) {
   start();
   const std::string status = get(port(), "/api/status").body;
-  for (const char* listed : {"{\"name\":\"density.forest\",\"title\":\"Density: forest\",\"overlay\":true,\"min_zoom\":-8}",
-                             "{\"name\":\"objects.boulders\",\"title\":\"Objects: boulders\",\"overlay\":true,\"min_zoom\":0}"}) {
+  for (const char* listed :
+       {"{\"name\":\"density.forest\",\"title\":\"Density: forest\",\"overlay\":true,\"min_zoom\":-8}",
+        "{\"name\":\"objects.boulders\",\"title\":\"Objects: boulders\",\"overlay\":true,\"min_zoom\":0}"}) {
     EXPECT_NE(status.find(listed), std::string::npos) << listed << " not in " << status;
   }
   const Response density = get(port(), "/tiles/density.iron/-5/0/0.png");
   ASSERT_EQ(density.status, 200);
   EXPECT_EQ(density.body.substr(1, 3), "PNG");
   EXPECT_EQ(density.header("ETag"), "\"" + default_world().fingerprint() + "-density.1--5-0-0-r2\"");
-  EXPECT_EQ(get(port(), "/tiles/density.iron/-5/0/0.png", "If-None-Match: " + density.header("ETag") + "\r\n").status, 304);
+  EXPECT_EQ(get(port(), "/tiles/density.iron/-5/0/0.png", "If-None-Match: " + density.header("ETag") + "\r\n").status,
+            304);
   EXPECT_EQ(get(port(), "/tiles/objects.coal/0/0/0.png").status, 200);
 }
 
@@ -132,19 +136,23 @@ TEST_F(MapHttpTest, AChunksObjectsAsJson) {
   ASSERT_FALSE(expected.objects.empty());
   const Response r = get(port(), "/api/chunk?cx=3&cz=-2");
   ASSERT_EQ(r.status, 200);
-  EXPECT_EQ(r.body.rfind("{\"chunk\":[3,-2],\"chunk_size\":64,\"edit_version\":0,\"objects\":[{\"id\":\"", 0), 0u) << r.body;
+  EXPECT_EQ(r.body.rfind("{\"chunk\":[3,-2],\"chunk_size\":64,\"edit_version\":0,\"objects\":[{\"id\":\"", 0), 0u)
+      << r.body;
   size_t listed = 0;
   for (size_t at = r.body.find("\"layer\":"); at != std::string::npos; at = r.body.find("\"layer\":", at + 1)) ++listed;
   EXPECT_EQ(listed, expected.objects.size());
   const ResourceObject& first = expected.objects.front();
   char id[17];
   std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(first.id));
-  EXPECT_NE(r.body.find("{\"id\":\"" + std::string(id) + "\",\"layer\":\"" + default_world().resources().layer(first.layer).name +
-                        "\""), std::string::npos) << r.body.substr(0, 300);
+  EXPECT_NE(r.body.find("{\"id\":\"" + std::string(id) + "\",\"layer\":\"" +
+                        default_world().resources().layer(first.layer).name + "\""),
+            std::string::npos)
+      << r.body.substr(0, 300);
   for (const char* bad : {"/api/chunk?cx=a&cz=0", "/api/chunk?cx=0", "/api/chunk?cx=17179869184&cz=0"}) {
     EXPECT_EQ(get(port(), bad).status, 400) << bad;
   }
-  EXPECT_EQ(get(port(), "/api/chunk?cx=0&cz=17179869184").body, "{\"error\":\"cx and cz must be in [-17179869184, 17179869184)\"}");
+  EXPECT_EQ(get(port(), "/api/chunk?cx=0&cz=17179869184").body,
+            "{\"error\":\"cx and cz must be in [-17179869184, 17179869184)\"}");
 }
 
 TEST_F(MapHttpTest, PageAssetsAndJson) {

@@ -71,7 +71,7 @@ TEST(MapEditsTest, TheEditsOverlayListsEditedChunksWithTheirVersion) {
   EXPECT_NE(http_get(server.http_port(), view).find("\"chunks\":[[2,-1,1]]"), std::string::npos);
   EditService& edits = *server.edits();
   using Found = std::vector<std::pair<ChunkCoord, uint64_t>>;
-  EXPECT_EQ(edits.edited_in({2, -1}, {2, -1}, 10), (Found{{{2, -1}, 1}}));            // probed: area 1
+  EXPECT_EQ(edits.edited_in({2, -1}, {2, -1}, 10), (Found{{{2, -1}, 1}}));              // probed: area 1
   EXPECT_EQ(edits.edited_in({-1000, -1000}, {1000, 1000}, 10), (Found{{{2, -1}, 1}}));  // scanned
   EXPECT_TRUE(edits.edited_in({3, -1}, {9, 9}, 10).empty());
   EXPECT_TRUE(edits.edited_in({-1000, -1000}, {1000, 1000}, 0).empty());
@@ -90,7 +90,9 @@ TEST(MapEditsTest, TheEditsOverlayListsEditedChunksWithTheirVersion) {
   const std::string chunk = http_get(server.http_port(), "/api/chunk?cx=2&cz=-1");
   EXPECT_NE(chunk.find("\"edit_version\":2,"), std::string::npos) << chunk;
   EXPECT_NE(chunk.find("{\"id\":\"" + std::string(id) + "\",\"layer\":\"forest\",\"x\":" + std::to_string(2 * cs + 1) +
-                       ",\"z\":" + std::to_string(-cs + 1)), std::string::npos) << chunk;
+                       ",\"z\":" + std::to_string(-cs + 1)),
+            std::string::npos)
+      << chunk;
   EXPECT_NE(chunk.find("\"state\":\"0aff\"}"), std::string::npos) << chunk;
   EXPECT_NE(http_get(server.http_port(), "/api/chunk?cx=3&cz=-1").find("\"edit_version\":0,"), std::string::npos);
   server.shutdown(std::chrono::seconds(1));

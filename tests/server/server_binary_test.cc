@@ -31,7 +31,8 @@ std::string temp(const std::string& name) {
 }
 
 TEST(ServerBinaryTest, StopsCleanlyOnSigterm) {
-  const Process p = spawn(CHUNKFORGE_SERVER, {"--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--threads", "1"}, temp("sigterm.log"));
+  const Process p = spawn(CHUNKFORGE_SERVER, {"--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--threads", "1"},
+                          temp("sigterm.log"));
   // Wait until it says it serves.
   for (int k = 0; k < 100 && read_text(p.log).find("on port") == std::string::npos; ++k) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -76,7 +77,8 @@ TEST(ServerBinaryTest, TheOperatorChoosesWhetherTheSeedIsPublished) {
 }
 
 TEST(ServerBinaryTest, LoadGeneratorRunsSessionsWithoutErrors) {
-  const Process server = spawn(CHUNKFORGE_SERVER, {"--listen", "127.0.0.1:0", "--http", "", "--threads", "2"}, temp("loadgen_server.log"));
+  const Process server =
+      spawn(CHUNKFORGE_SERVER, {"--listen", "127.0.0.1:0", "--http", "", "--threads", "2"}, temp("loadgen_server.log"));
   for (int k = 0; k < 100 && reported_port(read_text(server.log)) == 0; ++k) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
@@ -104,7 +106,8 @@ TEST(ServerBinaryTest, LoadGeneratorRunsSessionsWithoutErrors) {
 TEST(ServerBinaryTest, BadWorldFileStopsStartUpWithFieldErrorsAndExitCode2) {
   const std::string world = temp("bad_world.json");
   std::ofstream(world) << R"({"chunk_size": 8, "resources": [{"name": "x", "bogus": 1}]})";
-  const Process p = spawn(CHUNKFORGE_SERVER, {"--world", world, "--listen", "127.0.0.1:0", "--http", ""}, temp("bad_world.log"));
+  const Process p =
+      spawn(CHUNKFORGE_SERVER, {"--world", world, "--listen", "127.0.0.1:0", "--http", ""}, temp("bad_world.log"));
   EXPECT_EQ(wait_for(p, std::chrono::seconds(10)), 2);
   EXPECT_NE(read_text(p.log).find("resources[0].bogus: unknown field"), std::string::npos) << read_text(p.log);
 }
@@ -118,8 +121,8 @@ TEST(ServerBinaryTest, UnpinnedGeneratorVersionIsWarnedAbout) {
   world.erase(at, std::string("\"generator_version\": 2,").size());
   const std::string file = temp("unpinned.json");
   std::ofstream(file) << world;
-  const Process p = spawn(CHUNKFORGE_SERVER, {"--world", file, "--listen", "127.0.0.1:0", "--http", ""},
-                          temp("unpinned.log"));
+  const Process p =
+      spawn(CHUNKFORGE_SERVER, {"--world", file, "--listen", "127.0.0.1:0", "--http", ""}, temp("unpinned.log"));
   ASSERT_GT(wait_until_serving(p), 0) << read_text(p.log);
   EXPECT_NE(read_text(p.log).find("warning"), std::string::npos) << read_text(p.log);
   EXPECT_NE(read_text(p.log).find("generator_version: not pinned"), std::string::npos) << read_text(p.log);
@@ -130,9 +133,10 @@ TEST(ServerBinaryTest, UnpinnedGeneratorVersionIsWarnedAbout) {
 // A database that cannot be reached stops start-up (exit 1) with PostgreSQL's reason, and the
 // password in the URI is not printed.
 TEST(ServerBinaryTest, AnUnreachablePostgresStoreStopsStartUpWithoutShowingThePassword) {
-  const Process p = spawn(CHUNKFORGE_SERVER,
-                          {"--store", "postgres://game:s3cret@127.0.0.1:1/world", "--listen", "127.0.0.1:0", "--http", ""},
-                          temp("unreachable_store.log"));
+  const Process p =
+      spawn(CHUNKFORGE_SERVER,
+            {"--store", "postgres://game:s3cret@127.0.0.1:1/world", "--listen", "127.0.0.1:0", "--http", ""},
+            temp("unreachable_store.log"));
   EXPECT_EQ(wait_for(p, std::chrono::seconds(10)), 1);
   const std::string log = read_text(p.log);
   EXPECT_NE(log.find("edit store: postgres://game@127.0.0.1:1/world: cannot connect:"), std::string::npos) << log;
@@ -146,14 +150,15 @@ TEST(ServerBinaryTest, AnUnreachablePostgresStoreStopsStartUpWithoutShowingThePa
 TEST(ServerBinaryTest, ADataDirectoryWhoseStoreCannotOpenNamesTheFlagOrServesWithoutEdits) {
   const std::string data = unique_temp_dir("server_binary_data");
   std::filesystem::create_directories(data + "edits.db");
-  const Process refused = spawn(CHUNKFORGE_SERVER, {"--data", data, "--listen", "127.0.0.1:0", "--http", ""},
-                                temp("data_refused.log"));
+  const Process refused =
+      spawn(CHUNKFORGE_SERVER, {"--data", data, "--listen", "127.0.0.1:0", "--http", ""}, temp("data_refused.log"));
   EXPECT_EQ(wait_for(refused, std::chrono::seconds(10)), 2);
   EXPECT_NE(read_text(refused.log).find("--data \"" + data + "\": edit store:"), std::string::npos)
       << read_text(refused.log);
 
-  const Process p = spawn(CHUNKFORGE_SERVER, {"--data", data, "--store-optional", "--open-edits", "--listen",
-                                              "127.0.0.1:0", "--http", ""}, temp("data_optional.log"));
+  const Process p = spawn(CHUNKFORGE_SERVER,
+                          {"--data", data, "--store-optional", "--open-edits", "--listen", "127.0.0.1:0", "--http", ""},
+                          temp("data_optional.log"));
   const int port = wait_until_serving(p);
   ASSERT_GT(port, 0) << read_text(p.log);
   auto stub = chunkforge::v1::WorldService::NewStub(
@@ -170,7 +175,8 @@ TEST(ServerBinaryTest, ADataDirectoryWhoseStoreCannotOpenNamesTheFlagOrServesWit
   chunkforge::v1::EditResponse response;
   const grpc::Status status = stub->Edit(&edit_context, request, &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE);
-  EXPECT_NE(status.error_message().find("could not be opened at start-up"), std::string::npos) << status.error_message();
+  EXPECT_NE(status.error_message().find("could not be opened at start-up"), std::string::npos)
+      << status.error_message();
   kill(p.pid, SIGTERM);
   EXPECT_EQ(wait_for(p, std::chrono::seconds(10)), 0) << read_text(p.log);
 }

@@ -2,12 +2,12 @@
 // and the generated gRPC stub as the client.
 #include "world_server.h"
 
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <google/protobuf/util/message_differencer.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 
 #include <climits>
 #include <cstdio>
@@ -496,11 +496,11 @@ TEST_F(WorldServerTest, HttpSidePortServesHealthAndMetrics) {
   ASSERT_TRUE(get_chunk(7, 7, chunk).ok());
   const auto [status, page] = http_get(server_->http_port(), "/metrics");
   EXPECT_EQ(status, 200);
-  for (const char* line : {"chunkforge_requests_total{method=\"GetChunk\"} 2", "chunkforge_cache_hits_total 1",
-                           "chunkforge_cache_misses_total 1", "chunkforge_chunks_sent_total 2",
-                           "chunkforge_generation_seconds_count 1", "chunkforge_cache_entries 1",
-                           "chunkforge_queue_depth 0", "chunkforge_active_streams 0", "chunkforge_active_sessions 0",
-                           "# TYPE chunkforge_generation_seconds histogram"}) {
+  for (const char* line :
+       {"chunkforge_requests_total{method=\"GetChunk\"} 2", "chunkforge_cache_hits_total 1",
+        "chunkforge_cache_misses_total 1", "chunkforge_chunks_sent_total 2", "chunkforge_generation_seconds_count 1",
+        "chunkforge_cache_entries 1", "chunkforge_queue_depth 0", "chunkforge_active_streams 0",
+        "chunkforge_active_sessions 0", "# TYPE chunkforge_generation_seconds histogram"}) {
     EXPECT_NE(page.find(line), std::string::npos) << line << "\n" << page;
   }
   EXPECT_EQ(http_get(server_->http_port(), "/nope").first, 404);

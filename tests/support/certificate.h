@@ -16,9 +16,10 @@ struct CertificateFiles {
 // Empty paths if openssl failed.
 inline CertificateFiles make_certificate(const std::string& dir) {
   const CertificateFiles files{dir + "cert.pem", dir + "key.pem"};
-  const std::string command = "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost "
-                              "-addext subjectAltName=DNS:localhost -keyout " + files.key + " -out " + files.cert +
-                              " >/dev/null 2>&1";
+  const std::string command =
+      "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost "
+      "-addext subjectAltName=DNS:localhost -keyout " +
+      files.key + " -out " + files.cert + " >/dev/null 2>&1";
   return std::system(command.c_str()) == 0 ? files : CertificateFiles{};
 }
 

@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -45,8 +45,7 @@ std::string temp_path(std::string_view suffix) {
   for (char& c : name) {
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';  // parameterized names hold '/'
   }
-  return testing::TempDir() + "chunkforge_cli_" + name + "_" + std::to_string(getpid()) + "_" +
-         std::string(suffix);
+  return testing::TempDir() + "chunkforge_cli_" + name + "_" + std::to_string(getpid()) + "_" + std::string(suffix);
 }
 
 std::string read_file(const std::string& path) {
@@ -111,9 +110,7 @@ CliResult run_cli(const std::vector<std::string>& args) {
   return result;
 }
 
-bool contains(const std::string& text, std::string_view fragment) {
-  return text.find(fragment) != std::string::npos;
-}
+bool contains(const std::string& text, std::string_view fragment) { return text.find(fragment) != std::string::npos; }
 
 // The number after "key": in one line of JSON; NaN when absent.
 double json_number(const std::string& json, const std::string& key) {
@@ -157,10 +154,10 @@ TEST(CliValidateTest, AcceptsBuiltInWorldWithoutFile) {
 
 TEST(CliValidateTest, RejectsSemanticErrorsWithTheirPaths) {
   // Two independent faults: iron's minimum density (resources[1]) and the chunk size.
-  const TempFile file(replaced(
-      replaced(read_file(kDefaultWorldFile), R"("min": 0.4, "max": 1 }, "density_threshold": 0.6)",
-               R"("min": 0, "max": 1 }, "density_threshold": 0.6)"),
-      R"("chunk_size": 64)", R"("chunk_size": 8)"));
+  const TempFile file(
+      replaced(replaced(read_file(kDefaultWorldFile), R"("min": 0.4, "max": 1 }, "density_threshold": 0.6)",
+                        R"("min": 0, "max": 1 }, "density_threshold": 0.6)"),
+               R"("chunk_size": 64)", R"("chunk_size": 8)"));
   const CliResult r = run_cli({"validate", file.path()});
   EXPECT_EQ(r.exit_code, 2) << r;
   EXPECT_TRUE(contains(r.err, "resources[1].density_range.min: must be in (0, 16] (got 0)")) << r;
@@ -243,8 +240,7 @@ TEST(CliInfoTest, RejectsPositionalArgument) {
 TEST(CliSampleTest, ElevationMatchesLibrary) {
   const CliResult r = run_cli({"sample", "100", "200", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r;
-  const TerrainPoint expected =
-      default_world().terrain().sample(Coord::from_double(100), Coord::from_double(200));
+  const TerrainPoint expected = default_world().terrain().sample(Coord::from_double(100), Coord::from_double(200));
   EXPECT_EQ(json_number(r.out, "elevation"), expected.elevation()) << r;
   EXPECT_EQ(json_number(r.out, "x"), 100.0) << r;
   EXPECT_EQ(json_number(r.out, "z"), 200.0) << r;
@@ -253,8 +249,7 @@ TEST(CliSampleTest, ElevationMatchesLibrary) {
 TEST(CliSampleTest, NegativeFractionalCoordinatesMatchLibrary) {
   const CliResult r = run_cli({"sample", "-12.5", "0.75", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r;
-  const TerrainPoint expected =
-      default_world().terrain().sample(Coord::from_double(-12.5), Coord::from_double(0.75));
+  const TerrainPoint expected = default_world().terrain().sample(Coord::from_double(-12.5), Coord::from_double(0.75));
   EXPECT_EQ(json_number(r.out, "elevation"), expected.elevation()) << r;
 }
 
@@ -272,8 +267,7 @@ TEST(CliSampleTest, ReportsDensityAtGivenHeight) {
   ASSERT_EQ(r.exit_code, 0) << r;
   const Terrain& terrain = default_world().terrain();
   EXPECT_EQ(json_number(r.out, "density_y"), -5.5) << r;
-  EXPECT_EQ(json_number(r.out, "density"),
-            terrain.density(Coord::from_double(100), -5.5, Coord::from_double(200)))
+  EXPECT_EQ(json_number(r.out, "density"), terrain.density(Coord::from_double(100), -5.5, Coord::from_double(200)))
       << r;
 }
 
@@ -325,7 +319,8 @@ size_t json_array_size(const std::string& json, const std::string& key) {
   const size_t start = at + needle.size(), end = json.find(']', start);
   if (end == start) return 0;
   return static_cast<size_t>(std::count(json.begin() + static_cast<std::ptrdiff_t>(start),
-                                        json.begin() + static_cast<std::ptrdiff_t>(end), ',')) + 1;
+                                        json.begin() + static_cast<std::ptrdiff_t>(end), ',')) +
+         1;
 }
 
 std::string hex16(uint64_t v) {
@@ -401,9 +396,11 @@ TEST(CliRegionTest, PrintsOneLinePerChunkInRowOrder) {
 TEST(CliRegionTest, OutputIsIdenticalInEveryOrderAndOnEveryThreadCount) {
   const CliResult rows = run_cli({"region", "-2", "-2", "2", "2", "--order", "rows", "--threads", "1"});
   ASSERT_EQ(rows.exit_code, 0) << rows;
-  for (const std::vector<std::string>& options :
-       {std::vector<std::string>{"--order", "spiral"}, {"--order", "shuffle"}, {"--threads", "2"},
-        {"--order", "shuffle", "--threads", "2"}, {"--order", "spiral", "--threads", "2"}}) {
+  for (const std::vector<std::string>& options : {std::vector<std::string>{"--order", "spiral"},
+                                                  {"--order", "shuffle"},
+                                                  {"--threads", "2"},
+                                                  {"--order", "shuffle", "--threads", "2"},
+                                                  {"--order", "spiral", "--threads", "2"}}) {
     std::vector<std::string> args = {"region", "-2", "-2", "2", "2"};
     args.insert(args.end(), options.begin(), options.end());
     const CliResult r = run_cli(args);
@@ -442,29 +439,35 @@ const BadInputCase kBadInputCases[] = {
     {"ChunkOneCoordinate", {"chunk", "0"}, "CZ is required"},
     {"ChunkThreeCoordinates", {"chunk", "0", "1", "2"}, "unexpected argument 2"},
     {"ChunkBeyondTheWorld", {"chunk", "17179869185", "0"}, "beyond the supported world"},
-    {"ChunkTerrainStepNotADivisor", {"chunk", "0", "0", "--terrain", "3"},
+    {"ChunkTerrainStepNotADivisor",
+     {"chunk", "0", "0", "--terrain", "3"},
      "--terrain STEP must divide the chunk size 64"},
-    {"ChunkTerrainStepZero", {"chunk", "0", "0", "--terrain", "0"},
-     "--terrain STEP must divide the chunk size 64"},
+    {"ChunkTerrainStepZero", {"chunk", "0", "0", "--terrain", "0"}, "--terrain STEP must divide the chunk size 64"},
     {"RegionNonInteger", {"region", "0", "0", "x", "1"}, "CX1: must be an integer (got \"x\")"},
     {"RegionThreeCoordinates", {"region", "0", "0", "1"}, "CZ1 is required"},
     {"RegionCx1BelowCx0", {"region", "0", "0", "-1", "0"}, "CX0 <= CX1"},
     {"RegionCz1BelowCz0", {"region", "0", "0", "0", "-1"}, "CZ0 <= CZ1"},
-    {"RegionUnknownOrder", {"region", "0", "0", "1", "1", "--order", "zigzag"},
+    {"RegionUnknownOrder",
+     {"region", "0", "0", "1", "1", "--order", "zigzag"},
      "--order: must be rows, spiral or shuffle (got \"zigzag\")"},
-    {"RegionZeroThreads", {"region", "0", "0", "1", "1", "--threads", "0"},
+    {"RegionZeroThreads",
+     {"region", "0", "0", "1", "1", "--threads", "0"},
      "--threads: must be an integer in [1, 64] (got \"0\")"},
-    {"RegionOrderWithServer", {"region", "0", "0", "1", "1", "--order", "spiral", "--server", "127.0.0.1:1"},
+    {"RegionOrderWithServer",
+     {"region", "0", "0", "1", "1", "--order", "spiral", "--server", "127.0.0.1:1"},
      "--server excludes --order"},
-    {"RegionTerrainStepNotADivisor", {"region", "0", "0", "1", "1", "--terrain", "3"},
+    {"RegionTerrainStepNotADivisor",
+     {"region", "0", "0", "1", "1", "--terrain", "3"},
      "--terrain STEP must divide the chunk size 64"},
     {"RegionTooLarge", {"region", "0", "0", "256", "255"}, "at most 65536 chunks"},
     {"RenderWithoutOut", {"render", "0", "0", "1", "1"}, "--out is required"},
     {"RenderCx1BelowCx0", {"render", "1", "0", "0", "1", "--out", "/nonexistent/x.png"}, "CX0 <= CX1"},
-    {"RenderScaleZero", {"render", "0", "0", "1", "1", "--out", "/nonexistent/x.png", "--px-per-unit", "0"},
+    {"RenderScaleZero",
+     {"render", "0", "0", "1", "1", "--out", "/nonexistent/x.png", "--px-per-unit", "0"},
      "--px-per-unit: must be a number in [1/64, 64] (got \"0\")"},
     {"LocateLimitZero", {"locate", "village", "0", "0", "--limit", "0"}, "--limit: must be an integer in [1, 10000]"},
-    {"QualityUnknownMethod", {"quality", "--layer", "iron", "--method", "grid"},
+    {"QualityUnknownMethod",
+     {"quality", "--layer", "iron", "--method", "grid"},
      "--method: must be blue_noise, jittered_grid, noise_probability, noise_peaks or uniform (got \"grid\")"},
     {"QualityWithoutLayer", {"quality"}, "--layer is required"},
     {"TlsWithoutServer", {"info", "--tls"}, "--tls requires --server"},
@@ -472,21 +475,29 @@ const BadInputCase kBadInputCases[] = {
     {"HealthWithoutServer", {"health"}, "--server is required"},
     {"HealthWithWorld", {"health", "--server", "127.0.0.1:1", "--world", "w.json"}, "unknown option --world"},
     {"EditWithoutServer", {"edit", "0", "0", "remove", "1"}, "--server is required"},
-    {"EditUnknownOperation", {"edit", "0", "0", "fell", "1", "--server", "127.0.0.1:1"},
+    {"EditUnknownOperation",
+     {"edit", "0", "0", "fell", "1", "--server", "127.0.0.1:1"},
      "OP: must be remove, add, move, remove-structure or set-state (got \"fell\")"},
-    {"EditIdNotHex", {"edit", "0", "0", "remove", "tree", "--server", "127.0.0.1:1"},
+    {"EditIdNotHex",
+     {"edit", "0", "0", "remove", "tree", "--server", "127.0.0.1:1"},
      "OBJECT_ID: must be 1 to 16 hex digits (got \"tree\")"},
-    {"EditMoveWithoutZ", {"edit", "0", "0", "move", "1f", "2", "--server", "127.0.0.1:1"},
+    {"EditMoveWithoutZ",
+     {"edit", "0", "0", "move", "1f", "2", "--server", "127.0.0.1:1"},
      "move takes OBJECT_ID X Z (got 2 values)"},
-    {"EditPositionNotANumber", {"edit", "0", "0", "move", "1f", "2", "east", "--server", "127.0.0.1:1"},
+    {"EditPositionNotANumber",
+     {"edit", "0", "0", "move", "1f", "2", "east", "--server", "127.0.0.1:1"},
      "Z: must be a number (got \"east\")"},
-    {"EditVariantOnRemove", {"edit", "0", "0", "remove", "1f", "--variant", "2", "--server", "127.0.0.1:1"},
+    {"EditVariantOnRemove",
+     {"edit", "0", "0", "remove", "1f", "--variant", "2", "--server", "127.0.0.1:1"},
      "--variant is for add"},
-    {"EditStateOddHex", {"edit", "0", "0", "set-state", "1f", "abc", "--server", "127.0.0.1:1"},
+    {"EditStateOddHex",
+     {"edit", "0", "0", "set-state", "1f", "abc", "--server", "127.0.0.1:1"},
      "HEX: must be bytes in hex, two digits each (got \"abc\")"},
-    {"EditStateAndClear", {"edit", "0", "0", "set-state", "1f", "ab", "--clear", "--server", "127.0.0.1:1"},
+    {"EditStateAndClear",
+     {"edit", "0", "0", "set-state", "1f", "ab", "--clear", "--server", "127.0.0.1:1"},
      "set-state takes OBJECT_ID with --clear (got 2 values)"},
-    {"EditNegativeExpect", {"edit", "0", "0", "remove", "1f", "--expect", "-1", "--server", "127.0.0.1:1"},
+    {"EditNegativeExpect",
+     {"edit", "0", "0", "remove", "1f", "--expect", "-1", "--server", "127.0.0.1:1"},
      "--expect: must be an integer in [0, 18446744073709551615] (got \"-1\")"},
 };
 
@@ -557,13 +568,11 @@ TEST_P(CliSubcommandTest, HelpWinsOverABadValue) {
 }
 
 // Every subcommand; CliTest.TheSubcommandListIsWhatHelpLists holds it to `chunkforge --help`.
-constexpr const char* kSubcommands[] = {"validate", "info",   "sample", "chunk", "region", "render", "quality",
-                                        "locate",   "health", "edit",   "edits", "map"};
+constexpr const char* kSubcommands[] = {"validate", "info",   "sample", "chunk", "region", "render",
+                                        "quality",  "locate", "health", "edit",  "edits",  "map"};
 
 INSTANTIATE_TEST_SUITE_P(Cli, CliSubcommandTest, testing::ValuesIn(kSubcommands),
-                         [](const testing::TestParamInfo<const char*>& test) {
-                           return std::string(test.param);
-                         });
+                         [](const testing::TestParamInfo<const char*>& test) { return std::string(test.param); });
 
 // The names under "Subcommands:" in `chunkforge --help` (the command's own list, built from
 // what main.cc declares) are kSubcommands: a new command fails here until the tests above take it.
@@ -663,8 +672,8 @@ TEST_F(CliEditTest, EachOperationAppliesAndPrintsTheNewVersion) {
   EXPECT_EQ(json_number(r.out, "version"), 2) << r;
   EXPECT_TRUE(contains(chunk_json(0, 0), "\"yaw\":45,\"variant\":1,\"id\":\"" + added + "\"")) << r;
   for (const std::vector<std::string>& next : {std::vector<std::string>{"move", added, "5", "6"},
-                                                {"set-state", added, "776f6f643d33"},
-                                                {"set-state", added, "--clear"}}) {
+                                               {"set-state", added, "776f6f643d33"},
+                                               {"set-state", added, "--clear"}}) {
     std::vector<std::string> args = {"0", "0"};
     args.insert(args.end(), next.begin(), next.end());
     r = edit(args);

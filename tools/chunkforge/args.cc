@@ -22,9 +22,8 @@ class HelpLayout final : public CLI::Formatter {
     if (mode == CLI::AppFormatMode::Sub) return make_expanded(app);
     const std::string details = details_.empty() ? app->get_description() : details_;
     const std::string footer = make_footer(app);
-    return usage_ + "\n" + details + (details.empty() || details.back() == '\n' ? "" : "\n") +
-           make_positionals(app) + make_groups(app, mode) + make_subcommands(app, mode) +
-           (footer.empty() ? "" : "\n" + footer);
+    return usage_ + "\n" + details + (details.empty() || details.back() == '\n' ? "" : "\n") + make_positionals(app) +
+           make_groups(app, mode) + make_subcommands(app, mode) + (footer.empty() ? "" : "\n" + footer);
   }
 
  private:
@@ -103,7 +102,8 @@ CLI::Validator one_of(std::vector<std::string> names) {
 
 void set_help(CLI::App& app, std::string usage, std::string details) {
   app.set_help_flag();  // CLI11's own flag is acted on only after every value has been checked
-  app.add_flag_callback("-h,--help", [] { throw CLI::CallForHelp(); }, "print this help and exit")
+  app.add_flag_callback(
+         "-h,--help", [] { throw CLI::CallForHelp(); }, "print this help and exit")
       ->trigger_on_parse();
   app.formatter(std::make_shared<HelpLayout>(std::move(usage), std::move(details)));
 }

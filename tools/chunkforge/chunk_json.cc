@@ -58,8 +58,8 @@ std::string structures_json(const v1::Chunk& chunk, const v1::WorldInfo& info) {
         static_cast<int>(s.type()) < info.structures_size() ? info.structures(static_cast<int>(s.type())).name() : "";
     out += (k ? ",{" : "{");
     out += "\"type\":\"" + name + "\",\"id\":\"" + hex_id(s.id()) + "\",\"x\":" + std::to_string(s.x()) +
-           ",\"y\":" + number(s.y()) + ",\"z\":" + std::to_string(s.z()) + ",\"yaw\":" +
-           std::to_string(s.yaw_degrees()) + ",\"tilted\":" + (s.tilted() ? "true" : "false") +
+           ",\"y\":" + number(s.y()) + ",\"z\":" + std::to_string(s.z()) +
+           ",\"yaw\":" + std::to_string(s.yaw_degrees()) + ",\"tilted\":" + (s.tilted() ? "true" : "false") +
            ",\"size\":[" + number(s.size_x()) + "," + number(s.size_y()) + "," + number(s.size_z()) + "]}";
   }
   return out + "]";
@@ -77,8 +77,8 @@ std::string object_states_json(const v1::Chunk& chunk) {
 }
 
 std::string terrain_json(const v1::TerrainGrid& t) {
-  std::string out = "{\"step\":" + std::to_string(t.step()) + ",\"size\":" + std::to_string(t.size()) +
-                    ",\"elevation\":[";
+  std::string out =
+      "{\"step\":" + std::to_string(t.step()) + ",\"size\":" + std::to_string(t.size()) + ",\"elevation\":[";
   for (int k = 0; k < t.elevation_size(); ++k) out += (k ? "," : "") + number(t.elevation(k));
   out += "],\"biome\":[";
   for (int k = 0; k < t.biome_size(); ++k) out += (k ? "," : "") + std::to_string(t.biome(k));

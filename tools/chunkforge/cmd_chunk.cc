@@ -20,7 +20,8 @@ bool in_world(int64_t c, const v1::WorldInfo& info) {
 }
 
 // A --terrain STEP: a divisor of the chunk size (0 when not given), or nullopt after printing why.
-std::optional<int64_t> terrain_step(std::optional<int64_t> step, const v1::WorldInfo& info, const std::string& command) {
+std::optional<int64_t> terrain_step(std::optional<int64_t> step, const v1::WorldInfo& info,
+                                    const std::string& command) {
   if (!step) return 0;
   if (*step < 1 || info.chunk_size() % *step != 0) {
     std::cerr << command << ": --terrain STEP must divide the chunk size " << info.chunk_size() << '\n';
@@ -30,7 +31,8 @@ std::optional<int64_t> terrain_step(std::optional<int64_t> step, const v1::World
 }
 
 void add_terrain_option(CLI::App& app, std::optional<int64_t>& step, const char* description) {
-  app.add_option_function<int64_t>("--terrain", [&step](const int64_t& value) { step = value; }, description)
+  app.add_option_function<int64_t>(
+         "--terrain", [&step](const int64_t& value) { step = value; }, description)
       ->type_name("STEP")
       ->transform(any_integer());
 }
@@ -39,15 +41,16 @@ class ChunkCommand final : public Command {
  public:
   CLI::App& declare(CLI::App& parent) override {
     CLI::App& app = *parent.add_subcommand("chunk", "one chunk's objects as JSON (world coordinates)");
-    set_help(app,
-             "usage: chunkforge chunk CX CZ [--terrain STEP] [--world FILE] [--seed N] [--json]\n"
-             "       chunkforge chunk CX CZ --server ADDR [--tls] [--tls-ca FILE] [--token-file FILE] [--terrain STEP]\n",
-             "Generates chunk (CX, CZ), or fetches it from a server, and prints it as one line of JSON:\n"
-             "coordinates, the chunk's hash, its edit_version (0 until edited), its objects with layer\n"
-             "names, world positions, elevation, yaw, variant and stable id, its structures, and the\n"
-             "object_states edits set (id and state in hex, as `chunkforge edit` takes them). An\n"
-             "unedited chunk prints the same line either way. JSON is the only output format (--json\n"
-             "is accepted for symmetry).\n");
+    set_help(
+        app,
+        "usage: chunkforge chunk CX CZ [--terrain STEP] [--world FILE] [--seed N] [--json]\n"
+        "       chunkforge chunk CX CZ --server ADDR [--tls] [--tls-ca FILE] [--token-file FILE] [--terrain STEP]\n",
+        "Generates chunk (CX, CZ), or fetches it from a server, and prints it as one line of JSON:\n"
+        "coordinates, the chunk's hash, its edit_version (0 until edited), its objects with layer\n"
+        "names, world positions, elevation, yaw, variant and stable id, its structures, and the\n"
+        "object_states edits set (id and state in hex, as `chunkforge edit` takes them). An\n"
+        "unedited chunk prints the same line either way. JSON is the only output format (--json\n"
+        "is accepted for symmetry).\n");
     app.add_option("CX", cx_, "chunk x coordinate (world x / chunk size, rounded down)")
         ->required()
         ->transform(any_integer());

@@ -155,8 +155,8 @@ CLI::App& EditCommand::declare(CLI::App& parent) {
                         ->transform(integer_in<int64_t>(0, std::numeric_limits<uint32_t>::max()));
   app.add_flag("--clear", clear_, "set-state: clear the state");
   expect_option_ = app.add_option("--expect", expect_, "apply only if the chunk is at this edit version")
-      ->type_name("VERSION")
-      ->transform(integer_in<uint64_t>(0, std::numeric_limits<uint64_t>::max()));
+                       ->type_name("VERSION")
+                       ->transform(integer_in<uint64_t>(0, std::numeric_limits<uint64_t>::max()));
   app.add_option("--request-id", request_id_, "retry-safe id: a repeated id applies once")->type_name("ID");
   return app;
 }
@@ -172,8 +172,7 @@ std::string EditCommand::check_shape(const Shape& shape) const {
   return "";
 }
 
-std::string EditCommand::resolve_layer(const std::string& text, const client::WorldInfo& world,
-                                       uint32_t& layer) const {
+std::string EditCommand::resolve_layer(const std::string& text, const client::WorldInfo& world, uint32_t& layer) const {
   std::string names;
   for (const client::CatalogEntry& entry : world.resources()) {
     if (entry.name == text || std::to_string(entry.id) == text) {

@@ -82,8 +82,8 @@ int export_edits(EditStore& store, const std::optional<std::string>& out_path) {
 // The header's fingerprint, or nullopt after saying why the file is not an export.
 std::optional<std::string> read_header(std::istream& in) {
   std::string line;
-  const std::string prefix = "{" + quoted(kExportFormat) + ":" + std::to_string(kExportVersion) +
-                             ",\"world_fingerprint\":\"";
+  const std::string prefix =
+      "{" + quoted(kExportFormat) + ":" + std::to_string(kExportVersion) + ",\"world_fingerprint\":\"";
   if (!std::getline(in, line) || line.rfind(prefix, 0) != 0 || line.size() < prefix.size() + 2) {
     std::cerr << "edits import: line 1: not a chunkforge edits export (format " << kExportVersion << ")\n";
     return std::nullopt;
@@ -176,8 +176,8 @@ int print_stats(EditStore& store) {
   const server::StoreStats s = store.stats();
   std::cout << "{\"store\":" << quoted(store.describe()) << ",\"chunks\":" << s.chunks << ",\"changes\":" << s.changes
             << ",\"change_bytes\":" << s.change_bytes << ",\"disk_bytes\":" << s.disk_bytes
-            << ",\"requests\":" << s.requests << ",\"last_seq\":" << store.last_seq() << ",\"world_fingerprint\":"
-            << quoted(store.meta(server::kWorldFingerprintKey).value_or("")) << "}\n";
+            << ",\"requests\":" << s.requests << ",\"last_seq\":" << store.last_seq()
+            << ",\"world_fingerprint\":" << quoted(store.meta(server::kWorldFingerprintKey).value_or("")) << "}\n";
   return kExitOk;
 }
 

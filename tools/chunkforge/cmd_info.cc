@@ -11,8 +11,7 @@
 namespace chunkforge::tool {
 namespace {
 
-void print_entries(const char* title,
-                   const google::protobuf::RepeatedPtrField<v1::CatalogEntry>& entries) {
+void print_entries(const char* title, const google::protobuf::RepeatedPtrField<v1::CatalogEntry>& entries) {
   std::cout << title << ":\n";
   for (const v1::CatalogEntry& e : entries) {
     std::cout << "  " << e.id() << "  " << e.name() << "  " << e.color();
@@ -25,7 +24,8 @@ void print_entries(const char* title,
 class InfoCommand final : public Command {
  public:
   CLI::App& declare(CLI::App& parent) override {
-    CLI::App& app = *parent.add_subcommand("info", "describe a world: seed, version, layers and structures with their ids");
+    CLI::App& app =
+        *parent.add_subcommand("info", "describe a world: seed, version, layers and structures with their ids");
     set_help(app,
              "usage: chunkforge info [--world FILE] [--seed N] [--json]\n"
              "       chunkforge info --server ADDR [--tls] [--tls-ca FILE] [--token-file FILE] [--json]\n",
@@ -52,9 +52,8 @@ int InfoCommand::run() {
     return kExitOk;
   }
   std::cout << "world \"" << info.name() << "\"\n"
-            << "seed " << info.seed() << ", generator " << info.generator_version() << ", chunk "
-            << info.chunk_size() << " units, sea level " << info.sea_level() << ", fingerprint "
-            << info.fingerprint() << '\n';
+            << "seed " << info.seed() << ", generator " << info.generator_version() << ", chunk " << info.chunk_size()
+            << " units, sea level " << info.sea_level() << ", fingerprint " << info.fingerprint() << '\n';
   print_entries("biomes", info.biomes());
   print_entries("materials", info.materials());
   print_entries("resources", info.resources());

@@ -60,7 +60,7 @@ CLI::App& LocateCommand::declare(CLI::App& parent) {
 
 std::string LocateCommand::json(const std::vector<v1::StructureInstance>& found) const {
   std::string out = "{\"type\":\"" + type_ + "\",\"x\":" + std::to_string(x_) + ",\"z\":" + std::to_string(z_) +
-                     ",\"radius\":" + number(radius_) + ",\"instances\":[";
+                    ",\"radius\":" + number(radius_) + ",\"instances\":[";
   for (size_t k = 0; k < found.size(); ++k) {
     const v1::StructureInstance& s = found[k];
     const double dx = static_cast<double>(s.x() - x_), dz = static_cast<double>(s.z() - z_);
@@ -68,9 +68,9 @@ std::string LocateCommand::json(const std::vector<v1::StructureInstance>& found)
     std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(s.id()));
     out += (k ? ",{" : "{");
     out += "\"id\":\"" + std::string(id) + "\",\"x\":" + std::to_string(s.x()) + ",\"y\":" + number(s.y()) +
-            ",\"z\":" + std::to_string(s.z()) + ",\"distance\":" + number(std::sqrt(dx * dx + dz * dz)) +
-            ",\"yaw\":" + std::to_string(s.yaw_degrees()) + ",\"tilted\":" + (s.tilted() ? "true" : "false") +
-            ",\"size\":[" + number(s.size_x()) + "," + number(s.size_y()) + "," + number(s.size_z()) + "]}";
+           ",\"z\":" + std::to_string(s.z()) + ",\"distance\":" + number(std::sqrt(dx * dx + dz * dz)) +
+           ",\"yaw\":" + std::to_string(s.yaw_degrees()) + ",\"tilted\":" + (s.tilted() ? "true" : "false") +
+           ",\"size\":[" + number(s.size_x()) + "," + number(s.size_y()) + "," + number(s.size_z()) + "]}";
   }
   out += "]}";
   return out;
@@ -89,7 +89,8 @@ int LocateCommand::run() {
   std::cout << found->size() << " " << type_ << " within " << radius_ << " units of (" << x_ << ", " << z_ << ")\n";
   for (const v1::StructureInstance& s : *found) {
     const double dx = static_cast<double>(s.x() - x_), dz = static_cast<double>(s.z() - z_);
-    std::cout << "  at (" << s.x() << ", " << s.z() << "), " << std::lround(std::sqrt(dx * dx + dz * dz)) << " units away\n";
+    std::cout << "  at (" << s.x() << ", " << s.z() << "), " << std::lround(std::sqrt(dx * dx + dz * dz))
+              << " units away\n";
   }
   return kExitOk;
 }

@@ -100,7 +100,8 @@ int MapCommand::run() {
   FileStamp seen = world_.file ? stamp_of(*world_.file) : FileStamp{};
   if (!reload(service)) return kExitBadInput;  // nothing good to show yet
   spdlog::set_level(spdlog::level::warn);
-  server::HttpEndpoint endpoint(listen_, [] { return std::string(); }, {}, server::map_handler(service));
+  server::HttpEndpoint endpoint(
+      listen_, [] { return std::string(); }, {}, server::map_handler(service));
   if (!endpoint.start()) return kExitFailure;
   std::cout << "map on http://" << listen_.substr(0, listen_.rfind(':')) << ":" << endpoint.port() << "/map/"
             << std::endl;

@@ -43,8 +43,9 @@ std::string timing(const RegionPoints& p) {
 }
 
 std::string spacing(const SpacingReport& s) {
-  return "\"pairs_checked\":" + std::to_string(s.pairs_checked) + ",\"spacing_violations\":" +
-         std::to_string(s.violations) + ",\"cross_chunk_violations\":" + std::to_string(s.cross_chunk);
+  return "\"pairs_checked\":" + std::to_string(s.pairs_checked) +
+         ",\"spacing_violations\":" + std::to_string(s.violations) +
+         ",\"cross_chunk_violations\":" + std::to_string(s.cross_chunk);
 }
 
 // The three worlds the metrics compare: the whole world with the method override applied to the
@@ -81,16 +82,16 @@ QualityReport measure(const QualityWorlds& worlds, int layer, int64_t chunks) {
 
   QualityReport report;
   report.json =
-      "{\"layer\":\"" + l.name + "\",\"method\":\"" + to_string(l.method) + "\",\"chunks\":" +
-      std::to_string(chunks) + ",\"constant\":{\"spacing\":" + number(l.r_min()) + ",\"points\":" +
-      std::to_string(cs.points) + ",\"rho\":" + number(cs.rho) + ",\"nn_cv\":" + number(cs.nn_cv) +
-      ",\"clark_evans\":" + number(cs.clark_evans) + ",\"seam_ratio\":" + number(seam_ratio(c, 0, l.r_min())) +
-      "," + spacing(check_spacing(constant, c)) + "," + timing(c) + "},\"varying\":{\"points\":" +
-      std::to_string(v.objects.size()) + ",\"density_fidelity\":" +
-      number(density_fidelity(varying, v, 0, 4 * varying.resources().layer(0).r_max())) + ",\"seam_ratio\":" +
-      number(seam_ratio(v, 0, l.r_min())) + "," + spacing(check_spacing(varying, v)) + "," + timing(v) +
-      "},\"world\":{\"layer_points\":" + std::to_string(layer_points) + ",\"all_points\":" +
-      std::to_string(w.objects.size()) + "," + spacing(check_spacing(full, w)) + "," + timing(w) + "}}";
+      "{\"layer\":\"" + l.name + "\",\"method\":\"" + to_string(l.method) + "\",\"chunks\":" + std::to_string(chunks) +
+      ",\"constant\":{\"spacing\":" + number(l.r_min()) + ",\"points\":" + std::to_string(cs.points) +
+      ",\"rho\":" + number(cs.rho) + ",\"nn_cv\":" + number(cs.nn_cv) + ",\"clark_evans\":" + number(cs.clark_evans) +
+      ",\"seam_ratio\":" + number(seam_ratio(c, 0, l.r_min())) + "," + spacing(check_spacing(constant, c)) + "," +
+      timing(c) + "},\"varying\":{\"points\":" + std::to_string(v.objects.size()) +
+      ",\"density_fidelity\":" + number(density_fidelity(varying, v, 0, 4 * varying.resources().layer(0).r_max())) +
+      ",\"seam_ratio\":" + number(seam_ratio(v, 0, l.r_min())) + "," + spacing(check_spacing(varying, v)) + "," +
+      timing(v) + "},\"world\":{\"layer_points\":" + std::to_string(layer_points) +
+      ",\"all_points\":" + std::to_string(w.objects.size()) + "," + spacing(check_spacing(full, w)) + "," + timing(w) +
+      "}}";
   report.text = "layer " + l.name + " (" + to_string(l.method) + "), " + std::to_string(chunks) + " x " +
                 std::to_string(chunks) + " chunks\n  constant density: rho " + number(cs.rho) + ", NN CV " +
                 number(cs.nn_cv) + ", Clark-Evans R " + number(cs.clark_evans) + "\n  (--json for every figure)\n";

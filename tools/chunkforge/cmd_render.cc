@@ -37,12 +37,17 @@ struct MapFrame {
   int64_t chunk_size;
   double scale;
   // The pixel offset of a chunk's corner along one axis, in world units.
-  double origin_x(const v1::Chunk& chunk) const { return static_cast<double>((chunk.coord().x() - rect.x0) * chunk_size); }
-  double origin_z(const v1::Chunk& chunk) const { return static_cast<double>((chunk.coord().z() - rect.z0) * chunk_size); }
+  double origin_x(const v1::Chunk& chunk) const {
+    return static_cast<double>((chunk.coord().x() - rect.x0) * chunk_size);
+  }
+  double origin_z(const v1::Chunk& chunk) const {
+    return static_cast<double>((chunk.coord().z() - rect.z0) * chunk_size);
+  }
 };
 
 // Terrain in its material colours, one grid sample per pixel block.
-void draw_terrain(Image& image, const std::vector<v1::Chunk>& chunks, const MapFrame& frame, const v1::WorldInfo& info) {
+void draw_terrain(Image& image, const std::vector<v1::Chunk>& chunks, const MapFrame& frame,
+                  const v1::WorldInfo& info) {
   const std::vector<Rgb> materials = colors_of(info.materials());
   const double side = static_cast<double>(frame.chunk_size), scale = frame.scale;
   for (const v1::Chunk& chunk : chunks) {
@@ -62,7 +67,8 @@ void draw_terrain(Image& image, const std::vector<v1::Chunk>& chunks, const MapF
 
 // Objects as discs of their footprint; drawn after all terrain, so none is hidden by a
 // neighbouring chunk's ground.
-void draw_objects(Image& image, const std::vector<v1::Chunk>& chunks, const MapFrame& frame, const v1::WorldInfo& info) {
+void draw_objects(Image& image, const std::vector<v1::Chunk>& chunks, const MapFrame& frame,
+                  const v1::WorldInfo& info) {
   const std::vector<Rgb> layers = colors_of(info.resources());
   for (const v1::Chunk& chunk : chunks) {
     const double ox = frame.origin_x(chunk), oz = frame.origin_z(chunk);
@@ -117,7 +123,8 @@ CLI::App& RenderCommand::declare(CLI::App& parent) {
   CLI::App& app = *parent.add_subcommand("render", "a rectangle of chunks as a PNG map");
   set_help(app,
            "usage: chunkforge render CX0 CZ0 CX1 CZ1 --out FILE.png [--px-per-unit K] [--threads N]\n"
-           "                         [--world FILE] [--seed N | --server ADDR [--tls] [--tls-ca FILE] [--token-file FILE]]\n",
+           "                         [--world FILE] [--seed N | --server ADDR [--tls] [--tls-ca FILE] [--token-file "
+           "FILE]]\n",
            "Draws chunks CX0..CX1 x CZ0..CZ1 (inclusive): terrain in its material colours (lighter\n"
            "higher, darker deeper water), every object as a disc of its footprint in its layer's\n"
            "colour, and every structure's footprint as an outline in its colour. x grows to the right,\n"
@@ -146,8 +153,8 @@ int RenderCommand::run() {
   const double width = static_cast<double>(rect.width() * frame.chunk_size) * scale_;
   const double height = static_cast<double>(rect.height() * frame.chunk_size) * scale_;
   if (width * height > static_cast<double>(kMaxPixels)) {
-    std::cerr << "render: the image would have " << static_cast<int64_t>(width * height)
-              << " pixels; at most " << kMaxPixels << " (fewer chunks or a smaller --px-per-unit)\n";
+    std::cerr << "render: the image would have " << static_cast<int64_t>(width * height) << " pixels; at most "
+              << kMaxPixels << " (fewer chunks or a smaller --px-per-unit)\n";
     return kExitBadInput;
   }
   RegionOptions options;

@@ -116,11 +116,11 @@ int SampleCommand::run() {
   }
   std::cout << "at (" << s.x() << ", " << s.z() << ")";
   for (size_t f = 0; f < kTerrainFieldCount; ++f) {
-    std::cout << (f == 0 ? ": " : ", ") << kTerrainFields[f].name << ' ' << s.GetReflection()->GetDouble(s, &sample_field(f));
+    std::cout << (f == 0 ? ": " : ", ") << kTerrainFields[f].name << ' '
+              << s.GetReflection()->GetDouble(s, &sample_field(f));
   }
-  std::cout << "\n  biome " << s.biome() << " (" << s.biome_id() << "), material "
-            << s.material() << " (" << s.material_id() << "), density at y=" << y_ << ": "
-            << s.density() << '\n';
+  std::cout << "\n  biome " << s.biome() << " (" << s.biome_id() << "), material " << s.material() << " ("
+            << s.material_id() << "), density at y=" << y_ << ": " << s.density() << '\n';
   return kExitOk;
 }
 

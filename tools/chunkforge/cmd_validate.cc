@@ -36,12 +36,12 @@ int ValidateCommand::run() {
     std::cerr << label << ": invalid world definition\n";
     return kExitBadInput;
   }
-  if (!world->generator_pinned()) std::cerr << label << ": warning: " << unpinned_generator_warning().to_string() << '\n';
+  if (!world->generator_pinned())
+    std::cerr << label << ": warning: " << unpinned_generator_warning().to_string() << '\n';
   const v1::WorldDefinition& d = world->definition();
   std::cout << label << ": ok (" << quote_input(d.name()) << ", generator " << d.generator_version() << ", "
-            << d.biomes_size() << " biomes, " << d.materials_size() << " materials, "
-            << d.resources_size() << " resource layers, " << d.structures_size()
-            << " structures)\n";
+            << d.biomes_size() << " biomes, " << d.materials_size() << " materials, " << d.resources_size()
+            << " resource layers, " << d.structures_size() << " structures)\n";
   return kExitOk;
 }
 

@@ -20,8 +20,8 @@ class OfflineSource final : public Source {
   std::optional<std::vector<v1::Chunk>> chunks(const Rect& rect, const RegionOptions& options) override {
     return generate_rect(world_, rect, options);
   }
-  std::optional<std::vector<v1::StructureInstance>> locate(const std::string& type, int64_t x, int64_t z,
-                                                            double radius, uint32_t limit) override {
+  std::optional<std::vector<v1::StructureInstance>> locate(const std::string& type, int64_t x, int64_t z, double radius,
+                                                           uint32_t limit) override {
     const StructureType* found = nullptr;
     for (const StructureType& t : world_.structures().all()) {
       if (t.name == type) found = &t;
@@ -69,8 +69,8 @@ class ServerSource final : public Source {
     }
     return out;
   }
-  std::optional<std::vector<v1::StructureInstance>> locate(const std::string& type, int64_t x, int64_t z,
-                                                            double radius, uint32_t limit) override {
+  std::optional<std::vector<v1::StructureInstance>> locate(const std::string& type, int64_t x, int64_t z, double radius,
+                                                           uint32_t limit) override {
     client::Result<std::vector<client::Structure>> found = client_.locate(type, x, z, radius, limit);
     if (!found) {
       std::cerr << "locate: " << client_.target() << ": " << found.status().to_string() << '\n';

@@ -48,7 +48,7 @@ class Source {
   // The nearest kept instances of the structure type named `type` within `radius` of (x, z),
   // at most `limit`. On failure prints why and returns nullopt.
   virtual std::optional<std::vector<v1::StructureInstance>> locate(const std::string& type, int64_t x, int64_t z,
-                                                                    double radius, uint32_t limit) = 0;
+                                                                   double radius, uint32_t limit) = 0;
   virtual bool online() const = 0;
 };
 

@@ -3,8 +3,8 @@
 // exit codes.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <google/protobuf/message.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdint>
 #include <optional>

@@ -10,8 +10,8 @@
 // apart for the start burst, when every player's first view arrives at once, and the steady
 // walk after --steady-after seconds), errors and, with --server-pid, the server's resident
 // memory (now and peak).
-#include <CLI/CLI.hpp>
 #include <grpcpp/grpcpp.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -41,7 +41,7 @@ using chunkforge::v1::WorldService;
 struct Options {
   std::string server = "127.0.0.1:50051", mode = "session";
   int players = 10, radius = 4, duration = 10, server_pid = 0;
-  double speed = 2;  // chunks per second
+  double speed = 2;          // chunks per second
   double steady_after = 10;  // seconds: latencies before are the start burst, after the steady walk
   bool stagger = false;      // players step at spread phases instead of all at the same instant
   bool load_batches = true;  // session mode: the server may send several chunks in one event
@@ -234,8 +234,8 @@ void run_session(WorldService::Stub& stub, int player, const Options& o, Clock::
     }
     // Asleep until the next step: 200 players polling every 20 ms cost the load generator
     // 10,000 wake-ups a second.
-    const auto step = start + std::chrono::duration_cast<Clock::duration>(
-                                  std::chrono::duration<double>(next_step(player, now_s, o)));
+    const auto step =
+        start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(next_step(player, now_s, o)));
     std::this_thread::sleep_until(std::min(step, end));
   }
   const grpc::Status s = session.end();
@@ -366,7 +366,8 @@ int main(int argc, char** argv) {
   for (int c = 0; c < std::min(o.players, 8); ++c) {
     grpc::ChannelArguments args;
     args.SetInt("grpc.channel_id", c);  // distinct connections
-    stubs.push_back(WorldService::NewStub(grpc::CreateCustomChannel(o.server, grpc::InsecureChannelCredentials(), args)));
+    stubs.push_back(
+        WorldService::NewStub(grpc::CreateCustomChannel(o.server, grpc::InsecureChannelCredentials(), args)));
   }
   std::vector<std::thread> players;
   for (int p = 0; p < o.players; ++p) {
@@ -387,19 +388,17 @@ int main(int argc, char** argv) {
   if (o.json) {
     std::cout << "{\"mode\":\"" << o.mode << "\",\"players\":" << o.players << ",\"radius\":" << o.radius
               << ",\"stagger\":" << (o.stagger ? "true" : "false") << ",\"seconds\":" << seconds
-              << ",\"chunks\":" << r.chunks << ",\"chunks_per_second\":"
-              << static_cast<double>(r.chunks) / seconds << ",\"latency_p50_ms\":" << all.p50
-              << ",\"latency_p99_ms\":" << all.p99 << ",\"latency_max_ms\":" << all.max
-              << ",\"start_latency_p50_ms\":" << burst.p50 << ",\"start_latency_p99_ms\":" << burst.p99
-              << ",\"steady_latency_p50_ms\":" << steady.p50 << ",\"steady_latency_p99_ms\":" << steady.p99
-              << ",\"errors\":" << r.errors << ",\"server_rss_mib\":" << rss
-              << ",\"server_peak_rss_mib\":" << peak << "}\n";
+              << ",\"chunks\":" << r.chunks << ",\"chunks_per_second\":" << static_cast<double>(r.chunks) / seconds
+              << ",\"latency_p50_ms\":" << all.p50 << ",\"latency_p99_ms\":" << all.p99
+              << ",\"latency_max_ms\":" << all.max << ",\"start_latency_p50_ms\":" << burst.p50
+              << ",\"start_latency_p99_ms\":" << burst.p99 << ",\"steady_latency_p50_ms\":" << steady.p50
+              << ",\"steady_latency_p99_ms\":" << steady.p99 << ",\"errors\":" << r.errors
+              << ",\"server_rss_mib\":" << rss << ",\"server_peak_rss_mib\":" << peak << "}\n";
   } else {
     std::cout << o.players << " players, " << o.mode << ", " << seconds << " s: " << r.chunks << " chunks ("
-              << static_cast<double>(r.chunks) / seconds << "/s), latency p50 " << all.p50 << " ms, p99 "
-              << all.p99 << " ms, max " << all.max << " ms (first " << o.steady_after << " s: p50 " << burst.p50
-              << ", p99 " << burst.p99 << "; after: p50 " << steady.p50 << ", p99 " << steady.p99 << "), "
-              << r.errors << " errors";
+              << static_cast<double>(r.chunks) / seconds << "/s), latency p50 " << all.p50 << " ms, p99 " << all.p99
+              << " ms, max " << all.max << " ms (first " << o.steady_after << " s: p50 " << burst.p50 << ", p99 "
+              << burst.p99 << "; after: p50 " << steady.p50 << ", p99 " << steady.p99 << "), " << r.errors << " errors";
     if (o.server_pid > 0) std::cout << ", server RSS " << rss << " MiB (peak " << peak << ")";
     std::cout << '\n';
   }

@@ -41,10 +41,11 @@ static size_t drain(cf_session* session) {
 
 int main(int argc, char** argv) {
   if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-    printf("usage: chunkforge-c-walker [HOST:PORT] [STEPS] [TOKEN]\n\n"
-           "Walks a player east through the world served at HOST:PORT (default 127.0.0.1:50051),\n"
-           "STEPS steps of 8 units (default 40), through the C ABI, printing loads and unloads.\n"
-           "TOKEN: the server's --auth-token-file token, if it has one.\n");
+    printf(
+        "usage: chunkforge-c-walker [HOST:PORT] [STEPS] [TOKEN]\n\n"
+        "Walks a player east through the world served at HOST:PORT (default 127.0.0.1:50051),\n"
+        "STEPS steps of 8 units (default 40), through the C ABI, printing loads and unloads.\n"
+        "TOKEN: the server's --auth-token-file token, if it has one.\n");
     return 0;
   }
   const char* target = argc > 1 ? argv[1] : "127.0.0.1:50051";
@@ -69,7 +70,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   for (int step = 0; step < steps && cf_session_running(session); ++step) {
-    sleep_ms(50);  /* a frame or three */
+    sleep_ms(50); /* a frame or three */
     drain(session);
     x += 8;
     cf_session_set_position(session, x, 0);

@@ -84,13 +84,13 @@ typedef struct cf_session cf_session;
 /* ---- Connecting ---- */
 
 typedef struct cf_connect_options {
-  uint32_t struct_size;        /* sizeof(cf_connect_options): set by cf_connect_options_init */
-  uint32_t deadline_ms;        /* each unary call and a whole region stream; default 10000 */
-  int32_t max_attempts;        /* attempts of a call failing with UNAVAILABLE; default 4 */
-  int32_t tls;                 /* non-zero: TLS */
+  uint32_t struct_size;              /* sizeof(cf_connect_options): set by cf_connect_options_init */
+  uint32_t deadline_ms;              /* each unary call and a whole region stream; default 10000 */
+  int32_t max_attempts;              /* attempts of a call failing with UNAVAILABLE; default 4 */
+  int32_t tls;                       /* non-zero: TLS */
   const char* tls_root_certificates; /* PEM text; NULL: the system's roots */
-  const char* tls_server_name; /* NULL: the target's host */
-  const char* bearer_token;    /* NULL: none; the write token also reads */
+  const char* tls_server_name;       /* NULL: the target's host */
+  const char* bearer_token;          /* NULL: none; the write token also reads */
 } cf_connect_options;
 CF_API void cf_connect_options_init(cf_connect_options* options);
 
@@ -104,10 +104,10 @@ typedef struct cf_catalog_entry {
   uint32_t id;
   uint32_t reserved;
   const char* name;
-  const char* color;        /* "#rrggbb" */
-  double footprint_radius;  /* resource layers */
-  double size_x, size_z;    /* structures */
-  double height;            /* structures */
+  const char* color;       /* "#rrggbb" */
+  double footprint_radius; /* resource layers */
+  double size_x, size_z;   /* structures */
+  double height;           /* structures */
 } cf_catalog_entry;
 
 typedef struct cf_world_info {
@@ -136,26 +136,26 @@ CF_API cf_status cf_client_health(cf_client* client, int32_t* serving);
 
 typedef struct cf_chunk_options {
   int32_t include_terrain;
-  uint32_t terrain_step;    /* 1, 2, 4 ... dividing the chunk size; 0: 1 */
-  const uint32_t* layers;   /* resource layer ids to include; NULL or none: all */
+  uint32_t terrain_step;  /* 1, 2, 4 ... dividing the chunk size; 0: 1 */
+  const uint32_t* layers; /* resource layer ids to include; NULL or none: all */
   size_t layer_count;
 } cf_chunk_options;
 
 typedef struct cf_object {
-  uint64_t id;        /* stable across requests and replicas */
-  double x, z;        /* world units */
-  float y;            /* the terrain's elevation at the object */
-  float yaw;          /* degrees about y, [0, 360) */
-  uint32_t layer;     /* cf_world_info.resources[layer] */
+  uint64_t id;    /* stable across requests and replicas */
+  double x, z;    /* world units */
+  float y;        /* the terrain's elevation at the object */
+  float yaw;      /* degrees about y, [0, 360) */
+  uint32_t layer; /* cf_world_info.resources[layer] */
   uint32_t variant;
 } cf_object;
 
 typedef struct cf_structure {
   uint64_t id;
-  int64_t x, z;       /* the box's lowest corner, world units */
+  int64_t x, z; /* the box's lowest corner, world units */
   double y;
   double size_x, size_y, size_z;
-  uint32_t type;      /* cf_world_info.structures[type] */
+  uint32_t type; /* cf_world_info.structures[type] */
   uint32_t yaw_degrees;
   int32_t tilted;
   uint32_t reserved;
@@ -163,18 +163,18 @@ typedef struct cf_structure {
 
 /* A chunk read in place. Its pointers borrow from the chunk handle: valid while it lives. */
 typedef struct cf_chunk_view {
-  int64_t x, z;                 /* chunk coordinates */
-  double origin_x, origin_z;    /* world position of its lowest corner */
+  int64_t x, z;              /* chunk coordinates */
+  double origin_x, origin_z; /* world position of its lowest corner */
   uint32_t chunk_size;
   uint32_t generator_version;
-  uint64_t edit_version;        /* 0: never edited */
+  uint64_t edit_version; /* 0: never edited */
   const cf_object* objects;
   size_t object_count;
   const cf_structure* structures;
   size_t structure_count;
-  uint32_t terrain_size;        /* samples per side; 0: no terrain */
+  uint32_t terrain_size; /* samples per side; 0: no terrain */
   uint32_t terrain_step;
-  const float* elevation;       /* terrain_size^2 each, sample (i, j) at [j * size + i] */
+  const float* elevation; /* terrain_size^2 each, sample (i, j) at [j * size + i] */
   const uint32_t* biome;
   const uint32_t* material;
 } cf_chunk_view;
@@ -187,8 +187,7 @@ CF_API cf_status cf_chunk_get_view(const cf_chunk* chunk, cf_chunk_view* out);
  * made on first call; borrows from the chunk. */
 CF_API cf_status cf_chunk_get_bytes(const cf_chunk* chunk, const uint8_t** bytes, size_t* size);
 /* An object's state set by an edit (size 0: none); borrows from the chunk. */
-CF_API cf_status cf_chunk_object_state(const cf_chunk* chunk, uint64_t object_id, const uint8_t** state,
-                                       size_t* size);
+CF_API cf_status cf_chunk_object_state(const cf_chunk* chunk, uint64_t object_id, const uint8_t** state, size_t* size);
 /* A second handle to the same chunk, released on its own: keeps a polled event's chunk. */
 CF_API cf_chunk* cf_chunk_retain(const cf_chunk* chunk);
 CF_API void cf_chunk_release(cf_chunk* chunk);
@@ -228,9 +227,9 @@ typedef struct cf_chunk_version {
 } cf_chunk_version;
 
 typedef struct cf_edit_result {
-  const cf_chunk_version* versions;  /* the new version of every chunk changed */
+  const cf_chunk_version* versions; /* the new version of every chunk changed */
   size_t version_count;
-  const uint64_t* added_ids;         /* of the add operations, in order */
+  const uint64_t* added_ids; /* of the add operations, in order */
   size_t added_count;
   const char* request_id;
 } cf_edit_result;
@@ -262,17 +261,17 @@ CF_API void cf_session_free(cf_session* session);
 enum { CF_EVENT_LOAD = 0, CF_EVENT_UNLOAD = 1, CF_EVENT_CHANGE = 2, CF_EVENT_ERROR = 3 };
 
 typedef struct cf_event {
-  int32_t kind;                 /* CF_EVENT_* */
-  cf_status error_code;         /* CF_EVENT_ERROR */
-  int64_t x, z;                 /* the chunk, for all but errors */
-  cf_chunk* chunk;              /* load, change: borrowed until the next poll (cf_chunk_retain) */
-  const char* error_message;    /* CF_EVENT_ERROR */
-  uint64_t previous_version;    /* change: the version before */
-  int32_t replaced;             /* change: sent whole; the id lists are empty */
+  int32_t kind;              /* CF_EVENT_* */
+  cf_status error_code;      /* CF_EVENT_ERROR */
+  int64_t x, z;              /* the chunk, for all but errors */
+  cf_chunk* chunk;           /* load, change: borrowed until the next poll (cf_chunk_retain) */
+  const char* error_message; /* CF_EVENT_ERROR */
+  uint64_t previous_version; /* change: the version before */
+  int32_t replaced;          /* change: sent whole; the id lists are empty */
   uint32_t reserved;
   const uint64_t* removed_objects;
   size_t removed_object_count;
-  const uint64_t* placed_objects;    /* added or moved */
+  const uint64_t* placed_objects; /* added or moved */
   size_t placed_object_count;
   const uint64_t* states_changed;
   size_t states_changed_count;

@@ -115,8 +115,8 @@ cf_status cf_client_health(cf_client* client, int32_t* serving) {
   });
 }
 
-cf_status cf_client_locate(cf_client* client, const char* type, int64_t x, int64_t z, double radius,
-                           uint32_t limit, cf_structure* out, size_t capacity, size_t* count) {
+cf_status cf_client_locate(cf_client* client, const char* type, int64_t x, int64_t z, double radius, uint32_t limit,
+                           cf_structure* out, size_t capacity, size_t* count) {
   return guarded([&]() -> cf_status {
     if (client == nullptr) return null_argument("client");
     if (type == nullptr) return null_argument("type");

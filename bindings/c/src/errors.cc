@@ -19,9 +19,7 @@ cf_status fail(cf_status code, std::string message) {
   return code;
 }
 
-cf_status fail(const cf::Status& status) {
-  return fail(static_cast<cf_status>(status.code), status.to_string());
-}
+cf_status fail(const cf::Status& status) { return fail(static_cast<cf_status>(status.code), status.to_string()); }
 
 cf_status null_argument(const char* name) {
   return fail(CF_INVALID_ARGUMENT, std::string("INVALID_ARGUMENT: ") + name + ": must not be NULL");

@@ -54,8 +54,7 @@ void cf_session_options_init(cf_session_options* options) {
   options->event_queue_bytes = defaults.event_queue_bytes;
 }
 
-cf_status cf_session_start(cf_client* client, double x, double z, const cf_session_options* options,
-                           cf_session** out) {
+cf_status cf_session_start(cf_client* client, double x, double z, const cf_session_options* options, cf_session** out) {
   return guarded([&]() -> cf_status {
     if (out == nullptr) return null_argument("out");
     *out = nullptr;

@@ -69,7 +69,7 @@ struct StructureInstance {
   double y = 0;
   Rotation rotation;
   double size_x = 0, size_y = 0, size_z = 0;  // extents after rotation
-  int lod = 0;  // level of the origin cell that holds it (>= its type's LoD)
+  int lod = 0;                                // level of the origin cell that holds it (>= its type's LoD)
 };
 
 struct ChunkData {

@@ -49,9 +49,7 @@ constexpr uint64_t hash(uint64_t seed, Salt s, Words... words) {
 }
 
 // The top 53 bits as a double in [0, 1): exact, no rounding up to 1.
-constexpr double unit_double(uint64_t h) {
-  return static_cast<double>(h >> 11) * 0x1.0p-53;
-}
+constexpr double unit_double(uint64_t h) { return static_cast<double>(h >> 11) * 0x1.0p-53; }
 
 // Hash of a byte string (little-endian 8-byte words, then the length), for fingerprints and
 // golden checks of encoded output. Independent of the host's byte order.

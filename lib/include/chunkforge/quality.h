@@ -30,7 +30,7 @@ struct PlacedObject {
 };
 
 struct RegionPoints {
-  ChunkCoord origin;  // lowest chunk of the window
+  ChunkCoord origin;   // lowest chunk of the window
   int64_t chunks = 0;  // window side, in chunks
   double chunk_size = 0;
   std::vector<PlacedObject> objects;
@@ -41,9 +41,9 @@ struct RegionPoints {
 RegionPoints generate_region(const World& world, ChunkCoord origin, int64_t chunks);
 
 struct SpacingReport {
-  uint64_t pairs_checked = 0;     // pairs within twice their conflict distance
-  uint64_t violations = 0;        // pairs closer than their conflict distance
-  uint64_t cross_chunk = 0;       // ... of which the two lie in different chunks
+  uint64_t pairs_checked = 0;          // pairs within twice their conflict distance
+  uint64_t violations = 0;             // pairs closer than their conflict distance
+  uint64_t cross_chunk = 0;            // ... of which the two lie in different chunks
   uint64_t same_layer_violations = 0;  // blue_noise layers: closer than max(r_a, r_b)
 };
 

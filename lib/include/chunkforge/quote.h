@@ -29,10 +29,18 @@ inline std::string escape_input(std::string_view text, bool quotes = true) {
   for (const char ch : text) {
     const auto byte = static_cast<unsigned char>(ch);
     switch (ch) {
-      case '\n': out += "\\n"; continue;
-      case '\t': out += "\\t"; continue;
-      case '\r': out += "\\r"; continue;
-      case '\\': out += "\\\\"; continue;
+      case '\n':
+        out += "\\n";
+        continue;
+      case '\t':
+        out += "\\t";
+        continue;
+      case '\r':
+        out += "\\r";
+        continue;
+      case '\\':
+        out += "\\\\";
+        continue;
       case '"':
         out += quotes ? "\\\"" : "\"";
         continue;

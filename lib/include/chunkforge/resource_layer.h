@@ -42,14 +42,14 @@ struct ResourceLayer {
   ScatterMethod method = ScatterMethod::kBlueNoise;
   Salt salt{0};  // from the layer's name: reordering layers keeps each layer's points
   double dmin = 1, dmax = 1, threshold = 0, sharpness = 0;
-  double spacing = 1;    // spacing_scale: minimum spacing at density 1, world units
-  double footprint = 1;  // footprint radius, world units
+  double spacing = 1;       // spacing_scale: minimum spacing at density 1, world units
+  double footprint = 1;     // footprint radius, world units
   int correlate_with = -1;  // layer id, or -1
   double correlate_weight = 0;
   // Filters (empty lists: any).
   std::vector<uint32_t> biomes, materials;
-  TerrainBounds terrain;  // elevation range, slope up to max_slope
-  double jitter = 0;  // jittered_grid only
+  TerrainBounds terrain;   // elevation range, slope up to max_slope
+  double jitter = 0;       // jittered_grid only
   double peak_window = 0;  // noise_peaks only
   uint32_t variants = 0;
 
@@ -59,14 +59,11 @@ struct ResourceLayer {
 
   double r_min() const { return spacing / dmax; }
   double r_max() const { return spacing / dmin; }
-  bool filtered() const {
-    return !biomes.empty() || !materials.empty() || terrain.bounded();
-  }
+  bool filtered() const { return !biomes.empty() || !materials.empty() || terrain.bounded(); }
   // Whether terrain of these field values, biome and material passes the filters: what the
   // scatter engine asks of a candidate, and the map's density layer of a pixel.
   bool admits(const TerrainValues& values, uint32_t biome, uint32_t material) const {
-    return terrain.contains(values) &&
-           (biomes.empty() || std::binary_search(biomes.begin(), biomes.end(), biome)) &&
+    return terrain.contains(values) && (biomes.empty() || std::binary_search(biomes.begin(), biomes.end(), biome)) &&
            (materials.empty() || std::binary_search(materials.begin(), materials.end(), material));
   }
   // admits() of the terrain at (x, z), computing only what the filters read: a material filter
@@ -97,8 +94,7 @@ class ResourceLayers {
   // Density of layer `id` at a point, in [dmin, dmax].
   double density(uint32_t id, Coord x, Coord z) const;
   // Densities over a separable grid: out[j * nx + i] = density(id, xs[i], zs[j]), same bits.
-  void density_grid(uint32_t id, const Coord* xs, int nx, const Coord* zs, int nz,
-                    double* out) const;
+  void density_grid(uint32_t id, const Coord* xs, int nx, const Coord* zs, int nz, double* out) const;
 
  private:
   double from_noise(const ResourceLayer& l, double own, double other) const;

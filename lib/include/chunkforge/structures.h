@@ -37,7 +37,7 @@ class World;
 struct StructureCheck {
   double x = 0, y = 0, z = 0;  // offset from the origin in the structure's own frame
   Interval density;
-  TerrainBounds fields;  // the check's ranges over the terrain fields (slope, elevation)
+  TerrainBounds fields;                     // the check's ranges over the terrain fields (slope, elevation)
   std::vector<uint32_t> materials, biomes;  // sorted ids; empty: any
 };
 

@@ -59,13 +59,11 @@ struct TerrainFieldSpec {
 
 inline constexpr TerrainFieldSpec kTerrainFields[] = {
     // Surface height y, world units.
-    {"elevation", &v1::Terrain::elevation, &v1::Biome::elevation, &v1::Material::elevation,
-     &v1::Check::elevation, &v1::ResourceLayer::elevation},
+    {"elevation", &v1::Terrain::elevation, &v1::Biome::elevation, &v1::Material::elevation, &v1::Check::elevation,
+     &v1::ResourceLayer::elevation},
     // Unitless climate fields.
-    {"temperature", &v1::Terrain::temperature, &v1::Biome::temperature, &v1::Material::temperature,
-     nullptr, nullptr},
-    {"moisture", &v1::Terrain::moisture, &v1::Biome::moisture, &v1::Material::moisture, nullptr,
-     nullptr},
+    {"temperature", &v1::Terrain::temperature, &v1::Biome::temperature, &v1::Material::temperature, nullptr, nullptr},
+    {"moisture", &v1::Terrain::moisture, &v1::Biome::moisture, &v1::Material::moisture, nullptr, nullptr},
     // Rise over run: central difference of elevation over +-1 unit.
     {"slope", nullptr, nullptr, &v1::Material::slope, &v1::Check::slope, nullptr},
 };

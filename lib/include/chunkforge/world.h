@@ -87,8 +87,7 @@ FieldError unpinned_generator_warning();
 
 // JSON (protobuf's mapping) to a definition. Unknown fields, wrong types and malformed JSON
 // are errors naming the field path. Does not validate semantics: World::create does.
-std::optional<v1::WorldDefinition> parse_world_json(std::string_view json,
-                                                    std::vector<FieldError>& errors);
+std::optional<v1::WorldDefinition> parse_world_json(std::string_view json, std::vector<FieldError>& errors);
 
 // Semantic validation of a parsed definition: ranges, references, required fields.
 std::vector<FieldError> validate_world(const v1::WorldDefinition& definition);
@@ -97,8 +96,7 @@ std::vector<FieldError> validate_world(const v1::WorldDefinition& definition);
 void apply_defaults(v1::WorldDefinition& definition);
 
 // Reads and parses a JSON file (no semantic validation); an unreadable file is one error.
-std::optional<v1::WorldDefinition> read_world_file(const std::string& path,
-                                                   std::vector<FieldError>& errors);
+std::optional<v1::WorldDefinition> read_world_file(const std::string& path, std::vector<FieldError>& errors);
 
 // Parse + World::create.
 WorldResult load_world_json(std::string_view json);

@@ -32,8 +32,7 @@ ScatterField::ScatterField(const ResourceLayers& layers, const Terrain& terrain,
     const MethodRecord& method = method_record(l.method);
     const double side = size / n;
     layer_.push_back(Layer{&l, &method, l.cells_per_chunk, side, size / (n * kSubD),
-                           hash(seed, kDartSalt, l.salt.value),
-                           method.halo(l, l.cells_per_chunk, layers.chunk_size()),
+                           hash(seed, kDartSalt, l.salt.value), method.halo(l, l.cells_per_chunk, layers.chunk_size()),
                            static_cast<int64_t>(std::ceil((l.r_max() + kPruneMargin) / side))});
   }
   pair_scale_.resize(count * count);
@@ -44,7 +43,7 @@ ScatterField::ScatterField(const ResourceLayers& layers, const Terrain& terrain,
   }
 }
 
-constexpr size_t kBlockPool = 16;      // blocks per pool
+constexpr size_t kBlockPool = 16;        // blocks per pool
 constexpr size_t kCandidateSlab = 4096;  // candidates per slab (a block holds at most 192)
 
 ScatterField::~ScatterField() {

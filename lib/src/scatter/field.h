@@ -74,8 +74,8 @@ struct ScatterRules {
 class ScatterField {
  public:
   // `structures` (may be null): objects keep their footprint out of kept structures.
-  ScatterField(const ResourceLayers& layers, const Terrain& terrain, uint64_t seed,
-               StructurePlanner* structures, ScatterRules rules);
+  ScatterField(const ResourceLayers& layers, const Terrain& terrain, uint64_t seed, StructurePlanner* structures,
+               ScatterRules rules);
   ~ScatterField();
 
   // The existing objects anchored in chunk `c`, in canonical order.
@@ -113,22 +113,22 @@ class ScatterField {
     // Into the candidate slabs, in time order, room for `count`; only the first `made` are
     // drawn yet (candidate() draws more on demand: most are never looked at).
     Candidate* candidates = nullptr;
-    uint64_t draws_hash = 0;        // CellDraws::hash() of the cell
-    Cell* last_blocker = nullptr;   // same-layer cell that blocked the previous candidate
-    int32_t reach = 0;     // spaced methods: ceil(r / cell side), the cells r reaches across
-    uint16_t unmade = 0;   // darts (bit k: dart k) that exist but are not drawn yet
+    uint64_t draws_hash = 0;       // CellDraws::hash() of the cell
+    Cell* last_blocker = nullptr;  // same-layer cell that blocked the previous candidate
+    int32_t reach = 0;             // spaced methods: ceil(r / cell side), the cells r reaches across
+    uint16_t unmade = 0;           // darts (bit k: dart k) that exist but are not drawn yet
     // viable(): bit n of `viable_known` says candidate n's viability is known, bit n of
     // `viable_yes` what it is.
     uint16_t viable_known = 0, viable_yes = 0;
-    uint8_t span = 1;      // scatter cells per side: 1, 2 or 4 (coarse cells in sparse blocks)
+    uint8_t span = 1;  // scatter cells per side: 1, 2 or 4 (coarse cells in sparse blocks)
     uint8_t count = 0;
     uint8_t made = 0;
     uint8_t next = 0;      // candidates before `next` are decided
     int8_t accepted = -1;  // the accepted candidate (at most one per cell), or -1
     // ScatterRules::layers_sampled_apart: whether the accepted candidate exists; -1 not known.
     int8_t exists = -1;
-    bool drawn = false;    // which darts exist (count, unmade) is known
-    bool peak = false;     // noise_peaks: the cell holds its window's maximum
+    bool drawn = false;               // which darts exist (count, unmade) is known
+    bool peak = false;                // noise_peaks: the cell holds its window's maximum
     bool last_blocker_tried = false;  // covers(last_blocker, this) was asked (and said no)
   };
   static_assert(scatter::kDartsPerCell <= 16, "unmade and the viability masks have 16 bits");
@@ -139,7 +139,7 @@ class ScatterField {
   struct Block {
     double r_max = 0;        // largest r among its cells
     double density_max = 0;  // largest density among its cells
-    int level = 0;     // cells span 2^level scatter cells per side
+    int level = 0;           // cells span 2^level scatter cells per side
     int cell_count = kBlockCells;
     uint16_t accepted_mask = 0;  // bit k: cells[k] has an accepted candidate
     Cell cells[kBlockCells];
@@ -148,11 +148,11 @@ class ScatterField {
   struct Layer {
     const ResourceLayer* def;
     const scatter::MethodRecord* method;
-    int64_t n;          // cells per chunk side
-    double side;        // cell side, world units
-    double unit;        // world units per sub-cell unit
-    uint64_t seed;      // hash(world seed, dart salt, layer salt)
-    int halo;           // method's border of cells around a block
+    int64_t n;      // cells per chunk side
+    double side;    // cell side, world units
+    double unit;    // world units per sub-cell unit
+    uint64_t seed;  // hash(world seed, dart salt, layer salt)
+    int halo;       // method's border of cells around a block
     // Spaced methods: scatter cells beyond a cell's own that the layer's largest spacing can
     // reach across, with the margin visit_cells prunes with: a cell farther away is one that no
     // listing of neighbours would list.
@@ -293,8 +293,8 @@ class ScatterField {
   }
   // Squared world distance between two candidates; exact integer differences, so the same
   // pair gives the same bits from any request.
-  [[gnu::always_inline]] double distance2(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb,
-                                          const Cell& cb, const Candidate& b) const;
+  [[gnu::always_inline]] double distance2(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, const Cell& cb,
+                                          const Candidate& b) const;
   // Whether b (earlier than a) could block a once accepted, and whether it does.
   [[gnu::always_inline]] bool could_block(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, Cell& cb,
                                           Candidate& b);

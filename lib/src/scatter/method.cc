@@ -83,7 +83,8 @@ int cells_per_chunk(const ResourceLayer& l, int64_t chunk_size) {
 }
 // Each cell is compared with +-halo cells: half the window.
 int halo(const ResourceLayer& l, int64_t n, int64_t size) {
-  return std::max(1, static_cast<int>(std::lround(l.peak_window * static_cast<double>(n) / (2.0 * static_cast<double>(size)))));
+  return std::max(
+      1, static_cast<int>(std::lround(l.peak_window * static_cast<double>(n) / (2.0 * static_cast<double>(size)))));
 }
 // A point in each cell that holds its window's largest peak value, at the cell's centre.
 uint32_t kept(const ResourceLayer&, const CellView& c, const CellDraws&) { return c.peak ? 1u : 0u; }
@@ -100,25 +101,31 @@ uint32_t kept(const ResourceLayer& l, const CellView&, const CellDraws& draws) {
 }
 }  // namespace uniform
 
-constexpr MethodRecord kBlueNoise{"blue_noise", blue_noise::cells_per_chunk, no_halo, true, true,
-                                  blue_noise::kept, place_uniform};
-constexpr MethodRecord kJitteredGrid{"jittered_grid", cells_of_r_min, no_halo, false, false,
+constexpr MethodRecord kBlueNoise{"blue_noise", blue_noise::cells_per_chunk, no_halo, true, true, blue_noise::kept,
+                                  place_uniform};
+constexpr MethodRecord kJitteredGrid{"jittered_grid",     cells_of_r_min,      no_halo, false, false,
                                      jittered_grid::kept, jittered_grid::place};
-constexpr MethodRecord kNoiseProbability{"noise_probability", cells_of_r_min, no_halo, false, false,
+constexpr MethodRecord kNoiseProbability{"noise_probability",     cells_of_r_min, no_halo, false, false,
                                          noise_probability::kept, place_uniform};
-constexpr MethodRecord kNoisePeaks{"noise_peaks", noise_peaks::cells_per_chunk, noise_peaks::halo, false, false,
-                                   noise_peaks::kept, noise_peaks::place};
+constexpr MethodRecord kNoisePeaks{
+    "noise_peaks",     noise_peaks::cells_per_chunk, noise_peaks::halo, false, false, noise_peaks::kept,
+    noise_peaks::place};
 constexpr MethodRecord kUniform{"uniform", cells_of_r_min, no_halo, false, false, uniform::kept, place_uniform};
 
 }  // namespace
 
 const MethodRecord& method_record(ScatterMethod method) {
   switch (method) {
-    case ScatterMethod::kBlueNoise: return kBlueNoise;
-    case ScatterMethod::kJitteredGrid: return kJitteredGrid;
-    case ScatterMethod::kNoiseProbability: return kNoiseProbability;
-    case ScatterMethod::kNoisePeaks: return kNoisePeaks;
-    case ScatterMethod::kUniform: return kUniform;
+    case ScatterMethod::kBlueNoise:
+      return kBlueNoise;
+    case ScatterMethod::kJitteredGrid:
+      return kJitteredGrid;
+    case ScatterMethod::kNoiseProbability:
+      return kNoiseProbability;
+    case ScatterMethod::kNoisePeaks:
+      return kNoisePeaks;
+    case ScatterMethod::kUniform:
+      return kUniform;
   }
   // Only a value cast from outside the enumeration gets here; ResourceLayers never makes one.
   return kBlueNoise;

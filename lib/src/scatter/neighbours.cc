@@ -75,7 +75,6 @@ bool ScatterField::visit_cells(uint32_t layer, const Position& p, double reach, 
   return true;
 }
 
-
 bool ScatterField::covers(uint32_t layer, const Cell& blocker, const Cell& c) const {
   if (blocker.accepted < 0) return false;
   const Candidate& b = blocker.candidates[blocker.accepted];
@@ -123,8 +122,8 @@ bool ScatterField::blocked_by_accepted_nearby(uint32_t layer, Cell& c, const Can
   const int64_t i0 = c.i - c.reach, i1 = c.i + c.span - 1 + c.reach;
   const int64_t j0 = c.j - c.reach, j1 = c.j + c.span - 1 + c.reach;
   auto blocked_in = [&](Block& b, int64_t bi, int64_t bj) {
-    const uint32_t window = window_mask(b, i0 - bi * kBlockSide, i1 - bi * kBlockSide, j0 - bj * kBlockSide,
-                                        j1 - bj * kBlockSide);
+    const uint32_t window =
+        window_mask(b, i0 - bi * kBlockSide, i1 - bi * kBlockSide, j0 - bj * kBlockSide, j1 - bj * kBlockSide);
     for (uint32_t mask = b.accepted_mask & window; mask != 0; mask &= mask - 1) {
       Cell& other = b.cells[std::countr_zero(mask)];
       if (&other != &c && blocked_by(layer, c, a, other)) return true;

@@ -116,8 +116,7 @@ bool ScatterField::blocked_by_any_accepted(uint32_t layer, Cell& c, const Candid
   const Position p = position(layer, c, a);
   const int64_t i1 = c.i + c.span - 1, j1 = c.j + c.span - 1;
   for (int64_t bj = floor_div(c.j - ly.max_reach, kBlockSide); bj <= floor_div(j1 + ly.max_reach, kBlockSide); ++bj) {
-    for (int64_t bi = floor_div(c.i - ly.max_reach, kBlockSide); bi <= floor_div(i1 + ly.max_reach, kBlockSide);
-         ++bi) {
+    for (int64_t bi = floor_div(c.i - ly.max_reach, kBlockSide); bi <= floor_div(i1 + ly.max_reach, kBlockSide); ++bi) {
       Block* b = find_block(layer, bi, bj);
       if (b == nullptr || b->accepted_mask == 0 || b->r_max <= c.r) continue;
       const double bx0 = static_cast<double>(bi * kBlockSide - p.cx * ly.n) * ly.side;

@@ -25,19 +25,20 @@ int main(int argc, char** argv) {
     std::cerr << chunk.status().to_string() << '\n';
     return 1;
   }
-  std::cout << chunk->world().name() << ' ' << chunk->chunk_size() << ' ' << chunk->coord().x << ' '
-            << chunk->coord().z << ' ' << chunk->objects().size() << '\n';
+  std::cout << chunk->world().name() << ' ' << chunk->chunk_size() << ' ' << chunk->coord().x << ' ' << chunk->coord().z
+            << ' ' << chunk->objects().size() << '\n';
 
   cf::ViewOptions view;
   view.view_radius = 0;
   const double size = chunk->chunk_size();
-  auto session = cf::ViewSession::start(*client, {(chunk->coord().x + 0.5) * size, (chunk->coord().z + 0.5) * size},
-                                        view, {});
+  auto session =
+      cf::ViewSession::start(*client, {(chunk->coord().x + 0.5) * size, (chunk->coord().z + 0.5) * size}, view, {});
   if (!session) {
     std::cerr << session.status().to_string() << '\n';
     return 1;
   }
-  for (int k = 0; k < 500 && (*session)->loaded().empty(); ++k) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  for (int k = 0; k < 500 && (*session)->loaded().empty(); ++k)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   if ((*session)->loaded().size() != 1) {
     std::cerr << "the view session loaded " << (*session)->loaded().size() << " chunks, expected 1\n";
     return 1;

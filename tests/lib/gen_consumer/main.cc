@@ -28,8 +28,7 @@ void print_chunk(const cf::World& world, int64_t cx, int64_t cz) {
 void print_sample(const cf::World& world, double x, double z) {
   const cf::TerrainPoint p = world.terrain().sample(cf::Coord::from_double(x), cf::Coord::from_double(z));
   std::printf("sample %a %a %a %a %a %a %u %u\n", x, z, p.elevation(), p.values[cf::terrain_field("temperature")],
-              p.values[cf::terrain_field("moisture")], p.slope(), p.biome,
-              p.material);
+              p.values[cf::terrain_field("moisture")], p.slope(), p.biome, p.material);
 }
 
 // Inputs where an FMA-contracted copy of the helpers would round differently (found by search;

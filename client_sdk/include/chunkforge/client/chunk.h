@@ -61,7 +61,7 @@ struct Object {
   float y = 0;                  // terrain elevation at the object: stand it on the ground
   float yaw = 0;                // degrees about y, [0, 360)
   uint32_t variant = 0;
-  uint64_t id = 0;              // stable across requests and replicas
+  uint64_t id = 0;  // stable across requests and replicas
 };
 
 // A structure whose box [x, x + size_x) x [y, y + size_y) x [z, z + size_z) touches the chunk.
@@ -72,8 +72,8 @@ struct Structure {
   std::string_view type_name;  // valid while a WorldInfo or Chunk of this world lives
   int64_t x = 0, z = 0;        // the box's lowest corner, absolute world units
   double y = 0;
-  uint32_t yaw_degrees = 0;    // 0, 90, 180 or 270, applied after the tilt
-  bool tilted = false;         // turned onto its side (90 degrees about its own x) first
+  uint32_t yaw_degrees = 0;  // 0, 90, 180 or 270, applied after the tilt
+  bool tilted = false;       // turned onto its side (90 degrees about its own x) first
   double size_x = 0, size_y = 0, size_z = 0;
 };
 
@@ -125,8 +125,9 @@ class ObjectRange {
   ObjectRange(std::shared_ptr<const chunkforge::v1::Chunk> chunk, WorldInfo world);
   // Plain reads of the wire arrays: iterating costs about what reading them by hand does.
   Object at(size_t i) const {
-    return {layer_[i], world_.resource_name(layer_[i]), origin_x_ + x_[i], origin_z_ + z_[i], y_[i], yaw_[i],
-            variant_[i], id_[i]};
+    return {
+        layer_[i], world_.resource_name(layer_[i]), origin_x_ + x_[i], origin_z_ + z_[i], y_[i], yaw_[i], variant_[i],
+        id_[i]};
   }
   std::shared_ptr<const chunkforge::v1::Chunk> chunk_;  // owns the arrays below
   WorldInfo world_;

@@ -60,10 +60,20 @@ class EditBatch {
   EditBatch& request_id(std::string id);
 
   // What the batch holds, for Client::edit.
-  struct Remove { uint64_t id; };
-  struct Move { uint64_t id; float x, z, yaw; };
-  struct RemoveStructure { uint64_t id; };
-  struct SetState { uint64_t id; std::string state; };
+  struct Remove {
+    uint64_t id;
+  };
+  struct Move {
+    uint64_t id;
+    float x, z, yaw;
+  };
+  struct RemoveStructure {
+    uint64_t id;
+  };
+  struct SetState {
+    uint64_t id;
+    std::string state;
+  };
   struct Op {
     ChunkCoord chunk;
     std::variant<Remove, NewObject, Move, RemoveStructure, SetState> what;

@@ -45,8 +45,8 @@
 #pragma once
 
 #include <chrono>
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -104,12 +104,12 @@ struct Position {
 };
 
 struct ViewStats {
-  uint64_t chunks_downloaded = 0;  // load events received from a server
-  uint64_t chunks_from_cache = 0;  // loads served by the local cache
-  uint64_t duplicates_ignored = 0; // server loads of chunks already held at the same version
-  uint64_t changes_applied = 0;    // change events applied to a loaded or cached chunk
-  uint64_t chunks_replaced = 0;    // server loads that replaced a loaded chunk's older version
-  uint64_t reconnects = 0;         // sessions opened after the first
+  uint64_t chunks_downloaded = 0;   // load events received from a server
+  uint64_t chunks_from_cache = 0;   // loads served by the local cache
+  uint64_t duplicates_ignored = 0;  // server loads of chunks already held at the same version
+  uint64_t changes_applied = 0;     // change events applied to a loaded or cached chunk
+  uint64_t chunks_replaced = 0;     // server loads that replaced a loaded chunk's older version
+  uint64_t reconnects = 0;          // sessions opened after the first
   // Checking copies against the server's (docs/edits.md, "Checking a copy"):
   uint64_t changes_verified = 0;        // applied changes whose result hashed to the event's chunk_hash
   uint64_t change_hash_mismatches = 0;  // changes whose result did not: not delivered, the chunk fetched again
@@ -118,10 +118,10 @@ struct ViewStats {
   uint64_t changes_coalesced = 0;       // changes that came while their chunk was being fetched again
   uint64_t changes_refetched = 0;       // chunks fetched again and delivered (on_change, replaced)
   uint64_t refetches_failed = 0;        // fetches that failed: the copy stays at its version meanwhile
-  size_t cached_bytes = 0;         // the local cache beyond the view
+  size_t cached_bytes = 0;              // the local cache beyond the view
   size_t loaded_chunks = 0;
-  size_t queued_events = 0;        // a polled session's events not yet taken by poll()
-  size_t queued_bytes = 0;         // and what they weigh against ViewOptions::event_queue_bytes
+  size_t queued_events = 0;  // a polled session's events not yet taken by poll()
+  size_t queued_bytes = 0;   // and what they weigh against ViewOptions::event_queue_bytes
 };
 
 struct ViewEvent;  // view_event.h
@@ -131,7 +131,7 @@ class ViewSession {
   // Fetches the world info (for the chunk size) and opens the session. Fails if the world info
   // cannot be had (after the client's retries) or the options are out of range.
   static Result<std::unique_ptr<ViewSession>> start(Client client, Position position, ViewOptions options,
-                                                     ViewCallbacks callbacks);
+                                                    ViewCallbacks callbacks);
   // The same session, its events kept in a queue (bounded by ViewOptions::event_queue_bytes)
   // for the game to take with poll() on its own thread, instead of callbacks on the session's.
   static Result<std::unique_ptr<ViewSession>> start_polled(Client client, Position position, ViewOptions options);

@@ -25,11 +25,11 @@ namespace chunkforge::client {
 struct CatalogEntry {
   uint32_t id = 0;
   std::string name;
-  std::string color;               // "#rrggbb"
-  double footprint_radius = 0;     // resource layers: world units
-  std::string method;              // resource layers: the scatter method
-  double size_x = 0, size_z = 0;   // structures: footprint before rotation, world units
-  double height = 0;               // structures
+  std::string color;              // "#rrggbb"
+  double footprint_radius = 0;    // resource layers: world units
+  std::string method;             // resource layers: the scatter method
+  double size_x = 0, size_z = 0;  // structures: footprint before rotation, world units
+  double height = 0;              // structures
 };
 
 class WorldInfo {
