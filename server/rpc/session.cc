@@ -63,6 +63,7 @@ class SessionReactor final
       : StreamCall(service, context, Metrics::kSession, "event"),
         view_(service.world().chunk_size(), service.chunk_limit(), kWindow),
         ahead_(service.chunk_limit()) {
+    state_->reactor = this;
     service_.metrics().session_started();
     std::lock_guard lock(state_->mutex);
     if (const grpc::Status status = open(); !status.ok()) {

@@ -6,7 +6,7 @@
 // and logged by close_call, exactly once).
 //
 //   class RegionReactor final : public StreamCall<RegionReactor, grpc::ServerWriteReactor<grpc::ByteBuffer>> {
-//     ...  // calls take_slot(service.streams()) in open(), finish(status) on every end,
+//     ...  // sets state_->reactor = this first; take_slot(service.streams()) in open(); finish(status) on every end
 //     void released() { ... }  // what else the call gives back when it finishes
 //   };
 #pragma once
@@ -47,7 +47,8 @@ class StreamCall : public GrpcReactor {
         watch_(service.limits().stall_timeout),
         method_(method),
         unit_(unit) {
-    state_->reactor = static_cast<Reactor*>(this);
+    // state_->reactor is set by the reactor's own constructor: a downcast here, before the
+    // derived object exists, would be undefined (UBSan's vptr check says so).
   }
 
   // Takes one of `slots` for the life of the call; RESOURCE_EXHAUSTED naming `what` when none is free.

@@ -22,6 +22,7 @@ class RegionReactor final : public StreamCall<RegionReactor, grpc::ServerWriteRe
 
   RegionReactor(WorldService& service, grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw)
       : StreamCall(service, context, Metrics::kStreamRegion, "chunk") {
+    state_->reactor = this;
     service_.metrics().stream_started();
     std::lock_guard lock(state_->mutex);
     if (const grpc::Status status = open(raw); !status.ok()) {
