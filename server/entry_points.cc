@@ -15,7 +15,9 @@ namespace chunkforge::server {
 namespace {
 
 const std::map<std::string_view, std::string_view> kRpcBounds = {
-    {"GetWorldInfo", "no input to bound; the answer is the world's definition, fixed in size"},
+    {"GetWorldInfo",
+     "one flag in (include_definition); both answers, the description and the resolved definition "
+     "(--client-generation), are serialized once at start-up: no work per call"},
     {"GetChunk",
      "one chunk; x, z within +-2^40 units; at most 65536 terrain samples; generated on the queue "
      "(8192 jobs, then RESOURCE_EXHAUSTED), dropped when the caller cancels"},
