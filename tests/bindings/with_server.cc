@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -218,5 +219,6 @@ int main(int argc, char** argv) {
   }
   for (const test::Process* p : {&plain, &tls}) kill(p->pid, SIGTERM);
   for (const test::Process* p : {&plain, &tls}) test::wait_for(*p, 5s);
+  if (code == 0) std::filesystem::remove_all(dir);  // a failure's logs are left for reading
   return code;
 }

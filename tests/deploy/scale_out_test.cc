@@ -106,7 +106,7 @@ class ScaleOutTest : public testing::Test {
   void SetUp() override {
     ASSERT_TRUE(std::filesystem::exists(CHUNKFORGE_NGINX)) << "nginx is a test package (scripts/lib/common.sh)";
     ASSERT_TRUE(postgres_.started()) << postgres_.failure();
-    dir_ = std::filesystem::path(testing::TempDir()) / ("scale_out_" + std::to_string(getpid()));
+    dir_ = test::unique_temp_dir("scale_out");
     std::filesystem::create_directories(dir_ / "tmp");
     for (int k = 0; k < kReplicas; ++k) {
       grpc_ports_.push_back(free_port());

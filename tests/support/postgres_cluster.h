@@ -1,6 +1,7 @@
 // A throwaway PostgreSQL cluster for tests: Debian's initdb and pg_ctl make and start one in a
 // directory of the test's own, listening on a free loopback port with trust authentication for
-// the user "chunkforge"; the destructor stops it (fast) and the directory is left for reading.
+// the user "chunkforge"; the destructor stops it (fast), and the directory goes with the
+// process's temporary root (support/temp_dir.h).
 // PostgreSQL refuses to run as root, so when the tests run as root the cluster runs as the
 // unprivileged user "nobody", which then owns the directory.
 //

@@ -31,6 +31,7 @@
 #include "chunkforge/world.h"
 #ifdef CHUNKFORGE_SERVER
 #include "support/server_process.h"
+#include "support/temp_dir.h"
 #endif
 
 namespace chunkforge {
@@ -45,7 +46,7 @@ std::string temp_path(std::string_view suffix) {
   for (char& c : name) {
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';  // parameterized names hold '/'
   }
-  return testing::TempDir() + "chunkforge_cli_" + name + "_" + std::to_string(getpid()) + "_" + std::string(suffix);
+  return test::unique_temp_dir("cli_" + name) + std::string(suffix);
 }
 
 std::string read_file(const std::string& path) {
