@@ -1,0 +1,42 @@
+// File: chunkforge/client/base_generator.h
+//
+// What a client that generates the world itself plugs into the SDK (docs/client-generation.md):
+// something that makes a pristine chunk (edit version 0) exactly as the server would, byte for
+// byte. The plain SDK never links the generation library; chunkforge::client_local does, and
+// its make_local_generator (chunkforge/client/local_generator.h) returns one of these.
+//
+//   std::shared_ptr<BaseGenerator> generator = make_local_generator(client).value();
+//   ViewOptions options;
+//   options.generator = generator;  // the session then gets only what players changed
+//
+// Thread safety: generate() is called from several threads at once.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "chunkforge/client/chunk.h"
+
+namespace chunkforge::v1 {
+class Chunk;
+}
+
+namespace chunkforge::client {
+
+class BaseGenerator {
+ public:
+  virtual ~BaseGenerator() = default;
+  // Every generator version this library can generate (WorldInfo::generator_version).
+  virtual std::vector<uint32_t> generator_versions() const = 0;
+  // The fingerprint of the world it generates, as WorldInfo::fingerprint spells it.
+  virtual std::string fingerprint() const = 0;
+  // The pristine chunk at `coord` with `options`, the message GetChunk would answer with for a
+  // chunk nobody edited. Null if `abandon` was raised before it was done.
+  virtual std::shared_ptr<const v1::Chunk> generate(ChunkCoord coord, const ChunkOptions& options,
+                                                    const std::atomic<bool>* abandon = nullptr) = 0;
+};
+
+}  // namespace chunkforge::client
