@@ -15,16 +15,14 @@ google::protobuf::RepeatedField<uint32_t> layer_filter(const ChunkOptions& optio
   return layers;
 }
 
-namespace {
-
-// The hash of the chunk as GetChunk serves it: a copy with a terrain grid is hashed without it,
-// the grid set aside for the moment rather than copied.
 uint64_t served_hash(v1::Chunk& chunk) {
   v1::TerrainGrid* grid = chunk.has_terrain() ? chunk.release_terrain() : nullptr;
   const uint64_t hash = chunk_hash(chunk);
   if (grid != nullptr) chunk.set_allocated_terrain(grid);
   return hash;
 }
+
+namespace {
 
 // Fields the message carries that this SDK was built without (a newer server's).
 bool has_unknown_fields(const google::protobuf::Message& message) {

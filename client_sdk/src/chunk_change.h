@@ -43,6 +43,10 @@ struct AppliedChange {
 AppliedChange apply_checked(const Chunk& copy, const v1::ChunkChange& change,
                             const google::protobuf::RepeatedField<uint32_t>& layers);
 
+// The hash of the chunk as GetChunk serves it: a copy with a terrain grid is hashed without it
+// (the grid is set aside for the moment, not copied).
+uint64_t served_hash(v1::Chunk& chunk);
+
 // False if any edit of `change` is of a kind this SDK does not know, or any part of the change
 // carries a field it does not know (a newer server's).
 bool understood(const v1::ChunkChange& change);

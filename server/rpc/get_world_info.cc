@@ -1,6 +1,9 @@
 // WorldService::GetWorldInfo: the world's description, serialized once at start-up, and with it,
 // for clients that generate chunks themselves, the resolved world definition when the operator
 // shares it (--client-generation, docs/client-generation.md).
+#include <algorithm>
+#include <string>
+
 #include "rpc/byte_buffer.h"
 #include "rpc/rpc_call.h"
 #include "rpc/world_service.h"
@@ -33,6 +36,26 @@ void WorldService::disclose(bool publish_seed, bool share_definition) {
   }
   if (!publish_seed) info.clear_seed();
   info_bytes_ = info.SerializeAsString();
+}
+
+std::string WorldService::local_generation_refusal(const v1::LocalGeneration& client) const {
+  if (definition_bytes_.empty()) {
+    return "this server keeps its world definition (--client-generation off, or --publish-seed off): it sends "
+           "chunks whole";
+  }
+  const uint32_t version = world_.generator_version();
+  const auto& versions = client.generator_versions();
+  if (std::find(versions.begin(), versions.end(), version) == versions.end()) {
+    std::string listed;
+    for (uint32_t v : versions) listed += (listed.empty() ? "" : ", ") + std::to_string(v);
+    return "the world's generator version " + std::to_string(version) + " is not among the client's [" + listed +
+           "]: a newer client library generates it";
+  }
+  if (client.fingerprint() != world_.fingerprint()) {
+    return "the client's world fingerprint \"" + client.fingerprint() + "\" is not the world's \"" +
+           world_.fingerprint() + "\": generate from the definition GetWorldInfo gives now";
+  }
+  return "";
 }
 
 }  // namespace chunkforge::server

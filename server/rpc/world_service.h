@@ -175,6 +175,10 @@ class WorldService final : public WorldServiceBase {
   // (--publish-seed off); `share_definition` answers include_definition with the resolved world
   // definition (--client-generation), which holds the seed, so only when the seed is published.
   void disclose(bool publish_seed, bool share_definition);
+  // Why a session's client may not generate its pristine chunks itself, for the client to log:
+  // the server keeps its definition, or the client cannot make this world's chunks (another
+  // fingerprint, no generator version of the world's). "" when it may.
+  std::string local_generation_refusal(const v1::LocalGeneration& client) const;
   // The live sessions' positions (the live map shows them with --map-players).
   PlayerPositions& players() { return players_; }
 

@@ -70,6 +70,10 @@ class SessionView {
 
   static constexpr size_t kMaxQueuedChanges = 1024;
 
+  // Another window from now on (a session whose client generates: its pristine chunks are ready
+  // at once and cost no generation, so many go in one event).
+  void set_window(size_t window) { window_ = window; }
+
   // The player is now at (x, z) (world units, already validated) and sees `radius` chunks around
   // its chunk. `held`: chunks the client says it has, at `held_versions` (missing: 0); those
   // inside the view count as loaded.

@@ -49,8 +49,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "chunkforge/client/base_generator.h"
 #include "chunkforge/client/chunk.h"
 #include "chunkforge/client/client.h"
 #include "chunkforge/client/status.h"
@@ -72,6 +74,14 @@ struct ViewOptions {
   // poll(). At the bound the session stops reading the stream, and the server waits (gRPC flow
   // control): no event is dropped, and the queue passes the bound by one server message at most.
   size_t event_queue_bytes = 16u << 20;
+  // This world's pristine chunks made here (docs/client-generation.md): chunkforge::client_local's
+  // make_local_generator gives one. The server then sends no chunk bytes, only which chunks
+  // entered the view and what players changed; the session generates on `generator_threads`
+  // threads of its own and checks every edited chunk against the server's hash. Null: the
+  // server sends every chunk. A server that refuses (another world, an older or newer
+  // generator, --client-generation off) sends chunks whole: on_error says why, once.
+  std::shared_ptr<BaseGenerator> generator;
+  uint32_t generator_threads = 2;
 };
 
 // What on_change says beside the updated chunk.
@@ -118,7 +128,13 @@ struct ViewStats {
   uint64_t changes_coalesced = 0;       // changes that came while their chunk was being fetched again
   uint64_t changes_refetched = 0;       // chunks fetched again and delivered (on_change, replaced)
   uint64_t refetches_failed = 0;        // fetches that failed: the copy stays at its version meanwhile
-  size_t cached_bytes = 0;              // the local cache beyond the view
+  // Local generation (ViewOptions::generator):
+  bool generating_locally = false;       // the server agreed: chunks are generated here
+  uint64_t chunks_generated = 0;         // chunks generated here and loaded (pristine and edited)
+  uint64_t edited_verified = 0;          // edited chunks generated here whose result hashed to the server's
+  uint64_t edited_mismatches = 0;        // edited chunks that did not (or held an unknown edit): fetched instead
+  std::string local_generation_refused;  // why it was refused ("" when not asked, or agreed)
+  size_t cached_bytes = 0;               // the local cache beyond the view
   size_t loaded_chunks = 0;
   size_t queued_events = 0;  // a polled session's events not yet taken by poll()
   size_t queued_bytes = 0;   // and what they weigh against ViewOptions::event_queue_bytes

@@ -1,0 +1,84 @@
+// File: client_sdk/src/local_loads.h
+//
+// The chunks a ViewSession generates itself (docs/client-generation.md), on threads of its own:
+// a pristine chunk is the generator's; an edited one is the generator's base with the server's
+// change applied (chunkforge::apply_change, as the server builds it) and checked against the
+// server's hash. The session asks, and takes what is done on its own thread.
+//
+// Bounded: requests are what the server sent for the view (one per chunk: a newer request for
+// a chunk replaces the queued one, and forget_if drops chunks that left the view); results wait
+// only until the session takes them. The destructor abandons the generation under way and joins.
+//
+// Thread safety: every method from any thread; `on_done` runs on a worker thread, without this
+// object's lock held.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "chunkforge/client/base_generator.h"
+#include "chunkforge/client/chunk.h"
+#include "chunkforge/v1/edit.pb.h"
+
+namespace chunkforge::client {
+
+class LocalLoads {
+ public:
+  struct Done {
+    ChunkCoord coord;
+    std::shared_ptr<v1::Chunk> chunk;  // null when `mismatch`
+    uint64_t version = 0;              // the edit version it was generated at
+    bool edited = false;               // an edited chunk (its hash was checked if `verified`)
+    bool verified = false;
+    bool mismatch = false;  // the result did not hash to the server's, or held an edit this SDK does not know
+  };
+
+  LocalLoads(std::shared_ptr<BaseGenerator> generator, ChunkOptions options, size_t threads,
+             std::function<void()> on_done);
+  ~LocalLoads();
+  LocalLoads(const LocalLoads&) = delete;
+  LocalLoads& operator=(const LocalLoads&) = delete;
+
+  // Generate `c`: pristine when `edited` is empty, else its base with `edited` (a change from
+  // the base, reset set) applied. Replaces an earlier request of `c` not yet done.
+  void request(ChunkCoord c, std::optional<v1::ChunkChange> edited);
+  // Drops the requests (queued, under way or done) of the chunks `gone` says left the view.
+  void forget_if(const std::function<bool(ChunkCoord)>& gone);
+  // Whether `c` was requested and not yet taken.
+  bool pending(ChunkCoord c) const;
+  // What is done, oldest first.
+  std::vector<Done> take();
+
+ private:
+  struct Request {
+    ChunkCoord coord;
+    std::optional<v1::ChunkChange> edited;
+    uint64_t ticket = 0;
+  };
+  void work();
+  Done make(const Request& request);
+
+  const std::shared_ptr<BaseGenerator> generator_;
+  const ChunkOptions options_;
+  const std::function<void()> on_done_;
+  std::atomic<bool> stopping_{false};
+
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Request> queue_;
+  std::map<ChunkCoord, uint64_t> latest_;  // every chunk requested and not yet taken: its newest ticket
+  std::vector<std::pair<uint64_t, Done>> done_;
+  uint64_t next_ticket_ = 1;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace chunkforge::client

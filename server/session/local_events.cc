@@ -1,0 +1,48 @@
+// The events of a locally generating session (local_events.h).
+#include "session/local_events.h"
+
+#include "chunkforge/v1/service.pb.h"
+
+namespace chunkforge::server {
+
+std::string local_answer_event(bool accepted, const std::string& reason) {
+  v1::SessionEvent event;
+  event.mutable_local_generation()->set_accepted(accepted);
+  event.mutable_local_generation()->set_reason(reason);
+  return event.SerializeAsString();
+}
+
+std::string pristine_event(ChunkKey origin, const std::vector<ChunkKey>& chunks) {
+  v1::SessionEvent event;
+  v1::PristineChunks& pristine = *event.mutable_pristine();
+  pristine.mutable_origin()->set_x(origin.x);
+  pristine.mutable_origin()->set_z(origin.z);
+  pristine.mutable_offsets()->Reserve(static_cast<int>(2 * chunks.size()));
+  for (const ChunkKey& k : chunks) {
+    pristine.add_offsets(static_cast<int32_t>(k.x - origin.x));
+    pristine.add_offsets(static_cast<int32_t>(k.z - origin.z));
+  }
+  return event.SerializeAsString();
+}
+
+std::string edited_event(ChunkCoord chunk, uint64_t version, const std::vector<StoredChange>& log) {
+  size_t from = 0;  // the last reset: what came before it no longer counts
+  std::vector<v1::ChunkChange> changes(log.size());
+  for (size_t k = 0; k < log.size(); ++k) {
+    changes[k].ParseFromString(log[k].change);
+    if (changes[k].reset()) from = k;
+  }
+  v1::SessionEvent event;
+  v1::ChunkChange& edited = *event.mutable_edited();
+  edited.mutable_chunk()->set_x(chunk.x);
+  edited.mutable_chunk()->set_z(chunk.z);
+  edited.set_version(version);
+  edited.set_reset(true);
+  for (size_t k = from; k < changes.size(); ++k) {
+    for (v1::ChunkEdit& e : *changes[k].mutable_edits()) *edited.add_edits() = std::move(e);
+  }
+  if (!changes.empty() && log.back().version == version) edited.set_chunk_hash(changes.back().chunk_hash());
+  return event.SerializeAsString();
+}
+
+}  // namespace chunkforge::server

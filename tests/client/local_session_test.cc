@@ -1,0 +1,298 @@
+// A ViewSession that generates its pristine chunks itself (docs/client-generation.md), against a
+// real in-process server on a loopback port with a real store (SQLite; the walk also on a
+// PostgreSQL cluster started by the test):
+// - the server sends no chunk bytes for pristine chunks and generates nothing; every copy is
+//   byte for byte what GetChunk serves, with terrain and a layer filter too;
+// - a walk while another client edits: after every step, every loaded copy is GetChunk's;
+// - an edited chunk entering the view is its base with the server's changes, hash-checked;
+// - a corrupted base (a generator that spoils one chunk) fails the hash and is fetched;
+// - a generator of another world, a server without the generator version, and a server that
+//   keeps its definition: the session falls back to server-sent chunks, says why once, and its
+//   copies are still right;
+// - a session that resumes after the server restarts keeps its chunks.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+
+#include "chunkforge/chunk.h"
+#include "chunkforge/chunk_hash.h"
+#include "chunkforge/client.h"
+#include "chunkforge/encode.h"
+#include "chunkforge/v1/chunk.pb.h"
+#include "chunkforge/world.h"
+#include "edits/edit_service.h"
+#include "support/eventually.h"
+#include "support/postgres_cluster.h"
+#include "support/temp_dir.h"
+#include "world_server.h"
+
+namespace chunkforge::client {
+namespace {
+
+using namespace std::chrono_literals;
+using test::eventually;
+
+// This world's pristine chunks, made here the way GetChunk makes them.
+class WorldGenerator : public BaseGenerator {
+ public:
+  explicit WorldGenerator(const World& world) : world_(world) {}
+  std::vector<uint32_t> generator_versions() const override { return {world_.generator_version()}; }
+  std::string fingerprint() const override { return world_.fingerprint(); }
+  std::shared_ptr<const v1::Chunk> generate(ChunkCoord coord, const ChunkOptions& options,
+                                            const std::atomic<bool>* abandon) override {
+    ChunkStream stream(world_);
+    ChunkData data = stream.generate({coord.x, coord.z}, abandon);
+    if (!options.layers.empty()) {
+      std::erase_if(data.objects, [&](const ResourceObject& o) {
+        return std::find(options.layers.begin(), options.layers.end(), o.layer) == options.layers.end();
+      });
+    }
+    auto chunk = std::make_shared<v1::Chunk>(encode_chunk(world_, data));
+    if (options.include_terrain) add_terrain(world_, options.terrain_step, *chunk);
+    return chunk;
+  }
+
+ private:
+  const World& world_;
+};
+
+// A generator that lies: about its world or versions, or spoils one chunk's base.
+class LyingGenerator : public WorldGenerator {
+ public:
+  using WorldGenerator::WorldGenerator;
+  std::vector<uint32_t> versions{0};  // {0}: the world's
+  std::string other_fingerprint;
+  std::optional<ChunkCoord> spoiled;
+
+  std::vector<uint32_t> generator_versions() const override {
+    return versions == std::vector<uint32_t>{0} ? WorldGenerator::generator_versions() : versions;
+  }
+  std::string fingerprint() const override {
+    return other_fingerprint.empty() ? WorldGenerator::fingerprint() : other_fingerprint;
+  }
+  std::shared_ptr<const v1::Chunk> generate(ChunkCoord coord, const ChunkOptions& options,
+                                            const std::atomic<bool>* abandon) override {
+    std::shared_ptr<const v1::Chunk> chunk = WorldGenerator::generate(coord, options, abandon);
+    if (!spoiled || coord != *spoiled || !chunk || chunk->objects().x_size() == 0) return chunk;
+    auto bad = std::make_shared<v1::Chunk>(*chunk);
+    const int last = bad->objects().x_size() - 1;  // (edit_some removes the first)
+    bad->mutable_objects()->set_x(last, bad->objects().x(last) + 0.5f);  // one object half a unit off
+    return bad;
+  }
+};
+
+Position centre_of(ChunkCoord c) { return {static_cast<double>(c.x) * 64 + 32, static_cast<double>(c.z) * 64 + 32}; }
+
+// The copies the game holds, through the callbacks; errors as the session reported them.
+struct Copies {
+  std::mutex mutex;
+  std::map<ChunkCoord, Chunk> held;
+  std::vector<std::string> errors;
+
+  ViewCallbacks callbacks() {
+    ViewCallbacks c;
+    c.on_load = [this](const Chunk& chunk) {
+      std::lock_guard lock(mutex);
+      held.insert_or_assign(chunk.coord(), chunk);
+    };
+    c.on_unload = [this](ChunkCoord coord) {
+      std::lock_guard lock(mutex);
+      held.erase(coord);
+    };
+    c.on_change = [this](const Chunk& chunk, const ChunkChangeInfo&) {
+      std::lock_guard lock(mutex);
+      held.insert_or_assign(chunk.coord(), chunk);
+    };
+    c.on_error = [this](const Status& s) {
+      std::lock_guard lock(mutex);
+      errors.push_back(s.message);
+    };
+    return c;
+  }
+  std::map<ChunkCoord, Chunk> snapshot() {
+    std::lock_guard lock(mutex);
+    return held;
+  }
+};
+
+class LocalSessionTest : public testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    dir_ = test::unique_temp_dir("local_session");
+    if (GetParam() == "postgres") {
+      postgres_ = std::make_unique<test::PostgresCluster>("local_session");
+      ASSERT_TRUE(postgres_->started()) << postgres_->failure();
+    }
+    start();
+  }
+  void TearDown() override {
+    session_.reset();
+    if (server_) server_->shutdown(100ms);
+  }
+
+  void start(bool client_generation = true, int port = 0) {
+    server::ServerOptions options;
+    options.listen = "127.0.0.1:" + std::to_string(port);
+    options.http = "";
+    options.threads = 2;
+    options.cache_mb = 64;
+    options.client_generation = client_generation;
+    options.store = server::open_store(postgres_ ? postgres_->uri() : "sqlite:" + dir_ + "edits.db");
+    ASSERT_EQ(server::bind_store(*options.store, default_world(), false), "");
+    options.open_edits = true;
+    server_ = std::make_unique<server::WorldServer>(default_world(), options);
+    ASSERT_TRUE(server_->start());
+    target_ = "127.0.0.1:" + std::to_string(server_->port());
+    Result<Client> client = Client::connect(target_);
+    ASSERT_TRUE(client) << client.status().to_string();
+    client_.emplace(std::move(*client));
+  }
+
+  void watch(ChunkCoord at, uint32_t radius, std::shared_ptr<BaseGenerator> generator, ChunkOptions chunk = {}) {
+    ViewOptions view;
+    view.view_radius = radius;
+    view.chunk = chunk;
+    view.generator = std::move(generator);
+    options_ = chunk;
+    auto session = ViewSession::start(*client_, centre_of(at), view, copies_.callbacks());
+    ASSERT_TRUE(session) << session.status().to_string();
+    session_ = std::move(*session);
+  }
+
+  // Whether the game holds exactly the view around `at`, each copy GetChunk's bytes.
+  bool holds_served_view(ChunkCoord at, int64_t radius) {
+    const std::map<ChunkCoord, Chunk> held = copies_.snapshot();
+    if (held.size() != static_cast<size_t>((2 * radius + 1) * (2 * radius + 1))) return false;
+    for (const auto& [c, chunk] : held) {
+      if (std::max(std::abs(c.x - at.x), std::abs(c.z - at.z)) > radius) return false;
+      Result<Chunk> served = client_->chunk(c, options_);
+      if (!served || canonical_bytes(served->message()) != canonical_bytes(chunk.message())) return false;
+    }
+    return true;
+  }
+
+  uint64_t edit_some(ChunkCoord c, std::mt19937& random) {
+    EditBatch batch;
+    NewObject object;
+    object.x = static_cast<float>(random() % 60 + 2);
+    object.z = static_cast<float>(random() % 60 + 2);
+    batch.add_object(c, object);
+    const Result<Chunk> now = client_->chunk(c);
+    if (now && now->objects().size() > 1) batch.remove_object(c, now->objects()[0].id);
+    Result<EditResult> result = client_->edit(batch);
+    EXPECT_TRUE(result) << result.status().to_string();
+    return result ? result->versions.at(0).version : 0;
+  }
+
+  std::string dir_, target_;
+  std::unique_ptr<test::PostgresCluster> postgres_;
+  std::unique_ptr<server::WorldServer> server_;
+  std::optional<Client> client_;
+  ChunkOptions options_;
+  Copies copies_;
+  std::unique_ptr<ViewSession> session_;
+};
+
+TEST_P(LocalSessionTest, PristineChunksComeAsOffsetsAndTheServerGeneratesNothing) {
+  ChunkOptions chunk;
+  chunk.include_terrain = true;
+  chunk.terrain_step = 4;
+  watch({10, -7}, 3, std::make_shared<WorldGenerator>(default_world()), chunk);
+  ASSERT_TRUE(eventually([&] { return copies_.snapshot().size() == 49; }));
+  const ViewStats stats = session_->stats();
+  EXPECT_TRUE(stats.generating_locally) << stats.local_generation_refused;
+  EXPECT_EQ(stats.chunks_generated, 49u);
+  EXPECT_EQ(stats.chunks_downloaded, 0u);
+  EXPECT_EQ(server_->cache().stats().entries, 0u) << "the server generated chunks for a local session";
+  EXPECT_TRUE(holds_served_view({10, -7}, 3));
+}
+
+// The walk runs on both stores; the rest on SQLite.
+using LocalWalkTest = LocalSessionTest;
+
+TEST_P(LocalWalkTest, AWalkWhileAnotherClientEditsKeepsEveryCopyTheServers) {
+  ChunkOptions chunk;
+  chunk.layers = {0};  // a filter: the edited chunks' hashes are checked on a second, whole chunk
+  watch({0, 0}, 2, std::make_shared<WorldGenerator>(default_world()), chunk);
+  std::mt19937 random(7);
+  ChunkCoord at{0, 0};
+  for (int step = 0; step < 8; ++step) {
+    edit_some({at.x + 1, at.z}, random);     // in view now
+    edit_some({at.x + 3, at.z + 1}, random);  // enters the view with the next step
+    at.x += 1;
+    session_->set_position(centre_of(at));
+    ASSERT_TRUE(eventually([&] { return holds_served_view(at, 2); })) << "step " << step;
+  }
+  const ViewStats stats = session_->stats();
+  EXPECT_TRUE(stats.generating_locally);
+  EXPECT_GT(stats.edited_verified, 0u);
+  EXPECT_EQ(stats.edited_mismatches, 0u);
+  EXPECT_EQ(stats.change_hash_mismatches, 0u);
+}
+
+TEST_P(LocalSessionTest, ACorruptedBaseFailsTheHashAndIsFetched) {
+  std::mt19937 random(3);
+  const ChunkCoord spoiled{2, 0};
+  edit_some(spoiled, random);
+  auto generator = std::make_shared<LyingGenerator>(default_world());
+  generator->spoiled = spoiled;
+  watch({0, 0}, 2, generator);
+  ASSERT_TRUE(eventually([&] { return holds_served_view({0, 0}, 2); }));
+  EXPECT_EQ(session_->stats().edited_mismatches, 1u);
+}
+
+TEST_P(LocalSessionTest, AGeneratorOfAnotherWorldFallsBackToServerChunks) {
+  auto generator = std::make_shared<LyingGenerator>(default_world());
+  generator->other_fingerprint = "0123456789abcdef";
+  watch({0, 0}, 1, generator);
+  ASSERT_TRUE(eventually([&] { return holds_served_view({0, 0}, 1); }));
+  const ViewStats stats = session_->stats();
+  EXPECT_FALSE(stats.generating_locally);
+  EXPECT_EQ(stats.chunks_downloaded, 9u);
+  EXPECT_NE(stats.local_generation_refused.find("0123456789abcdef"), std::string::npos);
+  EXPECT_EQ(copies_.errors.size(), 1u) << "the reason is said once";
+}
+
+TEST_P(LocalSessionTest, AServerWithoutTheGeneratorVersionSendsChunksWhole) {
+  auto generator = std::make_shared<LyingGenerator>(default_world());
+  generator->versions = {99};
+  watch({0, 0}, 1, generator);
+  ASSERT_TRUE(eventually([&] { return holds_served_view({0, 0}, 1); }));
+  const ViewStats stats = session_->stats();
+  EXPECT_FALSE(stats.generating_locally);
+  EXPECT_NE(stats.local_generation_refused.find("generator version"), std::string::npos)
+      << stats.local_generation_refused;
+}
+
+TEST_P(LocalSessionTest, AServerThatKeepsItsDefinitionSendsChunksWhole) {
+  server_->shutdown(100ms);
+  start(/*client_generation=*/false);
+  watch({0, 0}, 1, std::make_shared<WorldGenerator>(default_world()));
+  ASSERT_TRUE(eventually([&] { return holds_served_view({0, 0}, 1); }));
+  EXPECT_NE(session_->stats().local_generation_refused.find("--client-generation off"), std::string::npos)
+      << session_->stats().local_generation_refused;
+}
+
+TEST_P(LocalSessionTest, AResumedSessionKeepsItsChunksAndGetsOnlyWhatChanged) {
+  watch({0, 0}, 2, std::make_shared<WorldGenerator>(default_world()));
+  ASSERT_TRUE(eventually([&] { return holds_served_view({0, 0}, 2); }));
+  const int port = server_->port();
+  server_->shutdown(100ms);
+  start(true, port);
+  std::mt19937 random(11);
+  edit_some({1, 1}, random);  // while the session was away
+  ASSERT_TRUE(eventually([&] { return session_->stats().reconnects >= 1 && holds_served_view({0, 0}, 2); }));
+  const ViewStats stats = session_->stats();
+  EXPECT_EQ(stats.chunks_generated, 25u + 1u) << "only the chunk edited meanwhile is made again";
+}
+
+INSTANTIATE_TEST_SUITE_P(Sqlite, LocalSessionTest, testing::Values("sqlite"));
+INSTANTIATE_TEST_SUITE_P(Stores, LocalWalkTest, testing::Values("sqlite", "postgres"));
+
+}  // namespace
+}  // namespace chunkforge::client
