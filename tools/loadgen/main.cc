@@ -4,12 +4,15 @@
 //                      --speed 2 --duration 60 --json [--server-pid PID]
 //
 // Modes: session (each player walks and keeps a Session; latency = from the position update
-// that brought a chunk into view to its arrival), chunk (GetChunk of the chunks around a
+// that brought a chunk into view to its arrival), local and local-generate (the same Session,
+// its players declaring that they generate pristine chunks themselves: local players generate
+// nothing, to measure the server; local-generate players really do, on --generator-threads
+// threads, and a chunk arrives once generated: local_players.h), chunk (GetChunk of the chunks around a
 // walking player; latency per call), region (StreamRegion around the player; latency per
 // chunk from the call's start). Reports chunks/s, p50/p99/max latency (of the whole run, and
 // apart for the start burst, when every player's first view arrives at once, and the steady
 // walk after --steady-after seconds), errors and, with --server-pid, the server's resident
-// memory (now and peak).
+// memory (now and peak), and the bytes of the session events per chunk.
 #include <grpcpp/grpcpp.h>
 #include <CLI/CLI.hpp>
 
@@ -31,6 +34,7 @@
 #include <vector>
 
 #include "chunkforge/v1/service.grpc.pb.h"
+#include "local_players.h"
 #include "parse_command_line.h"
 
 namespace {
@@ -46,6 +50,7 @@ struct Options {
   bool stagger = false;      // players step at spread phases instead of all at the same instant
   bool load_batches = true;  // session mode: the server may send several chunks in one event
   bool json = false;
+  int generator_threads = 2;  // local-generate: the pool every player shares
 };
 
 // One chunk's latency and when it arrived (seconds from the start of the run).
@@ -58,6 +63,7 @@ struct Results {
   std::mutex mutex;
   std::vector<Sample> samples;
   std::atomic<uint64_t> chunks{0}, errors{0};
+  std::atomic<uint64_t> event_bytes{0};  // session events as serialized (gRPC adds 5 bytes each)
   std::string first_error;
   void latency(double ms) {
     const double arrived = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -118,7 +124,10 @@ class SessionPlayer final
  public:
   using Key = std::pair<int64_t, int64_t>;
 
-  SessionPlayer(WorldService::Stub& stub, Results& r) : r_(r) {
+  // `local`: the player declares it; `pool`: and generates on it (local-generate).
+  SessionPlayer(WorldService::Stub& stub, Results& r, const chunkforge::v1::LocalGeneration* local = nullptr,
+                chunkforge::loadgen::GenerationPool* pool = nullptr)
+      : r_(r), local_(local), pool_(pool) {
     stub.async()->Session(&context_, this);
     // Writes start from the player's thread, outside any reaction: without a hold the call could
     // be done (OnDone) between move()'s check and its StartWrite. end() lets it go.
@@ -145,6 +154,8 @@ class SessionPlayer final
     update.set_z(static_cast<double>(p.second) * 64 + 32);
     update.set_view_radius(static_cast<uint32_t>(o.radius));
     update.set_accept_load_batches(o.load_batches);
+    if (local_ != nullptr && !asked_) *update.mutable_local_generation() = *local_;
+    asked_ = true;
     unwritten_.push_back(std::move(update));
     if (take_next_write()) {
       lock.unlock();
@@ -170,8 +181,14 @@ class SessionPlayer final
         read_all_ = true;
         return;
       }
-      if (event_.has_load()) arrived(event_.load());
-      for (const chunkforge::v1::Chunk& chunk : event_.loads().chunks()) arrived(chunk);
+      r_.event_bytes += event_.ByteSizeLong();
+      if (event_.has_load()) arrived(event_.load().coord());
+      for (const chunkforge::v1::Chunk& chunk : event_.loads().chunks()) arrived(chunk.coord());
+      const auto& offsets = event_.pristine().offsets();
+      for (int k = 0; k + 1 < offsets.size(); k += 2) {
+        entered(event_.pristine().origin().x() + offsets[k], event_.pristine().origin().z() + offsets[k + 1], {});
+      }
+      if (event_.has_edited()) entered(event_.edited().chunk().x(), event_.edited().chunk().z(), event_.edited());
     }
     StartRead(&event_);  // outside the lock: gRPC may run OnReadDone inline
   }
@@ -203,13 +220,31 @@ class SessionPlayer final
     return true;
   }
 
-  void arrived(const chunkforge::v1::Chunk& chunk) {
+  void arrived(const chunkforge::v1::ChunkCoord& c) {
     ++r_.chunks;
-    auto it = entered_.find({chunk.coord().x(), chunk.coord().z()});
+    auto it = entered_.find({c.x(), c.z()});
     if (it != entered_.end()) r_.latency(ms_since(it->second));
   }
 
+  // A chunk the player generates: arrived now, or once the pool made it.
+  void entered(int64_t x, int64_t z, std::optional<chunkforge::v1::ChunkChange> edited) {
+    chunkforge::v1::ChunkCoord c;
+    c.set_x(x);
+    c.set_z(z);
+    if (pool_ == nullptr) return arrived(c);
+    const auto it = entered_.find({x, z});
+    const std::optional<Clock::time_point> since =
+        it == entered_.end() ? std::nullopt : std::optional<Clock::time_point>(it->second);
+    pool_->submit(x, z, std::move(edited), [&r = r_, since] {
+      ++r.chunks;
+      if (since) r.latency(ms_since(*since));
+    });
+  }
+
   Results& r_;
+  const chunkforge::v1::LocalGeneration* local_;
+  chunkforge::loadgen::GenerationPool* pool_;
+  bool asked_ = false;
   grpc::ClientContext context_;
   chunkforge::v1::SessionEvent event_;
   chunkforge::v1::SessionUpdate outgoing_;
@@ -221,8 +256,10 @@ class SessionPlayer final
   grpc::Status status_;
 };
 
-void run_session(WorldService::Stub& stub, int player, const Options& o, Clock::time_point end, Results& r) {
-  SessionPlayer session(stub, r);
+void run_session(WorldService::Stub& stub, int player, const Options& o, Clock::time_point end, Results& r,
+                 const chunkforge::v1::LocalGeneration* local = nullptr,
+                 chunkforge::loadgen::GenerationPool* pool = nullptr) {
+  SessionPlayer session(stub, r, local, pool);
   const auto start = Clock::now();
   std::pair<int64_t, int64_t> last{INT64_MIN, 0};
   while (Clock::now() < end) {
@@ -302,7 +339,10 @@ std::pair<double, double> rss_mib(int pid) {
 constexpr const char* kDescription =
     "Simulated players against a world server, over loopback or a network. Modes: session (each\n"
     "player walks and keeps a Session; latency = from the position update that brought a chunk\n"
-    "into view to its arrival), chunk (GetChunk of the chunks around a walking player; latency\n"
+    "into view to its arrival), local (the same, players declaring they generate pristine chunks\n"
+    "themselves, generating nothing: the server's capacity), local-generate (they really do, on\n"
+    "--generator-threads threads; a chunk arrives once generated), chunk (GetChunk of the chunks around a walking "
+    "player; latency\n"
     "per call), region (StreamRegion around the player; latency per chunk from the call's\n"
     "start). Reports chunks/s, p50/p99/max latency (also apart for the first --steady-after\n"
     "seconds, the start burst, and the steady walk after), errors and, with --server-pid, the\n"
@@ -324,9 +364,13 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
   app.get_formatter()->label("Usage", "usage");
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--server", o.server, "the server's host:port (default 127.0.0.1:50051)")->type_name("ADDR");
-  app.add_option("--mode", o.mode, "session, chunk or region (default session)")
+  app.add_option("--mode", o.mode, "session, local, local-generate, chunk or region (default session)")
       ->type_name("MODE")
-      ->check(CLI::IsMember({"session", "chunk", "region"}).description(""));
+      ->check(CLI::IsMember({"session", "local", "local-generate", "chunk", "region"}).description(""));
+  app.add_option("--generator-threads", o.generator_threads,
+                 "local-generate: threads generating for every player, 1 to 64 (default 2)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 64).description(""));
   app.add_option("--players", o.players, "simulated players, 1 to 5000 (default 10)")
       ->type_name("N")
       ->check(CLI::Range(1, 5000).description(""));
@@ -369,22 +413,37 @@ int main(int argc, char** argv) {
     stubs.push_back(
         WorldService::NewStub(grpc::CreateCustomChannel(o.server, grpc::InsecureChannelCredentials(), args)));
   }
+  std::optional<chunkforge::loadgen::LocalWorld> local;
+  std::unique_ptr<chunkforge::loadgen::GenerationPool> pool;
+  if (o.mode == "local" || o.mode == "local-generate") {
+    std::string error;
+    local = chunkforge::loadgen::fetch_local_world(*stubs[0], o.mode == "local-generate", error);
+    if (!local) {
+      std::cerr << "chunkforge-loadgen: " << error << '\n';
+      return 1;
+    }
+    if (local->world) pool = std::make_unique<chunkforge::loadgen::GenerationPool>(local->world, o.generator_threads);
+  }
   std::vector<std::thread> players;
   for (int p = 0; p < o.players; ++p) {
     players.emplace_back([&, p] {
       WorldService::Stub& stub = *stubs[static_cast<size_t>(p) % stubs.size()];
       if (o.mode == "session") run_session(stub, p, o, end, r);
+      if (local) run_session(stub, p, o, end, r, &local->declared, pool.get());
       if (o.mode == "chunk") run_chunk(stub, p, o, end, r);
       if (o.mode == "region") run_region(stub, p, o, end, r);
     });
   }
   for (std::thread& t : players) t.join();
+  const size_t peak_generation_queue = pool ? pool->peak_queue() : 0;
+  pool.reset();  // the chunks still queued are not counted
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   // The whole run, the start burst (every player's first view at once) and the steady walk.
   const Percentiles all = percentiles(r.samples, 0, seconds + 1);
   const Percentiles burst = percentiles(r.samples, 0, o.steady_after);
   const Percentiles steady = percentiles(r.samples, o.steady_after, seconds + 1);
   const auto [rss, peak] = o.server_pid > 0 ? rss_mib(o.server_pid) : std::pair{0.0, 0.0};
+  const double bytes_per_chunk = r.chunks > 0 ? static_cast<double>(r.event_bytes) / static_cast<double>(r.chunks) : 0;
   if (o.json) {
     std::cout << "{\"mode\":\"" << o.mode << "\",\"players\":" << o.players << ",\"radius\":" << o.radius
               << ",\"stagger\":" << (o.stagger ? "true" : "false") << ",\"seconds\":" << seconds
@@ -393,13 +452,17 @@ int main(int argc, char** argv) {
               << ",\"latency_max_ms\":" << all.max << ",\"start_latency_p50_ms\":" << burst.p50
               << ",\"start_latency_p99_ms\":" << burst.p99 << ",\"steady_latency_p50_ms\":" << steady.p50
               << ",\"steady_latency_p99_ms\":" << steady.p99 << ",\"errors\":" << r.errors
-              << ",\"server_rss_mib\":" << rss << ",\"server_peak_rss_mib\":" << peak << "}\n";
+              << ",\"server_rss_mib\":" << rss << ",\"server_peak_rss_mib\":" << peak
+              << ",\"event_bytes\":" << r.event_bytes << ",\"event_bytes_per_chunk\":" << bytes_per_chunk
+              << ",\"peak_generation_queue\":" << peak_generation_queue << "}\n";
   } else {
     std::cout << o.players << " players, " << o.mode << ", " << seconds << " s: " << r.chunks << " chunks ("
               << static_cast<double>(r.chunks) / seconds << "/s), latency p50 " << all.p50 << " ms, p99 " << all.p99
               << " ms, max " << all.max << " ms (first " << o.steady_after << " s: p50 " << burst.p50 << ", p99 "
               << burst.p99 << "; after: p50 " << steady.p50 << ", p99 " << steady.p99 << "), " << r.errors << " errors";
     if (o.server_pid > 0) std::cout << ", server RSS " << rss << " MiB (peak " << peak << ")";
+    std::cout << ", " << bytes_per_chunk << " event bytes per chunk";
+    if (pool) std::cout << ", generation queue peak " << peak_generation_queue;
     std::cout << '\n';
   }
   if (!r.first_error.empty()) std::cerr << "first error: " << r.first_error << '\n';
