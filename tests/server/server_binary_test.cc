@@ -84,20 +84,30 @@ TEST(ServerBinaryTest, LoadGeneratorRunsSessionsWithoutErrors) {
   }
   const int port = reported_port(read_text(server.log));
   ASSERT_GT(port, 0) << read_text(server.log);
-  for (const bool stagger : {false, true}) {  // players stepping together, then at spread phases
+  const auto run = [&](const std::string& mode, bool stagger) {
     const std::string command = std::string(CHUNKFORGE_LOADGEN) + " --server 127.0.0.1:" + std::to_string(port) +
-                                " --mode session --players 4 --radius 2 --speed 4 --duration 2 --json --server-pid " +
+                                " --mode " + mode +
+                                " --players 4 --radius 2 --speed 4 --duration 2 --json --server-pid " +
                                 std::to_string(server.pid) + (stagger ? " --stagger" : "") + " 2>&1";
     std::string out;
-    {
-      std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-      char buffer[4096];
-      while (size_t n = fread(buffer, 1, sizeof buffer, pipe.get())) out.append(buffer, n);
-      EXPECT_EQ(pclose(pipe.release()), 0) << out;
-    }
-    EXPECT_NE(out.find(stagger ? "\"stagger\":true" : "\"stagger\":false"), std::string::npos) << out;
+    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+    char buffer[4096];
+    while (size_t n = fread(buffer, 1, sizeof buffer, pipe.get())) out.append(buffer, n);
+    EXPECT_EQ(pclose(pipe.release()), 0) << out;
     EXPECT_NE(out.find("\"errors\":0"), std::string::npos) << out;
     EXPECT_EQ(out.find("\"chunks\":0,"), std::string::npos) << out;
+    return out;
+  };
+  for (const bool stagger : {false, true}) {  // players stepping together, then at spread phases
+    const std::string out = run("session", stagger);
+    EXPECT_NE(out.find(stagger ? "\"stagger\":true" : "\"stagger\":false"), std::string::npos) << out;
+  }
+  // Players that generate: a few bytes per chunk where a whole chunk is hundreds.
+  for (const std::string mode : {"local", "local-generate"}) {
+    const std::string out = run(mode, false);
+    const size_t at = out.find("\"event_bytes_per_chunk\":");
+    ASSERT_NE(at, std::string::npos) << out;
+    EXPECT_LT(std::stod(out.substr(at + 24)), 16) << out;
   }
   kill(server.pid, SIGTERM);
   EXPECT_EQ(wait_for(server, std::chrono::seconds(5)), 0) << read_text(server.log);

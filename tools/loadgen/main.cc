@@ -12,8 +12,9 @@
 // chunk from the call's start). Reports chunks/s, p50/p99/max latency (of the whole run, and
 // apart for the start burst, when every player's first view arrives at once, and the steady
 // walk after --steady-after seconds), errors and, with --server-pid, the server's resident
-// memory (now and peak), and the bytes of the session events per chunk.
+// memory (now and peak) and CPU, and the bytes of the session events per chunk.
 #include <grpcpp/grpcpp.h>
+#include <unistd.h>
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -29,6 +30,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -336,18 +338,33 @@ std::pair<double, double> rss_mib(int pid) {
   return {now, peak};
 }
 
+// CPU seconds (user + system) a local process has used so far (0 if unknown).
+double cpu_seconds(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t after_name = stat.rfind(')');  // the name may hold spaces
+  if (after_name == std::string::npos) return 0;
+  std::istringstream fields(stat.substr(after_name + 2));
+  std::string field;
+  double utime = 0, stime = 0;
+  for (int k = 3; k <= 15 && fields >> field; ++k) {  // fields 14 and 15: utime, stime (clock ticks)
+    if (k == 14) utime = std::stod(field);
+    if (k == 15) stime = std::stod(field);
+  }
+  return (utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
 constexpr const char* kDescription =
     "Simulated players against a world server, over loopback or a network. Modes: session (each\n"
     "player walks and keeps a Session; latency = from the position update that brought a chunk\n"
     "into view to its arrival), local (the same, players declaring they generate pristine chunks\n"
     "themselves, generating nothing: the server's capacity), local-generate (they really do, on\n"
-    "--generator-threads threads; a chunk arrives once generated), chunk (GetChunk of the chunks around a walking "
-    "player; latency\n"
-    "per call), region (StreamRegion around the player; latency per chunk from the call's\n"
-    "start). Reports chunks/s, p50/p99/max latency (also apart for the first --steady-after\n"
-    "seconds, the start burst, and the steady walk after), errors and, with --server-pid, the\n"
-    "server's resident memory (now and peak). Exit 0 without errors, 1 with some, 2 for bad\n"
-    "options.\n";
+    "--generator-threads threads; a chunk arrives once generated), chunk (GetChunk of the chunks\n"
+    "around a walking player; latency per call), region (StreamRegion around the player; latency\n"
+    "per chunk from the call's start). Reports chunks/s, p50/p99/max latency (also apart for the\n"
+    "first --steady-after seconds, the start burst, and the steady walk after), errors, session\n"
+    "event bytes per chunk and, with --server-pid, the server's resident memory (now and peak)\n"
+    "and CPU. Exit 0 without errors, 1 with some, 2 for bad options.\n";
 
 // --speed: CLI11's PositiveNumber would print DBL_MAX in its message.
 std::string positive_number(const std::string& text) {
@@ -387,7 +404,7 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
                  "seconds after which latencies count as the steady walk, not the start burst\n(default 10)")
       ->type_name("S")
       ->check(positive_number);
-  app.add_option("--server-pid", o.server_pid, "a local server's process id: report its resident memory")
+  app.add_option("--server-pid", o.server_pid, "a local server's process id: report its resident memory and CPU")
       ->type_name("PID")
       ->check(CLI::Range(0, std::numeric_limits<int>::max()).description(""));
   app.add_flag("--stagger", o.stagger, "players step at spread phases, not all at the same instant");
@@ -403,6 +420,7 @@ int main(int argc, char** argv) {
   Options o;
   if (const std::optional<int> exit_code = parse(argc, argv, o)) return *exit_code;
   Results r;
+  const double server_cpu_start = o.server_pid > 0 ? cpu_seconds(o.server_pid) : 0;
   const auto start = Clock::now();
   const auto end = start + std::chrono::seconds(o.duration);
   // A few channels shared by the players, as a game server fleet's clients would be spread.
@@ -443,6 +461,8 @@ int main(int argc, char** argv) {
   const Percentiles burst = percentiles(r.samples, 0, o.steady_after);
   const Percentiles steady = percentiles(r.samples, o.steady_after, seconds + 1);
   const auto [rss, peak] = o.server_pid > 0 ? rss_mib(o.server_pid) : std::pair{0.0, 0.0};
+  const double server_cpu = o.server_pid > 0 ? cpu_seconds(o.server_pid) - server_cpu_start : 0;
+  const double server_cpu_ms_per_chunk = r.chunks > 0 ? 1000 * server_cpu / static_cast<double>(r.chunks) : 0;
   const double bytes_per_chunk = r.chunks > 0 ? static_cast<double>(r.event_bytes) / static_cast<double>(r.chunks) : 0;
   if (o.json) {
     std::cout << "{\"mode\":\"" << o.mode << "\",\"players\":" << o.players << ",\"radius\":" << o.radius
@@ -454,13 +474,17 @@ int main(int argc, char** argv) {
               << ",\"steady_latency_p99_ms\":" << steady.p99 << ",\"errors\":" << r.errors
               << ",\"server_rss_mib\":" << rss << ",\"server_peak_rss_mib\":" << peak
               << ",\"event_bytes\":" << r.event_bytes << ",\"event_bytes_per_chunk\":" << bytes_per_chunk
-              << ",\"peak_generation_queue\":" << peak_generation_queue << "}\n";
+              << ",\"peak_generation_queue\":" << peak_generation_queue << ",\"server_cpu_s\":" << server_cpu
+              << ",\"server_cpu_ms_per_chunk\":" << server_cpu_ms_per_chunk << "}\n";
   } else {
     std::cout << o.players << " players, " << o.mode << ", " << seconds << " s: " << r.chunks << " chunks ("
               << static_cast<double>(r.chunks) / seconds << "/s), latency p50 " << all.p50 << " ms, p99 " << all.p99
               << " ms, max " << all.max << " ms (first " << o.steady_after << " s: p50 " << burst.p50 << ", p99 "
               << burst.p99 << "; after: p50 " << steady.p50 << ", p99 " << steady.p99 << "), " << r.errors << " errors";
-    if (o.server_pid > 0) std::cout << ", server RSS " << rss << " MiB (peak " << peak << ")";
+    if (o.server_pid > 0) {
+      std::cout << ", server RSS " << rss << " MiB (peak " << peak << "), server CPU " << server_cpu << " s ("
+                << server_cpu_ms_per_chunk << " ms per chunk)";
+    }
     std::cout << ", " << bytes_per_chunk << " event bytes per chunk";
     if (pool) std::cout << ", generation queue peak " << peak_generation_queue;
     std::cout << '\n';
