@@ -42,6 +42,11 @@ constexpr size_t kMaxBatchBytes = size_t{1} << 20;
 // GetChunk took over a second. A player moves far less often; past this pace HTTP/2 flow
 // control holds the client's updates back.
 constexpr auto kMinUpdateInterval = std::chrono::milliseconds(10);
+// A session whose client generates is answered at once from the version index, so nothing else
+// paces its view: a client jumping a radius-16 view (1,089 chunks) every 10 ms kept the callback
+// threads busy with bookkeeping alone. Its view may turn over at most this many chunks a
+// second: a radius-16 view is read every 54 ms, a radius-3 one every 10 ms, as any session.
+constexpr double kMaxLocalViewChunksPerSecond = 20000;
 
 std::string varint(uint64_t v) {
   std::string out;
@@ -156,6 +161,7 @@ class SessionReactor final
       if (update.has_local_generation()) answer_local(update.local_generation());
     }
     view_.move(update);
+    view_radius_ = update.view_radius();
     service_.players().move(player_, update.x(), update.z());  // the live map's players overlay
     catch_up_held();
     look_ahead(update.view_radius());
@@ -227,15 +233,16 @@ class SessionReactor final
 
   // Reads the next update unless the client owes too many unloads: it is then not reading, and
   // HTTP/2 flow control holds its updates back until it does.
-  // Reads are paced too (kMinUpdateInterval): a read due later waits on an alarm.
+  // Reads are paced too (update_interval): a read due later waits on an alarm.
   void read_more() {
     if (finished_ || reads_done_ || reading_ || read_waiting_) return;
     if (view_.owed_unloads() > service_.limits().max_owed_unloads) return;
     const auto now = std::chrono::steady_clock::now();
-    if (now < last_read_ + kMinUpdateInterval) {
+    const auto interval = update_interval();
+    if (now < last_read_ + interval) {
       read_waiting_ = true;
       read_alarm_ = std::make_unique<grpc::Alarm>();  // replacing a fired alarm in its callback is safe
-      read_alarm_->Set(std::chrono::system_clock::now() + (last_read_ + kMinUpdateInterval - now),
+      read_alarm_->Set(std::chrono::system_clock::now() + (last_read_ + interval - now),
                        [weak = std::weak_ptr<State>(state_)](bool ok) {
                          if (!ok) return;
                          State::with_reactor(weak, [](SessionReactor& reactor) {
@@ -248,6 +255,14 @@ class SessionReactor final
     last_read_ = now;
     reading_ = true;
     StartRead(&incoming_);
+  }
+
+  std::chrono::steady_clock::duration update_interval() const {
+    if (!local_) return kMinUpdateInterval;
+    const double side = 2.0 * view_radius_ + 1;
+    const auto local = std::chrono::duration<double>(side * side / kMaxLocalViewChunksPerSecond);
+    return std::max<std::chrono::steady_clock::duration>(
+        kMinUpdateInterval, std::chrono::duration_cast<std::chrono::steady_clock::duration>(local));
   }
 
   // Starts generations (nearest first, within the window) and writes the next event.
@@ -353,7 +368,10 @@ class SessionReactor final
     const std::string refusal = service_.local_generation_refusal(client);
     local_ = refusal.empty();
     answer_ = local_answer_event(local_, refusal);
-    if (local_) view_.set_window(kLocalWindow);
+    if (local_) {
+      view_.set_window(kLocalWindow);
+      view_.set_unloads(false);  // a jump would otherwise owe one event per chunk of the view
+    }
     if (!local_) spdlog::info("session: local generation refused: {}", refusal);
   }
 
@@ -451,6 +469,7 @@ class SessionReactor final
   // Local generation (answer_local): accepted; the answer still to write; edited chunks waiting
   // for their log and logs being read; a ready edited chunk met while batching pristine ones.
   bool local_ = false;
+  uint32_t view_radius_ = 0;  // the last update's (update_interval)
   std::string answer_;
   std::deque<std::pair<SessionView::Generation, uint64_t>> edited_waiting_;
   size_t edited_reading_ = 0;

@@ -42,11 +42,6 @@ int64_t SessionView::ring(ChunkKey key) const {
   return std::max(std::abs(key.x - centre_.x), std::abs(key.z - centre_.z));
 }
 
-// Nearest first; ties by z, then x, so that the order never depends on container order.
-bool SessionView::nearer(ChunkKey a, ChunkKey b) const {
-  return std::tuple(distance2(a), a.z, a.x) < std::tuple(distance2(b), b.z, b.x);
-}
-
 void SessionView::move(double x, double z, uint32_t radius, std::span<const ChunkKey> held,
                        std::span<const uint64_t> held_versions) {
   const auto chunk_size = static_cast<uint32_t>(chunk_size_);
@@ -68,7 +63,7 @@ void SessionView::move(double x, double z, uint32_t radius, std::span<const Chun
     if (in_view(it->first)) {
       ++it;
     } else {
-      owed_unloads_.insert(it->first);
+      if (send_unloads_) owed_unloads_.insert(it->first);
       it = loaded_.erase(it);
     }
   }
@@ -87,6 +82,36 @@ void SessionView::move(double x, double z, uint32_t radius, std::span<const Chun
       if (!loaded_.count(k) && !in_flight_.count(k) && !ready_.count(k)) wanted_.insert(k);
     }
   }
+  rank_all();
+}
+
+SessionView::Ranked SessionView::rank(ChunkKey key) const { return {distance2(key), key.z, key.x}; }
+
+// Both orders afresh around the new centre: what the last one held is stale (another centre,
+// keys gone). Linear: make_heap.
+void SessionView::rank_all() {
+  std::vector<Ranked> wanted, ready;
+  wanted.reserve(wanted_.size());
+  ready.reserve(ready_.size());
+  for (const ChunkKey k : wanted_) wanted.push_back(rank(k));
+  for (const auto& entry : ready_) ready.push_back(rank(entry.first));
+  wanted_order_ = Order(std::greater<>(), std::move(wanted));
+  ready_order_ = Order(std::greater<>(), std::move(ready));
+}
+
+void SessionView::want(ChunkKey key) {
+  if (wanted_.insert(key).second) wanted_order_.push(rank(key));
+}
+
+// The nearest key of `order` still in `set` (entries whose key left it are dropped on the way).
+template <typename Set>
+std::optional<ChunkKey> SessionView::pop_nearest(Order& order, const Set& set) {
+  while (!order.empty()) {
+    const auto [distance, z, x] = order.top();
+    order.pop();
+    if (set.count(ChunkKey{x, z}) > 0) return ChunkKey{x, z};
+  }
+  return std::nullopt;
 }
 
 void SessionView::move(const v1::SessionUpdate& update) {
@@ -99,10 +124,10 @@ void SessionView::move(const v1::SessionUpdate& update) {
 
 std::optional<SessionView::Generation> SessionView::next_generation() {
   if (wanted_.empty() || in_flight_.size() + ready_.size() >= window_) return std::nullopt;
-  const auto nearest =
-      std::min_element(wanted_.begin(), wanted_.end(), [&](ChunkKey a, ChunkKey b) { return nearer(a, b); });
+  const std::optional<ChunkKey> nearest = pop_nearest(wanted_order_, wanted_);
+  if (!nearest) return std::nullopt;  // cannot be: every wanted key is ranked
   Generation generation{*nearest, std::make_shared<std::atomic<bool>>(false)};
-  wanted_.erase(nearest);
+  wanted_.erase(*nearest);
   in_flight_.emplace(generation.key, generation.unwanted);
   return generation;
 }
@@ -113,9 +138,10 @@ void SessionView::generated(ChunkKey key, Bytes bytes, uint64_t version) {
   if (!bytes || (newest != newest_.end() && newest->second > version)) {
     // Dropped by the queue while it was unwanted, or older than a change heard of meanwhile:
     // wanted again.
-    wanted_.insert(key);
+    want(key);
     return;
   }
+  if (!ready_.count(key)) ready_order_.push(rank(key));
   ready_[key] = {std::move(bytes), version};
 }
 
@@ -136,7 +162,7 @@ void SessionView::changed(ChunkKey key, uint64_t version, Bytes event, bool rese
   newest = std::max(newest, version);
   if (const auto r = ready_.find(key); r != ready_.end() && r->second.version < version) {
     ready_.erase(r);
-    wanted_.insert(key);
+    want(key);
   }
 }
 
@@ -149,7 +175,7 @@ std::optional<uint64_t> SessionView::loaded_version(ChunkKey key) const {
 // The client keeps its copy until the new load replaces it: no unload.
 void SessionView::replace(ChunkKey key) {
   if (loaded_.erase(key) == 0) return;
-  wanted_.insert(key);
+  want(key);
 }
 
 // A client that does not read its changes gets whole chunks instead, once each: what it is
@@ -177,8 +203,9 @@ std::optional<SessionView::Event> SessionView::next_event() {
 
 std::optional<SessionView::Event> SessionView::next_load() {
   if (ready_.empty() || !owed_unloads_.empty() || !changes_.empty()) return std::nullopt;
-  const auto nearest = std::min_element(ready_.begin(), ready_.end(),
-                                        [&](const auto& a, const auto& b) { return nearer(a.first, b.first); });
+  const std::optional<ChunkKey> key = pop_nearest(ready_order_, ready_);
+  if (!key) return std::nullopt;  // cannot be: every ready key is ranked
+  const auto nearest = ready_.find(*key);
   Event event{Kind::load, nearest->first, std::move(nearest->second.bytes)};
   loaded_[event.key] = nearest->second.version;
   newest_.erase(event.key);

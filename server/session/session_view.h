@@ -29,9 +29,11 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <queue>
 #include <set>
 #include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -73,6 +75,9 @@ class SessionView {
   // Another window from now on (a session whose client generates: its pristine chunks are ready
   // at once and cost no generation, so many go in one event).
   void set_window(size_t window) { window_ = window; }
+  // Whether chunks leaving the view are owed an unload event (the default). A client that
+  // generates drops what leaves its view itself: it is sent none, however fast it jumps.
+  void set_unloads(bool send) { send_unloads_ = send; }
 
   // The player is now at (x, z) (world units, already validated) and sees `radius` chunks around
   // its chunk. `held`: chunks the client says it has, at `held_versions` (missing: 0); those
@@ -135,15 +140,28 @@ class SessionView {
 
  private:
   bool in_view(ChunkKey key) const { return box_.contains(key); }
-  bool nearer(ChunkKey a, ChunkKey b) const;
   void reload_queued_changes();
+  // Nearest-first orders of wanted_ and ready_ (nearest by distance2, ties by z, then x, so that
+  // the order never depends on container order): min-heaps of (distance2, z, x) around the
+  // centre, rebuilt at every move, so that taking the nearest costs a log, not a scan (a view of
+  // radius 16 is 1,089 chunks, and a session whose client generates takes them all at once).
+  // An entry whose key left its set is dropped when it comes up.
+  using Ranked = std::tuple<int64_t, int64_t, int64_t>;
+  using Order = std::priority_queue<Ranked, std::vector<Ranked>, std::greater<>>;
+  Ranked rank(ChunkKey key) const;
+  void rank_all();
+  void want(ChunkKey key);
+  template <typename Set>
+  static std::optional<ChunkKey> pop_nearest(Order& order, const Set& set);
 
   int64_t chunk_size_, chunk_limit_;
   size_t window_;
+  bool send_unloads_ = true;
   ChunkKey centre_;
   ChunkBox box_;                         // the view, clipped to the world
   std::map<ChunkKey, uint64_t> loaded_;  // the version the client has
   std::set<ChunkKey> wanted_, owed_unloads_;
+  Order wanted_order_, ready_order_;
   std::map<ChunkKey, std::shared_ptr<std::atomic<bool>>> in_flight_;
   struct Ready {
     Bytes bytes;
