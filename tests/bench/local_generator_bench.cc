@@ -4,7 +4,9 @@
 // threads that take the view's chunks nearest first from one shared list, as a session's
 // workers would. The aim: 2 threads within 150 ms on the 2-core reference machine.
 //
-//   BM_ViewCold/threads:1|2   one iteration is one whole view; wall time (UseRealTime)
+//   BM_ViewCold/threads:1|2/memo_cells:N   one iteration is one whole view; wall time
+//                                          (UseRealTime); N = LocalGeneratorOptions::memo_cells
+// Counter peak_rss_MB: the process's peak resident memory (VmHWM), which bounds the streams'.
 //
 //   ./build/tests/bench/local_generator_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only
 #include <benchmark/benchmark.h>
@@ -12,7 +14,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
+#include <string>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -48,6 +52,16 @@ v1::WorldInfo served_info() {
   return info;
 }
 
+// VmHWM of /proc/self/status in MB (0 if unreadable).
+double peak_rss_mb() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  }
+  return 0;
+}
+
 void BM_ViewCold(benchmark::State& state) {
   const auto threads = static_cast<size_t>(state.range(0));
   const std::vector<ChunkCoord> chunks = view();
@@ -56,7 +70,8 @@ void BM_ViewCold(benchmark::State& state) {
   std::atomic<size_t> bytes{0};
   for (auto _ : state) {
     state.PauseTiming();
-    auto generator = make_local_generator(info, {.max_streams = threads});
+    auto generator =
+        make_local_generator(info, {.max_streams = threads, .memo_cells = static_cast<size_t>(state.range(1))});
     if (!generator) std::abort();
     std::atomic<size_t> next{0};
     state.ResumeTiming();
@@ -71,10 +86,17 @@ void BM_ViewCold(benchmark::State& state) {
     for (std::thread& worker : workers) worker.join();
   }
   state.counters["chunks"] = static_cast<double>(chunks.size());
+  state.counters["peak_rss_MB"] = peak_rss_mb();
   state.counters["MB_per_view"] =
       static_cast<double>(bytes.load()) / 1e6 / static_cast<double>(state.iterations());
 }
-BENCHMARK(BM_ViewCold)->ArgName("threads")->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ViewCold)
+    ->ArgNames({"threads", "memo_cells"})
+    ->Args({1, 32768})
+    ->Args({2, 32768})
+    ->Args({2, 131072})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace chunkforge::client
