@@ -6,7 +6,10 @@
 //
 //   BM_ViewCold/threads:1|2/memo_cells:N   one iteration is one whole view; wall time
 //                                          (UseRealTime); N = LocalGeneratorOptions::memo_cells
-// Counter peak_rss_MB: the process's peak resident memory (VmHWM), which bounds the streams'.
+// Counters: cpu_ms_per_view, the CPU time of the whole process per view (every thread's: on a
+// loaded machine, where wall time shows the load, it shows the work); peak_rss_MB, the
+// process's peak resident memory (VmHWM), which bounds the streams' (run one configuration
+// alone, with --benchmark_filter, to read it).
 //
 //   ./build/tests/bench/local_generator_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only
 #include <benchmark/benchmark.h>
@@ -14,6 +17,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -62,18 +66,27 @@ double peak_rss_mb() {
   return 0;
 }
 
+// CPU seconds of every thread of the process so far.
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
 void BM_ViewCold(benchmark::State& state) {
   const auto threads = static_cast<size_t>(state.range(0));
   const std::vector<ChunkCoord> chunks = view();
   const v1::WorldInfo info = served_info();
   const ChunkOptions options{.include_terrain = true, .terrain_step = 1, .layers = {}};
   std::atomic<size_t> bytes{0};
+  double cpu_seconds = 0;
   for (auto _ : state) {
     state.PauseTiming();
     auto generator =
         make_local_generator(info, {.max_streams = threads, .memo_cells = static_cast<size_t>(state.range(1))});
     if (!generator) std::abort();
     std::atomic<size_t> next{0};
+    const double cpu_start = process_cpu_seconds();
     state.ResumeTiming();
     std::vector<std::thread> workers;
     for (size_t t = 0; t < threads; ++t) {
@@ -84,8 +97,10 @@ void BM_ViewCold(benchmark::State& state) {
       });
     }
     for (std::thread& worker : workers) worker.join();
+    cpu_seconds += process_cpu_seconds() - cpu_start;
   }
   state.counters["chunks"] = static_cast<double>(chunks.size());
+  state.counters["cpu_ms_per_view"] = cpu_seconds * 1e3 / static_cast<double>(state.iterations());
   state.counters["peak_rss_MB"] = peak_rss_mb();
   state.counters["MB_per_view"] =
       static_cast<double>(bytes.load()) / 1e6 / static_cast<double>(state.iterations());
