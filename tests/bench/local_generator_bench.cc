@@ -102,8 +102,7 @@ void BM_ViewCold(benchmark::State& state) {
   state.counters["chunks"] = static_cast<double>(chunks.size());
   state.counters["cpu_ms_per_view"] = cpu_seconds * 1e3 / static_cast<double>(state.iterations());
   state.counters["peak_rss_MB"] = peak_rss_mb();
-  state.counters["MB_per_view"] =
-      static_cast<double>(bytes.load()) / 1e6 / static_cast<double>(state.iterations());
+  state.counters["MB_per_view"] = static_cast<double>(bytes.load()) / 1e6 / static_cast<double>(state.iterations());
 }
 BENCHMARK(BM_ViewCold)
     ->ArgNames({"threads", "memo_cells"})

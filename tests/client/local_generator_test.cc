@@ -106,8 +106,8 @@ void expect_servers_bytes(const World& world, uint32_t version) {
       std::shared_ptr<const v1::Chunk> local = generator->generate(c, options);
       ASSERT_TRUE(local);
       EXPECT_EQ(canonical_bytes(*local), served.served(c, options))
-          << "chunk " << c.x << "," << c.z << " terrain " << options.include_terrain << " step "
-          << options.terrain_step << " layers " << options.layers.size();
+          << "chunk " << c.x << "," << c.z << " terrain " << options.include_terrain << " step " << options.terrain_step
+          << " layers " << options.layers.size();
       ++compared;
     }
   }

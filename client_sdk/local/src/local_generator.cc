@@ -42,8 +42,8 @@ void LocalGenerator::check_request(ChunkCoord coord, const ChunkOptions& options
   }
   for (uint32_t id : options.layers) {
     if (id >= world_.resources().size()) {
-      throw std::invalid_argument("options.layers: layer ids are in [0, " +
-                                  std::to_string(world_.resources().size()) + ") (got " + std::to_string(id) + ")");
+      throw std::invalid_argument("options.layers: layer ids are in [0, " + std::to_string(world_.resources().size()) +
+                                  ") (got " + std::to_string(id) + ")");
     }
   }
 }

@@ -42,7 +42,8 @@ Result<World> world_of(const v1::WorldInfo& info) {
   if (!built.ok()) {
     std::string errors;
     for (const FieldError& e : built.errors) errors += (errors.empty() ? "" : "; ") + e.to_string();
-    return Status{StatusCode::invalid_argument, "definition: the server's world definition does not validate: " + errors};
+    return Status{StatusCode::invalid_argument,
+                  "definition: the server's world definition does not validate: " + errors};
   }
   const World& world = *built.world;
   if (world.fingerprint() != info.fingerprint() || world.generator_version() != info.generator_version()) {

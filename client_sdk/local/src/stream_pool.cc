@@ -55,8 +55,8 @@ std::optional<StreamPool::Lease> StreamPool::acquire(chunkforge::ChunkCoord near
       ++streams_;
       lock.unlock();  // a new stream allocates; others need not wait for that
       try {
-        return Lease(this, std::make_unique<Lease::Idle>(
-                               Lease::Idle{std::make_unique<ChunkStream>(world_, memo_cells_), near}));
+        return Lease(
+            this, std::make_unique<Lease::Idle>(Lease::Idle{std::make_unique<ChunkStream>(world_, memo_cells_), near}));
       } catch (...) {
         forget_one();
         throw;
