@@ -20,6 +20,7 @@
 #include "chunkforge/encode.h"
 #include "chunkforge/v1/chunk.pb.h"
 #include "chunkforge/v1/info.pb.h"
+#include "generator_versions.h"
 #include "local_generator_impl.h"
 #include "support/free_port.h"
 #include "world_server.h"
@@ -70,6 +71,7 @@ std::vector<ChunkCoord> random_chunks(uint32_t chunk_size) {
   const int64_t edge = chunk_limit(chunk_size);
   std::uniform_int_distribution<int64_t> near(-3000, 3000), far(edge - 5000, edge);
   std::vector<ChunkCoord> out;
+  out.reserve(42);
   for (int k = 0; k < 30; ++k) out.push_back({near(random), near(random)});
   for (int k = 0; k < 10; ++k) {
     const int64_t sx = (k & 1) != 0 ? -1 : 1, sz = (k & 2) != 0 ? -1 : 1;
@@ -127,7 +129,12 @@ TEST(LocalGeneratorTest, ListsEveryVersionThisBuildGenerates) {
   ASSERT_TRUE(served.ok());
   std::shared_ptr<BaseGenerator> generator = generator_of(served.client());
   ASSERT_TRUE(generator);
-  EXPECT_EQ(generator->generator_versions(), (std::vector<uint32_t>{1, 2}));
+  std::vector<uint32_t> table;
+  for (const GeneratorVersion& version : chunkforge::generator_versions()) table.push_back(version.number);
+  EXPECT_EQ(generator->generator_versions(), table);
+  EXPECT_GE(table.size(), 2u) << "version 1 stays selectable beside the newest";
+  EXPECT_EQ(table.front(), kOldestGeneratorVersion);
+  EXPECT_EQ(table.back(), kGeneratorVersion);
 }
 
 // Eight threads share a generator of two streams, each generating the same chunks in its own
@@ -143,10 +150,12 @@ TEST(LocalGeneratorTest, ManyThreadsAtOnceGetTheSameBytes) {
     for (int64_t x = 40; x <= 45; ++x) chunks.push_back({x, z});
   }
   std::vector<std::string> expected;
+  expected.reserve(chunks.size());
   for (const ChunkCoord& c : chunks) expected.push_back(served.served(c, options));
   constexpr int kThreads = 8;
   std::vector<int> mismatches(kThreads, 0);
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       std::vector<size_t> order(chunks.size());
@@ -193,7 +202,11 @@ TEST(LocalGeneratorTest, RefusesAWorldInfoThatItsDefinitionDoesNotBuild) {
   refused = make_local_generator(altered);
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.status().code, StatusCode::failed_precondition);
-  EXPECT_NE(refused.status().message.find("versions 1, 2"), std::string::npos) << refused.status().message;
+  std::string versions;
+  for (const GeneratorVersion& version : chunkforge::generator_versions()) {
+    versions += (versions.empty() ? "versions " : ", ") + std::to_string(version.number);
+  }
+  EXPECT_NE(refused.status().message.find(versions), std::string::npos) << refused.status().message;
   EXPECT_NE(refused.status().message.find("99"), std::string::npos) << refused.status().message;
 }
 

@@ -11,12 +11,13 @@
 
 #include "chunkforge/encode.h"
 #include "chunkforge/world_extent.h"
+#include "generator_versions.h"
 
 namespace chunkforge::client {
 
 std::vector<uint32_t> local_generator_versions() {
   std::vector<uint32_t> versions;
-  for (uint32_t v = kOldestGeneratorVersion; v <= kGeneratorVersion; ++v) versions.push_back(v);
+  for (const GeneratorVersion& version : chunkforge::generator_versions()) versions.push_back(version.number);
   return versions;
 }
 
