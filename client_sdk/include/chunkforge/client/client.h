@@ -1,9 +1,8 @@
 // File: chunkforge/client/client.h
 //
 // A connection to a chunkforge world server: world info (with the world definition, for a
-// client that generates), one chunk, a region streamed nearest
-// first, structure search, health, and edits (edit.h). For a moving player use ViewSession
-// (view_session.h) on top of a Client.
+// client that generates), one chunk, a region streamed nearest first, structure search, health,
+// and edits (edit.h). For a moving player use ViewSession (view_session.h) on top of a Client.
 //
 //   chunkforge::client::ConnectOptions options;
 //   options.bearer_token = "s3cret";  // when the server runs with --auth-token-file
