@@ -64,21 +64,35 @@ Result<Client> Client::connect(const std::string& target, ConnectOptions options
 const std::string& Client::target() const { return impl_->target; }
 const ConnectOptions& Client::options() const { return impl_->options; }
 
+// GetWorldInfo, retried as every unary call is.
+static grpc::Status fetch_world_info(Client::Impl& impl, bool include_definition, v1::WorldInfo& message) {
+  v1::GetWorldInfoRequest request;
+  request.set_include_definition(include_definition);
+  return with_retries(impl.options, [&] {
+    grpc::ClientContext context;
+    impl.prepare(context);
+    return impl.stub->GetWorldInfo(&context, request, &message);
+  });
+}
+
 Result<WorldInfo> Client::world_info() {
   {
     std::lock_guard lock(impl_->mutex);
     if (impl_->world) return *impl_->world;
   }
   v1::WorldInfo message;
-  const grpc::Status status = with_retries(impl_->options, [&] {
-    grpc::ClientContext context;
-    impl_->prepare(context);
-    return impl_->stub->GetWorldInfo(&context, v1::GetWorldInfoRequest{}, &message);
-  });
+  const grpc::Status status = fetch_world_info(*impl_, false, message);
   if (!status.ok()) return to_status(status);
   std::lock_guard lock(impl_->mutex);
   if (!impl_->world) impl_->world.emplace(std::move(message));
   return *impl_->world;
+}
+
+Result<WorldInfo> Client::world_info_with_definition() {
+  v1::WorldInfo message;
+  const grpc::Status status = fetch_world_info(*impl_, true, message);
+  if (!status.ok()) return to_status(status);
+  return WorldInfo(std::move(message));
 }
 
 void set_options(const ChunkOptions& from, v1::ChunkOptions& to) {

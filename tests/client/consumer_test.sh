@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The SDK as a game gets it: `cmake --install` the build into a fresh prefix, build the
 # out-of-tree project tests/client/consumer against it with find_package, start a server, and
-# check the consumer's chunk against the `chunkforge` command's offline output.
+# check the consumer's chunk against the `chunkforge` command's offline output, and the
+# package's local generator (chunkforge::client_local) against the server's bytes.
 # Arguments: BUILD_DIR SOURCE_DIR SERVER CLI
 set -euo pipefail
 build=$1 source=$2 server=$3 cli=$4
@@ -28,7 +29,7 @@ done
 got=$("$work/consumer/consumer" "127.0.0.1:$port" 3 -2)
 objects=$("$cli" chunk 3 -2 | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["objects"]))')
 name=$("$cli" info --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["name"])')
-want="$name 64 3 -2 $objects"
+want="$name 64 3 -2 $objects same"
 if [ "$got" != "$want" ]; then
   echo "consumer printed \"$got\", expected \"$want\"" >&2
   exit 1

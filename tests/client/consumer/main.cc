@@ -1,8 +1,13 @@
 // Fetches one chunk through the installed SDK and prints a line the test checks:
-//   <world name> <chunk size> <x> <z> <objects>
+//   <world name> <chunk size> <x> <z> <objects> <local>
+// where <local> is "same" when the SDK's local generator (chunkforge::client_local) made the
+// chunk's bytes itself from the server's world definition,
 // then follows the same chunk with a ViewSession, which links the package's edit model
 // (chunkforge::edits, for change events) as a game that follows a player does.
+#include <chunkforge/chunk_hash.h>
 #include <chunkforge/client.h>
+#include <chunkforge/client/local_generator.h>
+#include <chunkforge/v1/chunk.pb.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -25,8 +30,15 @@ int main(int argc, char** argv) {
     std::cerr << chunk.status().to_string() << '\n';
     return 1;
   }
+  auto generator = cf::make_local_generator(*client);
+  if (!generator) {
+    std::cerr << generator.status().to_string() << '\n';
+    return 1;
+  }
+  const auto local = (*generator)->generate(chunk->coord(), {});
+  const bool same = local && chunkforge::canonical_bytes(*local) == chunkforge::canonical_bytes(chunk->message());
   std::cout << chunk->world().name() << ' ' << chunk->chunk_size() << ' ' << chunk->coord().x << ' ' << chunk->coord().z
-            << ' ' << chunk->objects().size() << '\n';
+            << ' ' << chunk->objects().size() << ' ' << (same ? "same" : "different") << '\n';
 
   cf::ViewOptions view;
   view.view_radius = 0;

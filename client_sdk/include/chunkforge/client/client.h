@@ -1,8 +1,8 @@
 // File: chunkforge/client/client.h
 //
-// A connection to a chunkforge world server: world info, one chunk, a region streamed nearest
-// first, structure search, health, and edits (edit.h). For a moving player use ViewSession
-// (view_session.h) on top of a Client.
+// A connection to a chunkforge world server: world info (with the world definition, for a
+// client that generates), one chunk, a region streamed nearest first, structure search, health,
+// and edits (edit.h). For a moving player use ViewSession (view_session.h) on top of a Client.
 //
 //   chunkforge::client::ConnectOptions options;
 //   options.bearer_token = "s3cret";  // when the server runs with --auth-token-file
@@ -68,6 +68,11 @@ class Client {
 
   // The world's summary and catalogue. Fetched once, then served from memory.
   Result<WorldInfo> world_info();
+  // The same with the resolved world definition in message().definition(), for a client that
+  // generates chunks itself (chunkforge::client_local, docs/client-generation.md). Asked for on
+  // every call, not kept. FAILED_PRECONDITION, with the server's message, from a server that
+  // keeps its definition (--client-generation off, or --publish-seed off).
+  Result<WorldInfo> world_info_with_definition();
 
   // One chunk. The call carries the metadata "x-chunkforge-chunk-key: <x>,<z>" so a load
   // balancer can send each chunk to the replica that caches it (docs/deploy.md).
