@@ -52,13 +52,15 @@ struct LatticeRow {
 struct GridScratch {
   std::vector<double> doubles;
   std::vector<int64_t> cells;
-  // Carves the accumulator (zeroed), the columns and two lattice rows for rows of `stride`.
-  double* carve(size_t stride, size_t rows, Columns& cols, LatticeRow& lo, LatticeRow& hi) {
+  // Carves the accumulator (`acc_size` doubles, not zeroed: the first octave writes it), then
+  // the columns and two lattice rows for rows of `stride`, zeroed so that padded lanes compute
+  // on zeros.
+  double* carve(size_t stride, size_t acc_size, Columns& cols, LatticeRow& lo, LatticeRow& hi) {
     constexpr size_t kArrays = 3 + 2 * 4;  // the columns' doubles, then each lattice row's
-    const size_t acc_size = stride * rows;
-    doubles.assign(acc_size + kArrays * stride, 0.0);
+    doubles.resize(acc_size + kArrays * stride);
     cells.resize(stride);
     double* next = doubles.data() + acc_size;
+    std::fill(next, next + kArrays * stride, 0.0);
     auto take = [&] {
       double* p = next;
       next += stride;
@@ -99,6 +101,8 @@ struct OctaveRun {
   uint64_t seed;
   double frequency;
   double weight;
+  bool first;                              // the sums start here (perlin_rows.h, RowInputs)
+  const perlin_rows::FinishSpec* finish;  // the last octave: finish the sums
 };
 
 // Adds one octave to every row of acc (rows of `stride` doubles); lo and hi are scratch rows of
@@ -121,7 +125,8 @@ void accumulate_octave(const OctaveRun& o, const Columns& cols, int nx, const Co
                                     cols.u,        lz.frac,
                                     lz.frac - 1.0, lattice::fade(lz.frac),
                                     o.weight,      acc + static_cast<size_t>(j) * stride,
-                                    stride};
+                                    stride,        o.first,
+                                    o.finish};
     perlin_rows::accumulate_row(in);
   }
 }
@@ -131,16 +136,26 @@ void accumulate_octave(const OctaveRun& o, const Columns& cols, int nx, const Co
 void Fractal::grid_perlin_batched(const Coord* xs, int nx, const Coord* zs, int nz, double* out) const {
   constexpr size_t kPad = perlin_rows::kPadLanes;
   const size_t stride = (static_cast<size_t>(nx) + kPad - 1) / kPad * kPad;
-  // Starts at 0.0 like the scalar sum: 0.0 + (-0.0) is +0.0, so the start value shows in the bits.
+  const size_t count = stride * static_cast<size_t>(nz);
+  // Rows a whole number of vectors long are summed in `out` itself: no copy at the end.
+  const bool in_place = stride == static_cast<size_t>(nx);
   thread_local GridScratch scratch;
   Columns cols;
   LatticeRow lo, hi;
-  double* acc = scratch.carve(stride, static_cast<size_t>(nz), cols, lo, hi);
-  for (const Octave& o : octaves_) {
+  double* scratch_acc = scratch.carve(stride, in_place ? 0 : count, cols, lo, hi);
+  double* acc = in_place ? out : scratch_acc;
+  const perlin_rows::FinishSpec finish{spec_.offset, spec_.amplitude, norm_};
+  for (size_t k = 0; k < octaves_.size(); ++k) {
+    const Octave& o = octaves_[k];
     set_columns(xs, nx, o.frequency, cols);
-    accumulate_octave(OctaveRun{o.seed, o.frequency, o.weight}, cols, nx, zs, nz, lo, hi, acc, stride);
+    const OctaveRun run{o.seed, o.frequency, o.weight, k == 0, k + 1 == octaves_.size() ? &finish : nullptr};
+    accumulate_octave(run, cols, nx, zs, nz, lo, hi, acc, stride);
   }
-  perlin_rows::finish(acc, stride * static_cast<size_t>(nz), spec_.offset, spec_.amplitude, norm_);
+  if (octaves_.empty()) {  // no octave wrote the sums: finish the scalar path's 0.0
+    std::fill(acc, acc + count, 0.0);
+    perlin_rows::finish(acc, count, spec_.offset, spec_.amplitude, norm_);
+  }
+  if (in_place) return;
   for (int j = 0; j < nz; ++j) {
     const double* row = acc + static_cast<size_t>(j) * stride;
     std::copy(row, row + nx, out + static_cast<size_t>(j) * static_cast<size_t>(nx));

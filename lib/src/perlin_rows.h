@@ -22,6 +22,13 @@ struct LatticeRowView {
   const double* gb;  // gz(c_i + 1, zc)
 };
 
+// Fractal::finish's constants: offset + amplitude * (sum / norm).
+struct FinishSpec {
+  double offset;
+  double amplitude;
+  double norm;
+};
+
 struct RowInputs {
   LatticeRowView lo;  // lattice row zc: corners 00 and 10
   LatticeRowView hi;  // lattice row zc + 1: corners 01 and 11
@@ -32,9 +39,16 @@ struct RowInputs {
   double weight;      // the octave's weight
   double* acc;        // the row's running sums: acc[i] += weight * perlin
   size_t n;           // a multiple of kPadLanes
+  // The first octave: acc is not read, the sum starts at 0.0 (0.0 + x, as the scalar sum does:
+  // it turns -0.0 into +0.0), so the accumulator need not be zeroed beforehand.
+  bool first = false;
+  // The last octave: acc receives the finished value (Fractal::finish of the sum) rather than
+  // the sum, saving a pass over the grid.
+  const FinishSpec* finish = nullptr;
 };
 
-// acc[i] += weight * lerp(lerp(n00, n10, u), lerp(n01, n11, u), v) for i < n.
+// acc[i] += weight * lerp(lerp(n00, n10, u), lerp(n01, n11, u), v) for i < n (see `first` and
+// `finish` above for the first and last octaves).
 void accumulate_row(const RowInputs& in);
 // values[i] = offset + amplitude * (values[i] / norm) for i < n (n a multiple of kPadLanes).
 void finish(double* values, size_t n, double offset, double amplitude, double norm);

@@ -32,10 +32,16 @@ HWY_INLINE V Grad(V gx_times_x, V gz, V z) {
   return hn::Add(gx_times_x, hn::Mul(gz, z));
 }
 
-void AccumulateRow(const RowInputs& in) {
+// The row's perlin values times the octave's weight, added to the running sums (0.0 for the
+// first octave) and finished after the last one: kFirst and kFinish select the variant once per
+// row rather than per vector.
+template <bool kFirst, bool kFinish>
+HWY_INLINE void AccumulateRowAs(const RowInputs& in) {
   const hn::ScalableTag<double> d;
   const auto fz = hn::Set(d, in.fz), fz1 = hn::Set(d, in.fz1), v = hn::Set(d, in.v);
   const auto weight = hn::Set(d, in.weight);
+  const FinishSpec spec = kFinish ? *in.finish : FinishSpec{};
+  const auto off = hn::Set(d, spec.offset), amp = hn::Set(d, spec.amplitude), nrm = hn::Set(d, spec.norm);
   for (size_t i = 0; i < in.n; i += hn::Lanes(d)) {
     const auto n00 = Grad(hn::LoadU(d, in.lo.aa + i), hn::LoadU(d, in.lo.ga + i), fz);
     const auto n10 = Grad(hn::LoadU(d, in.lo.ab + i), hn::LoadU(d, in.lo.gb + i), fz);
@@ -43,7 +49,16 @@ void AccumulateRow(const RowInputs& in) {
     const auto n11 = Grad(hn::LoadU(d, in.hi.ab + i), hn::LoadU(d, in.hi.gb + i), fz1);
     const auto u = hn::LoadU(d, in.u + i);
     const auto noise = Lerp(Lerp(n00, n10, u), Lerp(n01, n11, u), v);
-    hn::StoreU(hn::Add(hn::LoadU(d, in.acc + i), hn::Mul(weight, noise)), d, in.acc + i);
+    const auto sum = hn::Add(kFirst ? hn::Zero(d) : hn::LoadU(d, in.acc + i), hn::Mul(weight, noise));
+    hn::StoreU(kFinish ? hn::Add(off, hn::Mul(amp, hn::Div(sum, nrm))) : sum, d, in.acc + i);
+  }
+}
+
+void AccumulateRow(const RowInputs& in) {
+  if (in.first) {
+    in.finish ? AccumulateRowAs<true, true>(in) : AccumulateRowAs<true, false>(in);
+  } else {
+    in.finish ? AccumulateRowAs<false, true>(in) : AccumulateRowAs<false, false>(in);
   }
 }
 
