@@ -27,14 +27,20 @@ struct Columns {
   double* u;      // fade(fx_i)
 };
 
-void set_columns(const Coord* xs, int nx, double frequency, Columns& cols) {
-  for (int i = 0; i < nx; ++i) {
-    const Coord lx = exact::scaled(xs[i], frequency);
-    cols.cell[i] = lx.cell;
-    cols.frac[i] = lx.frac;
-    cols.frac1[i] = lx.frac - 1.0;
-    cols.u[i] = lattice::fade(lx.frac);
+// Scales n coordinates to an octave's lattice: the vector kernel takes whole vectors, the scalar
+// functions the rest (the same bits either way).
+void scale_coords(const Coord* in, int n, double factor, const perlin_rows::ScaledCoords& out) {
+  for (size_t i = perlin_rows::scale_coords(in, static_cast<size_t>(n), factor, out); i < static_cast<size_t>(n); ++i) {
+    const Coord l = exact::scaled(in[i], factor);
+    out.cell[i] = l.cell;
+    out.frac[i] = l.frac;
+    out.frac1[i] = l.frac - 1.0;
+    out.fade[i] = lattice::fade(l.frac);
   }
+}
+
+void set_columns(const Coord* xs, int nx, double frequency, Columns& cols) {
+  scale_coords(xs, nx, frequency, perlin_rows::ScaledCoords{cols.cell, cols.frac, cols.frac1, cols.u});
 }
 
 // The gradients of lattice row zc at every column's two x corners (perlin_rows.h; views into
@@ -52,14 +58,17 @@ struct LatticeRow {
 struct GridScratch {
   std::vector<double> doubles;
   std::vector<int64_t> cells;
-  // Carves the accumulator (`acc_size` doubles, not zeroed: the first octave writes it), then
-  // the columns and two lattice rows for rows of `stride`, zeroed so that padded lanes compute
-  // on zeros.
-  double* carve(size_t stride, size_t acc_size, Columns& cols, LatticeRow& lo, LatticeRow& hi) {
+  // Carves the accumulator (`acc_size` doubles, not zeroed: the first octave writes it), the
+  // grid rows' scaled coordinates (`rows`), then the columns and two lattice rows for rows of
+  // `stride`, zeroed so that padded lanes compute on zeros.
+  double* carve(size_t stride, size_t acc_size, size_t rows, Columns& cols, perlin_rows::ScaledCoords& row_coords,
+                LatticeRow& lo, LatticeRow& hi) {
     constexpr size_t kArrays = 3 + 2 * 4;  // the columns' doubles, then each lattice row's
-    doubles.resize(acc_size + kArrays * stride);
-    cells.resize(stride);
+    doubles.resize(acc_size + 3 * rows + kArrays * stride);
+    cells.resize(stride + rows);
     double* next = doubles.data() + acc_size;
+    row_coords = perlin_rows::ScaledCoords{cells.data() + stride, next, next + rows, next + 2 * rows};
+    next += 3 * rows;
     std::fill(next, next + kArrays * stride, 0.0);
     auto take = [&] {
       double* p = next;
@@ -99,34 +108,31 @@ void build_lattice_row(uint64_t seed, const Columns& cols, int nx, int64_t zc, L
 
 struct OctaveRun {
   uint64_t seed;
-  double frequency;
   double weight;
-  bool first;                              // the sums start here (perlin_rows.h, RowInputs)
+  bool first;                             // the sums start here (perlin_rows.h, RowInputs)
   const perlin_rows::FinishSpec* finish;  // the last octave: finish the sums
 };
 
-// Adds one octave to every row of acc (rows of `stride` doubles); lo and hi are scratch rows of
-// that length, allocated once per grid rather than per octave.
-void accumulate_octave(const OctaveRun& o, const Columns& cols, int nx, const Coord* zs, int nz, LatticeRow& lo,
-                       LatticeRow& hi, double* acc, size_t stride) {
+// Adds one octave to every row of acc (rows of `stride` doubles); `rows` are the grid rows'
+// coordinates scaled to the octave; lo and hi are scratch rows of that length, allocated once
+// per grid rather than per octave.
+void accumulate_octave(const OctaveRun& o, const Columns& cols, int nx, const perlin_rows::ScaledCoords& rows, int nz,
+                       LatticeRow& lo, LatticeRow& hi, double* acc, size_t stride) {
   bool have_rows = false;
   for (int j = 0; j < nz; ++j) {
-    const Coord lz = exact::scaled(zs[j], o.frequency);
-    if (!have_rows || lz.cell != lo.zc) {
-      if (have_rows && lz.cell == hi.zc) {
+    const int64_t zc = rows.cell[j];
+    if (!have_rows || zc != lo.zc) {
+      if (have_rows && zc == hi.zc) {
         std::swap(lo, hi);  // moved up one cell: the old upper row is the new lower one
       } else {
-        build_lattice_row(o.seed, cols, nx, lz.cell, lo);
+        build_lattice_row(o.seed, cols, nx, zc, lo);
       }
-      build_lattice_row(o.seed, cols, nx, lz.cell + 1, hi);
+      build_lattice_row(o.seed, cols, nx, zc + 1, hi);
       have_rows = true;
     }
-    const perlin_rows::RowInputs in{lo.view(),     hi.view(),
-                                    cols.u,        lz.frac,
-                                    lz.frac - 1.0, lattice::fade(lz.frac),
-                                    o.weight,      acc + static_cast<size_t>(j) * stride,
-                                    stride,        o.first,
-                                    o.finish};
+    const perlin_rows::RowInputs in{lo.view(),     hi.view(),    cols.u,   rows.frac[j],
+                                    rows.frac1[j], rows.fade[j], o.weight, acc + static_cast<size_t>(j) * stride,
+                                    stride,        o.first,      o.finish};
     perlin_rows::accumulate_row(in);
   }
 }
@@ -141,15 +147,17 @@ void Fractal::grid_perlin_batched(const Coord* xs, int nx, const Coord* zs, int 
   const bool in_place = stride == static_cast<size_t>(nx);
   thread_local GridScratch scratch;
   Columns cols;
+  perlin_rows::ScaledCoords rows;
   LatticeRow lo, hi;
-  double* scratch_acc = scratch.carve(stride, in_place ? 0 : count, cols, lo, hi);
+  double* scratch_acc = scratch.carve(stride, in_place ? 0 : count, static_cast<size_t>(nz), cols, rows, lo, hi);
   double* acc = in_place ? out : scratch_acc;
   const perlin_rows::FinishSpec finish{spec_.offset, spec_.amplitude, norm_};
   for (size_t k = 0; k < octaves_.size(); ++k) {
     const Octave& o = octaves_[k];
     set_columns(xs, nx, o.frequency, cols);
-    const OctaveRun run{o.seed, o.frequency, o.weight, k == 0, k + 1 == octaves_.size() ? &finish : nullptr};
-    accumulate_octave(run, cols, nx, zs, nz, lo, hi, acc, stride);
+    scale_coords(zs, nz, o.frequency, rows);
+    const OctaveRun run{o.seed, o.weight, k == 0, k + 1 == octaves_.size() ? &finish : nullptr};
+    accumulate_octave(run, cols, nx, rows, nz, lo, hi, acc, stride);
   }
   if (octaves_.empty()) {  // no octave wrote the sums: finish the scalar path's 0.0
     std::fill(acc, acc + count, 0.0);

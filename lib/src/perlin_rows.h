@@ -6,6 +6,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+
+#include "chunkforge/coord.h"
 
 namespace chunkforge::perlin_rows {
 
@@ -20,6 +23,15 @@ struct LatticeRowView {
   const double* ab;  // gx(c_i + 1, zc) * (fx_i - 1.0)
   const double* ga;  // gz(c_i, zc)
   const double* gb;  // gz(c_i + 1, zc)
+};
+
+// Coordinates scaled to one octave's lattice, with what the kernel needs of each
+// (Coord::scaled, then fade; views of n entries).
+struct ScaledCoords {
+  int64_t* cell;  // the lattice cell
+  double* frac;   // the fraction f in it
+  double* frac1;  // f - 1.0
+  double* fade;   // lattice::fade(f)
 };
 
 // Fractal::finish's constants: offset + amplitude * (sum / norm).
@@ -50,6 +62,10 @@ struct RowInputs {
 // acc[i] += weight * lerp(lerp(n00, n10, u), lerp(n01, n11, u), v) for i < n (see `first` and
 // `finish` above for the first and last octaves).
 void accumulate_row(const RowInputs& in);
+// out[i] = exact::scaled(in[i], factor) and its derived values, for the first i < n that fill
+// whole vectors: returns how many it did; the caller does the rest with the scalar functions
+// (the same bits either way).
+size_t scale_coords(const Coord* in, size_t n, double factor, const ScaledCoords& out);
 // values[i] = offset + amplitude * (values[i] / norm) for i < n (n a multiple of kPadLanes).
 void finish(double* values, size_t n, double offset, double amplitude, double norm);
 // The instruction set the dispatcher chose on this CPU ("AVX2", "AVX3", "EMU128", ...).

@@ -8,6 +8,9 @@
 // library's -ffp-contract=off like every other, so the compiler cannot fuse them either.
 #include "perlin_rows.h"
 
+#include <cstddef>
+#include <cstdint>
+
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "perlin_rows_simd.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -62,6 +65,55 @@ void AccumulateRow(const RowInputs& in) {
   }
 }
 
+// floor_to_int (coord.h): truncate, then one less where that rounded up. Every value here is
+// below 2^62 in magnitude, and its truncation converts back exactly.
+template <class DI, class V>
+HWY_INLINE hn::Vec<DI> FloorToInt(DI di, V v) {
+  const hn::Rebind<double, DI> d;
+  const auto truncated = hn::ConvertTo(di, v);
+  const auto rounded_up = hn::RebindMask(di, hn::Lt(v, hn::ConvertTo(d, truncated)));
+  return hn::Sub(truncated, hn::IfThenElseZero(rounded_up, hn::Set(di, 1)));
+}
+
+// exact::scaled (exact_arith.h: Dekker's two-product, then Coord::from_parts) and lattice::fade,
+// lane by lane, the same operations in the same order.
+size_t ScaleCoords(const Coord* in, size_t n, double factor, const ScaledCoords& out) {
+  static_assert(sizeof(Coord) == 2 * sizeof(uint64_t) && offsetof(Coord, frac) == sizeof(uint64_t));
+  const hn::ScalableTag<double> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  const hn::RebindToUnsigned<decltype(d)> du;
+  const double factor_split = 134217729.0 * factor;  // exact::split(factor), as scalars
+  const double factor_hi = factor_split - (factor_split - factor), factor_lo = factor - factor_hi;
+  const auto f = hn::Set(d, factor), fh = hn::Set(d, factor_hi), fl = hn::Set(d, factor_lo);
+  const auto splitter = hn::Set(d, 134217729.0), one = hn::Set(d, 1.0);
+  const size_t lanes = hn::Lanes(d), whole_vectors = n / lanes * lanes;
+  for (size_t i = 0; i < whole_vectors; i += lanes) {
+    hn::Vec<decltype(du)> cell_bits, frac_bits;
+    hn::LoadInterleaved2(du, reinterpret_cast<const uint64_t*>(in + i), cell_bits, frac_bits);
+    const auto a = hn::ConvertTo(d, hn::BitCast(di, cell_bits));
+    const auto p = hn::Mul(a, f);
+    const auto c = hn::Mul(splitter, a);
+    const auto ah = hn::Sub(c, hn::Sub(c, a)), al = hn::Sub(a, ah);
+    const auto err =
+        hn::Add(hn::Add(hn::Add(hn::Sub(hn::Mul(ah, fh), p), hn::Mul(ah, fl)), hn::Mul(al, fh)), hn::Mul(al, fl));
+    const auto whole = FloorToInt(di, p);
+    const auto sum = hn::Add(hn::Sub(p, hn::ConvertTo(d, whole)), hn::Add(err, hn::Mul(hn::BitCast(d, frac_bits), f)));
+    const auto sum_whole = FloorToInt(di, sum);  // Coord::from_parts(whole, sum)
+    auto cell = hn::Add(whole, sum_whole);
+    auto frac = hn::Sub(sum, hn::ConvertTo(d, sum_whole));
+    const auto rounded_to_one = hn::Ge(frac, one);
+    cell = hn::Add(cell, hn::IfThenElseZero(hn::RebindMask(di, rounded_to_one), hn::Set(di, 1)));
+    frac = hn::IfThenZeroElse(rounded_to_one, frac);
+    hn::StoreU(cell, di, out.cell + i);
+    hn::StoreU(frac, d, out.frac + i);
+    hn::StoreU(hn::Sub(frac, one), d, out.frac1 + i);
+    const auto inner =
+        hn::Add(hn::Mul(frac, hn::Sub(hn::Mul(frac, hn::Set(d, 6.0)), hn::Set(d, 15.0))), hn::Set(d, 10.0));
+    hn::StoreU(hn::Mul(hn::Mul(hn::Mul(frac, frac), frac), inner), d, out.fade + i);
+  }
+  return whole_vectors;
+}
+
 // Fractal::finish: offset + amplitude * (sum / norm).
 void Finish(double* values, size_t n, double offset, double amplitude, double norm) {
   const hn::ScalableTag<double> d;
@@ -81,10 +133,14 @@ HWY_AFTER_NAMESPACE();
 namespace chunkforge::perlin_rows {
 
 HWY_EXPORT(AccumulateRow);
+HWY_EXPORT(ScaleCoords);
 HWY_EXPORT(Finish);
 HWY_EXPORT(TargetName);
 
 void accumulate_row(const RowInputs& in) { HWY_DYNAMIC_DISPATCH(AccumulateRow)(in); }
+size_t scale_coords(const Coord* in, size_t n, double factor, const ScaledCoords& out) {
+  return HWY_DYNAMIC_DISPATCH(ScaleCoords)(in, n, factor, out);
+}
 void finish(double* values, size_t n, double offset, double amplitude, double norm) {
   HWY_DYNAMIC_DISPATCH(Finish)(values, n, offset, amplitude, norm);
 }
