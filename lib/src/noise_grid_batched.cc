@@ -47,6 +47,7 @@ void set_columns(const Coord* xs, int nx, double frequency, Columns& cols) {
 // GridScratch).
 struct LatticeRow {
   perlin_rows::LatticeRowView view() const { return {aa, ab, ga, gb}; }
+  perlin_rows::LatticeRowTables writable() const { return {aa, ab, ga, gb}; }
   int64_t zc = 0;
   double *aa, *ab, *ga, *gb;
 };
@@ -87,13 +88,17 @@ struct GridScratch {
 };
 
 // Hashes each distinct corner of the row once: neighbouring columns share a cell, or the next
-// cell's left corner is this cell's right one (the scalar grid reuses the first kind too).
+// cell's left corner is this cell's right one (the scalar grid reuses the first kind too). The
+// vector kernel hashes every column's corners where it can (64-bit multiplies: AVX-512 only) and
+// leaves the rest of the row, or all of it, to the scalar loop: the same hashes either way.
 void build_lattice_row(uint64_t seed, const Columns& cols, int nx, int64_t zc, LatticeRow& row) {
+  const int start = static_cast<int>(perlin_rows::hash_row(
+      perlin_rows::HashRowInputs{seed, zc, cols.cell, cols.frac, cols.frac1, row.writable(), static_cast<size_t>(nx)}));
   uint64_t ha = 0, hb = 0;
-  for (int i = 0; i < nx; ++i) {
+  for (int i = start; i < nx; ++i) {
     const int64_t c = cols.cell[i];
-    if (i == 0 || c != cols.cell[i - 1]) {
-      ha = (i > 0 && c - 1 == cols.cell[i - 1]) ? hb : lattice::corner(seed, c, zc);
+    if (i == start || c != cols.cell[i - 1]) {
+      ha = (i > start && c - 1 == cols.cell[i - 1]) ? hb : lattice::corner(seed, c, zc);
       hb = lattice::corner(seed, c + 1, zc);
     }
     const double* a = lattice::gradient2(ha);

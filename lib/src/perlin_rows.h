@@ -25,6 +25,26 @@ struct LatticeRowView {
   const double* gb;  // gz(c_i + 1, zc)
 };
 
+// A lattice row's tables as hash_row writes them (LatticeRowView's four).
+struct LatticeRowTables {
+  double* aa;
+  double* ab;
+  double* ga;
+  double* gb;
+};
+
+// One lattice row zc of one octave, hashed column by column (noise_grid_batched.cc's
+// build_lattice_row: lattice::corner, gradient2 and the products gx * fx).
+struct HashRowInputs {
+  uint64_t seed;        // the octave's
+  int64_t zc;           // the lattice row
+  const int64_t* cell;  // c_i
+  const double* frac;   // fx_i
+  const double* frac1;  // fx_i - 1.0
+  LatticeRowTables out;
+  size_t n;  // columns
+};
+
 // Coordinates scaled to one octave's lattice, with what the kernel needs of each
 // (Coord::scaled, then fade; views of n entries).
 struct ScaledCoords {
@@ -62,6 +82,9 @@ struct RowInputs {
 // acc[i] += weight * lerp(lerp(n00, n10, u), lerp(n01, n11, u), v) for i < n (see `first` and
 // `finish` above for the first and last octaves).
 void accumulate_row(const RowInputs& in);
+// The row's tables for the first columns that fill whole vectors, where the instruction set
+// multiplies 64-bit integers (AVX-512; elsewhere none): returns how many it did.
+size_t hash_row(const HashRowInputs& in);
 // out[i] = exact::scaled(in[i], factor) and its derived values, for the first i < n that fill
 // whole vectors: returns how many it did; the caller does the rest with the scalar functions
 // (the same bits either way).

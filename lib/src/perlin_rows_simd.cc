@@ -6,6 +6,7 @@
 // the same order, each one a single correctly rounded IEEE operation. Hence Mul then Add, never
 // MulAdd (a fused multiply-add rounds once), and no reassociation. This file is built with the
 // library's -ffp-contract=off like every other, so the compiler cannot fuse them either.
+#include "perlin_lattice.h"
 #include "perlin_rows.h"
 
 #include <cstddef>
@@ -63,6 +64,44 @@ void AccumulateRow(const RowInputs& in) {
   } else {
     in.finish ? AccumulateRowAs<false, true>(in) : AccumulateRowAs<false, false>(in);
   }
+}
+
+// lattice::corner's and gradient2's work for whole vectors of columns: mix64 of
+// seed + c * kPrimeX + zc * kPrimeZ (wrapping integer arithmetic, so the order of the sums does
+// not matter), its top three bits choosing one of the eight gradients (a lane permutation of
+// kGrad2's columns), then gx * fx as the scalar loop forms it.
+size_t HashRow(const HashRowInputs& in) {
+#if HWY_TARGET <= HWY_AVX3
+  const hn::ScalableTag<double> d;
+  const hn::RebindToUnsigned<decltype(d)> du;
+  const hn::RebindToSigned<decltype(d)> di;
+  static_assert(MaxLanes(d) == 8, "one lane per gradient of kGrad2");
+  alignas(64) static constexpr double kGx[8] = {1, -1, 1, -1, 1, -1, 0, 0};
+  alignas(64) static constexpr double kGz[8] = {1, 1, -1, -1, 0, 0, 1, -1};
+  for (int g = 0; g < 8; ++g) HWY_DASSERT(kGx[g] == lattice::kGrad2[g][0] && kGz[g] == lattice::kGrad2[g][1]);
+  const auto gx = hn::Load(d, kGx), gz = hn::Load(d, kGz);
+  const auto row = hn::Set(du, in.seed + static_cast<uint64_t>(in.zc) * lattice::kPrimeZ);
+  const auto prime_x = hn::Set(du, lattice::kPrimeX);
+  auto mix = [&](auto z) {
+    z = hn::Mul(hn::Xor(z, hn::ShiftRight<30>(z)), hn::Set(du, 0xbf58476d1ce4e5b9ULL));
+    z = hn::Mul(hn::Xor(z, hn::ShiftRight<27>(z)), hn::Set(du, 0x94d049bb133111ebULL));
+    return hn::Xor(z, hn::ShiftRight<31>(z));
+  };
+  const size_t whole_vectors = in.n / 8 * 8;
+  for (size_t i = 0; i < whole_vectors; i += 8) {
+    const auto a = hn::Add(row, hn::Mul(hn::BitCast(du, hn::LoadU(di, in.cell + i)), prime_x));
+    const auto ia = hn::IndicesFromVec(d, hn::BitCast(di, hn::ShiftRight<61>(mix(a))));
+    const auto ib = hn::IndicesFromVec(d, hn::BitCast(di, hn::ShiftRight<61>(mix(hn::Add(a, prime_x)))));
+    hn::StoreU(hn::Mul(hn::TableLookupLanes(gx, ia), hn::LoadU(d, in.frac + i)), d, in.out.aa + i);
+    hn::StoreU(hn::Mul(hn::TableLookupLanes(gx, ib), hn::LoadU(d, in.frac1 + i)), d, in.out.ab + i);
+    hn::StoreU(hn::TableLookupLanes(gz, ia), d, in.out.ga + i);
+    hn::StoreU(hn::TableLookupLanes(gz, ib), d, in.out.gb + i);
+  }
+  return whole_vectors;
+#else
+  (void)in;
+  return 0;
+#endif
 }
 
 // floor_to_int (coord.h): truncate, then one less where that rounded up. Every value here is
@@ -134,10 +173,12 @@ namespace chunkforge::perlin_rows {
 
 HWY_EXPORT(AccumulateRow);
 HWY_EXPORT(ScaleCoords);
+HWY_EXPORT(HashRow);
 HWY_EXPORT(Finish);
 HWY_EXPORT(TargetName);
 
 void accumulate_row(const RowInputs& in) { HWY_DYNAMIC_DISPATCH(AccumulateRow)(in); }
+size_t hash_row(const HashRowInputs& in) { return HWY_DYNAMIC_DISPATCH(HashRow)(in); }
 size_t scale_coords(const Coord* in, size_t n, double factor, const ScaledCoords& out) {
   return HWY_DYNAMIC_DISPATCH(ScaleCoords)(in, n, factor, out);
 }
