@@ -6,6 +6,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+
+#include "chunkforge/coord.h"
 
 namespace chunkforge::perlin_rows {
 
@@ -22,6 +25,42 @@ struct LatticeRowView {
   const double* gb;  // gz(c_i + 1, zc)
 };
 
+// A lattice row's tables as hash_row writes them (LatticeRowView's four).
+struct LatticeRowTables {
+  double* aa;
+  double* ab;
+  double* ga;
+  double* gb;
+};
+
+// One lattice row zc of one octave, hashed column by column (noise_grid_batched.cc's
+// build_lattice_row: lattice::corner, gradient2 and the products gx * fx).
+struct HashRowInputs {
+  uint64_t seed;        // the octave's
+  int64_t zc;           // the lattice row
+  const int64_t* cell;  // c_i
+  const double* frac;   // fx_i
+  const double* frac1;  // fx_i - 1.0
+  LatticeRowTables out;
+  size_t n;  // columns
+};
+
+// Coordinates scaled to one octave's lattice, with what the kernel needs of each
+// (Coord::scaled, then fade; views of n entries).
+struct ScaledCoords {
+  int64_t* cell;  // the lattice cell
+  double* frac;   // the fraction f in it
+  double* frac1;  // f - 1.0
+  double* fade;   // lattice::fade(f)
+};
+
+// Fractal::finish's constants: offset + amplitude * (sum / norm).
+struct FinishSpec {
+  double offset;
+  double amplitude;
+  double norm;
+};
+
 struct RowInputs {
   LatticeRowView lo;  // lattice row zc: corners 00 and 10
   LatticeRowView hi;  // lattice row zc + 1: corners 01 and 11
@@ -32,10 +71,24 @@ struct RowInputs {
   double weight;      // the octave's weight
   double* acc;        // the row's running sums: acc[i] += weight * perlin
   size_t n;           // a multiple of kPadLanes
+  // The first octave: acc is not read, the sum starts at 0.0 (0.0 + x, as the scalar sum does:
+  // it turns -0.0 into +0.0), so the accumulator need not be zeroed beforehand.
+  bool first = false;
+  // The last octave: acc receives the finished value (Fractal::finish of the sum) rather than
+  // the sum, saving a pass over the grid.
+  const FinishSpec* finish = nullptr;
 };
 
-// acc[i] += weight * lerp(lerp(n00, n10, u), lerp(n01, n11, u), v) for i < n.
+// acc[i] += weight * lerp(lerp(n00, n10, u), lerp(n01, n11, u), v) for i < n (see `first` and
+// `finish` above for the first and last octaves).
 void accumulate_row(const RowInputs& in);
+// The row's tables for the first columns that fill whole vectors, where the instruction set
+// multiplies 64-bit integers (AVX-512; elsewhere none): returns how many it did.
+size_t hash_row(const HashRowInputs& in);
+// out[i] = exact::scaled(in[i], factor) and its derived values, for the first i < n that fill
+// whole vectors: returns how many it did; the caller does the rest with the scalar functions
+// (the same bits either way).
+size_t scale_coords(const Coord* in, size_t n, double factor, const ScaledCoords& out);
 // values[i] = offset + amplitude * (values[i] / norm) for i < n (n a multiple of kPadLanes).
 void finish(double* values, size_t n, double offset, double amplitude, double norm);
 // The instruction set the dispatcher chose on this CPU ("AVX2", "AVX3", "EMU128", ...).

@@ -3,6 +3,7 @@
 // grid of one default-world chunk. Items/s in the output are samples per second.
 // BM_PerlinGridPath puts the scalar loop and the vector kernel side by side in one run (4-octave
 // Perlin, 64 x 64 grid, frequency 0.05 and 0.004; the label names the instruction set chosen).
+// BM_PerlinGridPeer: the cases scripts/bench-noise-peers runs against FastNoise2.
 //
 //   ./build/tests/bench/noise_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only
 #include <benchmark/benchmark.h>
@@ -92,6 +93,26 @@ void BM_PerlinGridPath(benchmark::State& state) {
   hwy::SetSupportedTargetsForTest(0);
 }
 BENCHMARK(BM_PerlinGridPath)->ArgNames({"freq_milli", "path"})->ArgsProduct({{50, 4}, {0, 1, 2, 3}});
+
+// The grids scripts/bench-noise-peers sets against FastNoise2 (tests/bench/peers/fastnoise2_bench.cc
+// runs the same cases): 4-octave Perlin, frequency 0.05 and 0.004, 64 x 64 and 256 x 256 samples,
+// each iteration a fresh tile further along x, on the instruction set the dispatcher picks.
+void BM_PerlinGridPeer(benchmark::State& state) {
+  FractalSpec spec;
+  spec.octaves = 4;
+  spec.frequency = static_cast<double>(state.range(0)) / 1000.0;
+  const Fractal f(spec, 1, salt("bench"));
+  const int side = static_cast<int>(state.range(1));
+  std::vector<double> out(static_cast<size_t>(side) * static_cast<size_t>(side));
+  int64_t tile = 0;
+  for (auto _ : state) {
+    f.grid(Coord{side * tile++, 0.0}, Coord{0, 0.0}, 1, side, side, out.data());
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetItemsProcessed(state.iterations() * side * side);
+  state.SetLabel(noise_path::batched_enabled() ? perlin_rows::target_name() : "scalar");
+}
+BENCHMARK(BM_PerlinGridPeer)->ArgNames({"freq_milli", "side"})->ArgsProduct({{50, 4}, {64, 256}});
 
 // A default-world chunk's full terrain grid (elevation with slope border, climate, biome,
 // material) at step 1: items are grid points.
