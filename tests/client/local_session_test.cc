@@ -19,10 +19,9 @@
 #include <random>
 #include <string>
 
-#include "chunkforge/chunk.h"
 #include "chunkforge/chunk_hash.h"
 #include "chunkforge/client.h"
-#include "chunkforge/encode.h"
+#include "chunkforge/client/local_generator.h"
 #include "chunkforge/v1/chunk.pb.h"
 #include "chunkforge/world.h"
 #include "edits/edit_service.h"
@@ -37,53 +36,33 @@ namespace {
 using namespace std::chrono_literals;
 using test::eventually;
 
-// This world's pristine chunks, made here the way GetChunk makes them.
-class WorldGenerator : public BaseGenerator {
+// A generator that lies: about its world or versions, or spoils one chunk's base. The real
+// one (chunkforge::client_local) underneath.
+class LyingGenerator : public BaseGenerator {
  public:
-  explicit WorldGenerator(const World& world) : world_(world) {}
-  std::vector<uint32_t> generator_versions() const override { return {world_.generator_version()}; }
-  std::string fingerprint() const override { return world_.fingerprint(); }
-  std::shared_ptr<const v1::Chunk> generate(ChunkCoord coord, const ChunkOptions& options,
-                                            const std::atomic<bool>* abandon) override {
-    ChunkStream stream(world_);
-    ChunkData data = stream.generate({coord.x, coord.z}, abandon);
-    if (!options.layers.empty()) {
-      std::erase_if(data.objects, [&](const ResourceObject& o) {
-        return std::find(options.layers.begin(), options.layers.end(), o.layer) == options.layers.end();
-      });
-    }
-    auto chunk = std::make_shared<v1::Chunk>(encode_chunk(world_, data));
-    if (options.include_terrain) add_terrain(world_, options.terrain_step, *chunk);
-    return chunk;
-  }
-
- private:
-  const World& world_;
-};
-
-// A generator that lies: about its world or versions, or spoils one chunk's base.
-class LyingGenerator : public WorldGenerator {
- public:
-  using WorldGenerator::WorldGenerator;
-  std::vector<uint32_t> versions{0};  // {0}: the world's
+  explicit LyingGenerator(std::shared_ptr<BaseGenerator> real) : real_(std::move(real)) {}
+  std::vector<uint32_t> versions;  // empty: the real one's
   std::string other_fingerprint;
   std::optional<ChunkCoord> spoiled;
 
   std::vector<uint32_t> generator_versions() const override {
-    return versions == std::vector<uint32_t>{0} ? WorldGenerator::generator_versions() : versions;
+    return versions.empty() ? real_->generator_versions() : versions;
   }
   std::string fingerprint() const override {
-    return other_fingerprint.empty() ? WorldGenerator::fingerprint() : other_fingerprint;
+    return other_fingerprint.empty() ? real_->fingerprint() : other_fingerprint;
   }
   std::shared_ptr<const v1::Chunk> generate(ChunkCoord coord, const ChunkOptions& options,
                                             const std::atomic<bool>* abandon) override {
-    std::shared_ptr<const v1::Chunk> chunk = WorldGenerator::generate(coord, options, abandon);
+    std::shared_ptr<const v1::Chunk> chunk = real_->generate(coord, options, abandon);
     if (!spoiled || coord != *spoiled || !chunk || chunk->objects().x_size() == 0) return chunk;
     auto bad = std::make_shared<v1::Chunk>(*chunk);
-    const int last = bad->objects().x_size() - 1;  // (edit_some removes the first)
+    const int last = bad->objects().x_size() - 1;                        // (edit_some removes the first)
     bad->mutable_objects()->set_x(last, bad->objects().x(last) + 0.5f);  // one object half a unit off
     return bad;
   }
+
+ private:
+  std::shared_ptr<BaseGenerator> real_;
 };
 
 Position centre_of(ChunkCoord c) { return {static_cast<double>(c.x) * 64 + 32, static_cast<double>(c.z) * 64 + 32}; }
@@ -153,6 +132,14 @@ class LocalSessionTest : public testing::TestWithParam<std::string> {
     client_.emplace(std::move(*client));
   }
 
+  // The SDK's own local generator for the server's world.
+  std::shared_ptr<BaseGenerator> generator() {
+    Result<std::shared_ptr<BaseGenerator>> made = make_local_generator(*client_);
+    EXPECT_TRUE(made) << made.status().to_string();
+    return made ? *made : nullptr;
+  }
+  std::shared_ptr<LyingGenerator> liar() { return std::make_shared<LyingGenerator>(generator()); }
+
   void watch(ChunkCoord at, uint32_t radius, std::shared_ptr<BaseGenerator> generator, ChunkOptions chunk = {}) {
     ViewOptions view;
     view.view_radius = radius;
@@ -202,7 +189,7 @@ TEST_P(LocalSessionTest, PristineChunksComeAsOffsetsAndTheServerGeneratesNothing
   ChunkOptions chunk;
   chunk.include_terrain = true;
   chunk.terrain_step = 4;
-  watch({10, -7}, 3, std::make_shared<WorldGenerator>(default_world()), chunk);
+  watch({10, -7}, 3, generator(), chunk);
   ASSERT_TRUE(eventually([&] { return copies_.snapshot().size() == 49; }));
   const ViewStats stats = session_->stats();
   EXPECT_TRUE(stats.generating_locally) << stats.local_generation_refused;
@@ -218,11 +205,11 @@ using LocalWalkTest = LocalSessionTest;
 TEST_P(LocalWalkTest, AWalkWhileAnotherClientEditsKeepsEveryCopyTheServers) {
   ChunkOptions chunk;
   chunk.layers = {0};  // a filter: the edited chunks' hashes are checked on a second, whole chunk
-  watch({0, 0}, 2, std::make_shared<WorldGenerator>(default_world()), chunk);
+  watch({0, 0}, 2, generator(), chunk);
   std::mt19937 random(7);
   ChunkCoord at{0, 0};
   for (int step = 0; step < 8; ++step) {
-    edit_some({at.x + 1, at.z}, random);     // in view now
+    edit_some({at.x + 1, at.z}, random);      // in view now
     edit_some({at.x + 3, at.z + 1}, random);  // enters the view with the next step
     at.x += 1;
     session_->set_position(centre_of(at));
@@ -239,7 +226,7 @@ TEST_P(LocalSessionTest, ACorruptedBaseFailsTheHashAndIsFetched) {
   std::mt19937 random(3);
   const ChunkCoord spoiled{2, 0};
   edit_some(spoiled, random);
-  auto generator = std::make_shared<LyingGenerator>(default_world());
+  auto generator = liar();
   generator->spoiled = spoiled;
   watch({0, 0}, 2, generator);
   ASSERT_TRUE(eventually([&] { return holds_served_view({0, 0}, 2); }));
@@ -247,7 +234,7 @@ TEST_P(LocalSessionTest, ACorruptedBaseFailsTheHashAndIsFetched) {
 }
 
 TEST_P(LocalSessionTest, AGeneratorOfAnotherWorldFallsBackToServerChunks) {
-  auto generator = std::make_shared<LyingGenerator>(default_world());
+  auto generator = liar();
   generator->other_fingerprint = "0123456789abcdef";
   watch({0, 0}, 1, generator);
   ASSERT_TRUE(eventually([&] { return holds_served_view({0, 0}, 1); }));
@@ -259,7 +246,7 @@ TEST_P(LocalSessionTest, AGeneratorOfAnotherWorldFallsBackToServerChunks) {
 }
 
 TEST_P(LocalSessionTest, AServerWithoutTheGeneratorVersionSendsChunksWhole) {
-  auto generator = std::make_shared<LyingGenerator>(default_world());
+  auto generator = liar();
   generator->versions = {99};
   watch({0, 0}, 1, generator);
   ASSERT_TRUE(eventually([&] { return holds_served_view({0, 0}, 1); }));
@@ -270,16 +257,17 @@ TEST_P(LocalSessionTest, AServerWithoutTheGeneratorVersionSendsChunksWhole) {
 }
 
 TEST_P(LocalSessionTest, AServerThatKeepsItsDefinitionSendsChunksWhole) {
+  std::shared_ptr<BaseGenerator> made = generator();  // while the definition is shared
   server_->shutdown(100ms);
   start(/*client_generation=*/false);
-  watch({0, 0}, 1, std::make_shared<WorldGenerator>(default_world()));
+  watch({0, 0}, 1, made);
   ASSERT_TRUE(eventually([&] { return holds_served_view({0, 0}, 1); }));
   EXPECT_NE(session_->stats().local_generation_refused.find("--client-generation off"), std::string::npos)
       << session_->stats().local_generation_refused;
 }
 
 TEST_P(LocalSessionTest, AResumedSessionKeepsItsChunksAndGetsOnlyWhatChanged) {
-  watch({0, 0}, 2, std::make_shared<WorldGenerator>(default_world()));
+  watch({0, 0}, 2, generator());
   ASSERT_TRUE(eventually([&] { return holds_served_view({0, 0}, 2); }));
   const int port = server_->port();
   server_->shutdown(100ms);
