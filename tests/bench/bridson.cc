@@ -68,7 +68,7 @@ class Grid {
         nz_(static_cast<int>(std::ceil(height * inverse_))),
         cells_(static_cast<size_t>(nx_) * static_cast<size_t>(nz_), -1) {}
 
-  // Coordinates below 0 truncate towards 0, which the clamp below makes harmless.
+  // Coordinates below 0 truncate towards 0, which the clamp makes harmless.
   int column(double x) const { return std::min(nx_ - 1, std::max(0, static_cast<int>(x * inverse_))); }
   int row(double z) const { return std::min(nz_ - 1, std::max(0, static_cast<int>(z * inverse_))); }
   int32_t& at(int i, int j) { return cells_[static_cast<size_t>(j) * static_cast<size_t>(nx_) + i]; }
