@@ -1,15 +1,19 @@
-// Resource scattering throughput: chunkforge's seamless chunked blue noise against the resource
-// article's algorithm (Bridson with per-point radius over one bounding box), on the same area
-// in the same run. Items/s are points per second.
+// Resource scattering throughput: chunkforge's seamless chunked blue noise against Bridson's
+// algorithm over one bounding box (tests/bench/bridson.h: at constant r as the header-only
+// libraries do it, scripts/bench-peers measures it beside them; with a radius per point as the
+// resource article does it), on the same area in the same run. Items/s are points per second.
 //
 //   ./build/tests/bench/blue_noise_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only
 //
 // Cases: constant spacing r = 2 (the quality window) and the default world's forest density
-// (r from 3 to 12 following its density noise), over 8 x 8 chunks = 512 x 512 units.
+// (r from 3 to 12 following its density noise), over 8 x 8 chunks = 512 x 512 units. At constant
+// r both sides also report rho, NN CV and Clark-Evans R of their points (as `chunkforge quality`
+// takes them), computed after the timed loop.
 #include <benchmark/benchmark.h>
 
 #include "bridson.h"
 #include "chunkforge/chunk.h"
+#include "chunkforge/quality.h"
 #include "chunkforge/world.h"
 
 namespace chunkforge {
@@ -45,6 +49,14 @@ const World& forest_world(bool constant) {
   return constant ? constant_world : variable_world;
 }
 
+// The quality figures of one window of points, with `chunkforge quality`'s margin (3 r_min).
+void report_quality(benchmark::State& state, const RegionPoints& points, double r_min) {
+  const PointStats stats = point_stats(points, 0, 3 * r_min);
+  state.counters["rho"] = stats.rho;
+  state.counters["nn_cv"] = stats.nn_cv;
+  state.counters["R"] = stats.clark_evans;
+}
+
 void BM_ChunkedBlueNoise(benchmark::State& state) {
   const World& world = forest_world(state.range(0) == 1);
   const Generator generator(world);
@@ -59,6 +71,8 @@ void BM_ChunkedBlueNoise(benchmark::State& state) {
     offset += kChunks;
   }
   state.SetItemsProcessed(points);
+  if (state.range(0) == 1)
+    report_quality(state, generate_region(world, {0, 0}, kChunks), world.resources().layer(0).r_min());
 }
 BENCHMARK(BM_ChunkedBlueNoise)->ArgName("constant")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
 
@@ -79,24 +93,35 @@ void BM_ChunkStreamBlueNoise(benchmark::State& state) {
 }
 BENCHMARK(BM_ChunkStreamBlueNoise)->ArgName("constant")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
 
+// A set of the reference's points as a window of points, for report_quality.
+RegionPoints as_region(const std::vector<bench::Point>& points, const World& world, double r) {
+  RegionPoints region;
+  region.chunks = kChunks;
+  region.chunk_size = static_cast<double>(world.chunk_size());
+  for (const bench::Point& p : points) region.objects.push_back({0, p.x, p.z, r, {}});
+  return region;
+}
+
 void BM_BridsonReference(benchmark::State& state) {
-  const World& world = forest_world(state.range(0) == 1);
+  const bool constant = state.range(0) == 1;
+  const World& world = forest_world(constant);
   const ResourceLayer& layer = world.resources().layer(0);
   const double side = static_cast<double>(kChunks * world.chunk_size());
+  const std::function<double(double, double)> r = [&](double x, double z) {
+    return layer.spacing / world.resources().density(0, Coord::from_double(x), Coord::from_double(z));
+  };
   int64_t points = 0;
   uint64_t seed = 1;
-  // The constant case gets a constant radius function: no noise evaluation at all.
-  const std::function<double(double, double)> r =
-      state.range(0) == 1
-          ? std::function<double(double, double)>([&](double, double) { return layer.r_min(); })
-          : [&](double x, double z) {
-              return layer.spacing / world.resources().density(0, Coord::from_double(x), Coord::from_double(z));
-            };
   for (auto _ : state) {
-    const auto pts = bench::bridson(side, side, layer.r_min(), layer.r_max(), r, seed++);
+    // The constant case takes the constant-radius sampler: no radius function at all.
+    const auto pts = constant ? bench::bridson(side, side, layer.r_min(), seed++)
+                              : bench::bridson(side, side, layer.r_min(), layer.r_max(), r, seed++);
     points += static_cast<int64_t>(pts.size());
   }
   state.SetItemsProcessed(points);
+  // One fixed seed, so that the figures do not depend on how many iterations ran.
+  if (constant)
+    report_quality(state, as_region(bench::bridson(side, side, layer.r_min(), 1), world, layer.r_min()), layer.r_min());
 }
 BENCHMARK(BM_BridsonReference)->ArgName("constant")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
 
