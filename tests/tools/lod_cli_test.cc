@@ -35,12 +35,12 @@ std::string read_text(const std::string& path) {
   return text.str();
 }
 
-struct Run {
+struct LodRun {
   int exit_code;
   std::string out, err;
 };
 
-Run run_lod(const std::string& args) {
+LodRun run_lod(const std::string& args) {
   const std::string out = temp_file("stdout"), err = temp_file("stderr");
   const int status = std::system((std::string(CHUNKFORGE_CLI) + " lod " + args + " >" + out + " 2>" + err).c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(out), read_text(err)};
@@ -101,12 +101,12 @@ class ViewSamples {
 
 TEST(CliLodTest, DrawsTheTerrainOfTheViewsTiles) {
   const std::string png = temp_file("view.png");
-  const Run r = run_lod("--x 5000 --z -7000 --radius 96 --size 256 --out " + png);
+  const LodRun r = run_lod("--x 5000 --z -7000 --radius 96 --size 512 --out " + png);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("tiles"), std::string::npos) << r.out;
   const Pixels pixels = read_png(png);
-  ASSERT_EQ(pixels.width, 256);
-  ASSERT_EQ(pixels.height, 256);
+  ASSERT_EQ(pixels.width, 512);
+  ASSERT_EQ(pixels.height, 512);
   std::set<uint32_t> colours;
   for (size_t k = 0; k < pixels.rgb.size(); k += 3) {
     colours.insert(uint32_t{pixels.rgb[k]} << 16 | uint32_t{pixels.rgb[k + 1]} << 8 | pixels.rgb[k + 2]);
@@ -115,11 +115,21 @@ TEST(CliLodTest, DrawsTheTerrainOfTheViewsTiles) {
   // Water's colour is blue (blue well above red); no land material of the default world is.
   const uint32_t water = 0;  // materials[0] of docs/worlds/default.json
   ASSERT_EQ(default_world().definition().materials(0).name(), "water");
-  ViewSamples view(5000, -7000, 96, 256);
-  int agree = 0, checked = 0, water_pixels = 0;
-  for (int py = 2; py < 256; py += 6) {
-    for (int px = 2; px < 256; px += 6) {
+  // Structure outlines are drawn over the terrain in their types' colours: those pixels are not
+  // the terrain's.
+  std::set<uint32_t> structure_colours;
+  for (const v1::Structure& s : default_world().definition().structures()) {
+    structure_colours.insert(static_cast<uint32_t>(std::stoul(s.color().substr(1), nullptr, 16)));
+  }
+  ViewSamples view(5000, -7000, 96, 512);
+  int agree = 0, checked = 0, water_pixels = 0, structure_pixels = 0;
+  for (int py = 2; py < 512; py += 4) {
+    for (int px = 2; px < 512; px += 4) {
       const uint8_t* c = pixels.at(px, py);
+      if (structure_colours.count(uint32_t{c[0]} << 16 | uint32_t{c[1]} << 8 | c[2]) != 0) {
+        ++structure_pixels;
+        continue;
+      }
       const bool drawn_as_water = c[2] > c[0] + 50;
       const bool is_water = view.material(px, py) == water;
       agree += drawn_as_water == is_water;
@@ -127,14 +137,15 @@ TEST(CliLodTest, DrawsTheTerrainOfTheViewsTiles) {
       ++checked;
     }
   }
-  // Structure outlines are drawn over the terrain: a few pixels may differ.
-  EXPECT_GE(agree, checked * 98 / 100) << agree << " of " << checked;
+  EXPECT_EQ(agree, checked);
+  EXPECT_GT(structure_pixels, 0) << "no structure drawn";
+  EXPECT_LT(structure_pixels, checked / 10) << "structures hide the terrain";
   EXPECT_GT(water_pixels, checked / 50) << "the view holds too little water to tell";
   EXPECT_LT(water_pixels, checked * 98 / 100) << "the view holds too little land to tell";
 }
 
 TEST(CliLodTest, RefusesABadRadiusNamingIt) {
-  const Run r = run_lod("--radius 0 --out " + temp_file("never.png"));
+  const LodRun r = run_lod("--radius 0 --out " + temp_file("never.png"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--radius"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(temp_file("never.png")));

@@ -63,16 +63,16 @@ void draw_tile_terrain(Image& image, const ViewFrame& frame, const v1::LodTile& 
   }
 }
 
-// Structure footprints as outlines in their colours, once each, at least a pixel wide.
+// Structure footprints as outlines in their colours, once each; only those at least two pixels
+// wide: smaller ones, a hundred to a tile of 16 x 16 chunks, would bury the terrain in dots.
 void draw_structures(Image& image, const ViewFrame& frame, const std::vector<v1::LodTile>& tiles, const World& world) {
   const std::vector<Rgb> colors = colors_of(world.definition().structures());
   std::unordered_set<uint64_t> drawn;
   for (const v1::LodTile& tile : tiles) {
     for (const v1::StructureInstance& s : tile.structures()) {
-      if (!drawn.insert(s.id()).second) continue;
+      const double w = s.size_x() / frame.units_per_pixel, h = s.size_z() / frame.units_per_pixel;
+      if (std::max(w, h) < 2 || !drawn.insert(s.id()).second) continue;
       const double x0 = frame.to_px(static_cast<double>(s.x())), z0 = frame.to_py(static_cast<double>(s.z()));
-      const double w = std::max(s.size_x() / frame.units_per_pixel, 1.0);
-      const double h = std::max(s.size_z() / frame.units_per_pixel, 1.0);
       image.outline(x0, z0, x0 + w, z0 + h, 1, colors[s.type()]);
     }
   }
@@ -108,7 +108,7 @@ CLI::App& LodCommand::declare(CLI::App& parent) {
            "Draws the LOD tiles a player at world (X, Z) needs to see RADIUS chunks around its chunk\n"
            "(docs/lod.md): fine tiles near it, coarser ones farther out, each tile's terrain lattice\n"
            "in its material colours (lighter higher, darker deeper water) and, from the fine tiles,\n"
-           "structure footprints as outlines. x grows to the right, z downwards; the player's chunk\n"
+           "structure footprints at least two pixels wide as outlines. x grows to the right, z downwards; the player's chunk\n"
            "is at the centre. Prints the tiles per level and their encoded bytes.\n");
   add_world_options(app, world_);
   const CLI::Validator in_world = number_where(
