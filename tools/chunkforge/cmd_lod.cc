@@ -95,7 +95,7 @@ class LodCommand final : public Command {
   double x_ = 0, z_ = 0;
   int64_t radius_ = 1024;
   int64_t size_ = 1024;
-  int64_t split_tiles_ = 2;
+  double split_tiles_ = LodRings{}.split_tiles;
   std::string out_;
   bool borders_ = false;
 };
@@ -103,7 +103,7 @@ class LodCommand final : public Command {
 CLI::App& LodCommand::declare(CLI::App& parent) {
   CLI::App& app = *parent.add_subcommand("lod", "a player's LOD view as a PNG, from tiles sampled, not generated");
   set_help(app,
-           "usage: chunkforge lod --out FILE.png [--x X] [--z Z] [--radius CHUNKS] [--size PX] [--split-tiles N]\n"
+           "usage: chunkforge lod --out FILE.png [--x X] [--z Z] [--radius CHUNKS] [--size PX] [--split-tiles K]\n"
            "                      [--tile-borders] [--world FILE] [--seed N]\n",
            "Draws the LOD tiles a player at world (X, Z) needs to see RADIUS chunks around its chunk\n"
            "(docs/lod.md): fine tiles near it, coarser ones farther out, each tile's terrain lattice\n"
@@ -121,9 +121,10 @@ CLI::App& LodCommand::declare(CLI::App& parent) {
   app.add_option("--size", size_, "the image's side in pixels, 64 to 8192 (default 1024)")
       ->type_name("PX")
       ->transform(integer_in<int64_t>(64, 8192));
-  app.add_option("--split-tiles", split_tiles_, "LodRings::split_tiles, 1 to 8 (default 2)")
-      ->type_name("N")
-      ->transform(integer_in<int64_t>(1, 8));
+  add_number_option(app, "--split-tiles", split_tiles_,
+                    number_where([](double k) { return k >= 1 && k <= 8; }, "a number in [1, 8]"),
+                    "LodRings::split_tiles: split a tile nearer than K of its tiles, 1 to 8 (default 1.5)")
+      ->type_name("K");
   app.add_option("--out", out_, "the PNG to write")->type_name("FILE")->required();
   app.add_flag("--tile-borders", borders_, "outline every tile, to show the rings");
   return app;
@@ -133,7 +134,7 @@ int LodCommand::run() {
   const std::optional<World> world = load_world(world_);
   if (!world) return kExitBadInput;
   const int64_t cs = world->chunk_size();
-  const std::vector<LodKey> keys = lod_view(cs, x_, z_, radius_, LodRings{static_cast<int>(split_tiles_), -1});
+  const std::vector<LodKey> keys = lod_view(cs, x_, z_, radius_, LodRings{split_tiles_, -1});
   const uint32_t size = static_cast<uint32_t>(cs);
   const double side = static_cast<double>((2 * radius_ + 1) * cs);
   const ViewFrame frame{static_cast<double>((chunk_coordinate(x_, size) - radius_) * cs),

@@ -64,9 +64,11 @@ std::string lod_tile_bytes(const World& world, const LodKey& key, const std::ato
 
 // The rings of a view: a tile of level k is split into its four children while the player's
 // chunk lies closer than `split_tiles` tiles of level k to it (Chebyshev distance in chunks),
-// down to `finest_level` (-1: the world's finest). Larger: finer tiles farther out, more bytes.
+// down to `finest_level` (-1: the world's finest). So a level's tiles lie between split_tiles
+// and 2 * split_tiles + 1 of its tiles away, and a sample spans at most 1 / (32 * split_tiles)
+// radians seen from the player. Larger: finer tiles farther out, more bytes (docs/lod.md).
 struct LodRings {
-  int split_tiles = 2;
+  double split_tiles = 1.5;
   int finest_level = -1;
 };
 
