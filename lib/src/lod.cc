@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
+#include <tuple>
 #include <unordered_set>
+#include <vector>
 
 #include "abandon.h"
 #include "chunkforge/chunk_hash.h"
@@ -31,9 +34,7 @@ double objects_per_area(const ResourceLayer& layer, double d) {
 }
 
 // The world unit of the tile's lowest corner along one axis.
-int64_t tile_origin(const LodKey& key, int64_t index, int64_t chunk_size) {
-  return index * key.chunks() * chunk_size;
-}
+int64_t tile_origin(const LodKey& key, int64_t index, int64_t chunk_size) { return index * key.chunks() * chunk_size; }
 
 // The lattice as the wire's TerrainGrid, converted as Chunk.terrain converts (encode.h).
 void add_lattice(const TerrainGrid& grid, v1::TerrainGrid& out) {
@@ -109,8 +110,8 @@ std::string lod_key_error(int64_t chunk_size, const LodKey& key) {
   const int64_t lo = -kWorldUnits / span, hi = kWorldUnits / span - 1;  // the tiles inside the world
   for (const auto& [name, v] : {std::pair{"x", key.x}, std::pair{"z", key.z}}) {
     if (v < lo || v > hi) {
-      return std::string(name) + ": must be in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-             "] at level " + std::to_string(key.level) + " (got " + std::to_string(v) + ")";
+      return std::string(name) + ": must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "] at level " +
+             std::to_string(key.level) + " (got " + std::to_string(v) + ")";
     }
   }
   return "";

@@ -44,7 +44,8 @@ int64_t chebyshev(const ViewFrame& f, const ChunkSquare& s) {
 void refine(const ViewFrame& f, const LodKey& key, std::vector<LodKey>& out) {
   const ChunkSquare square = square_of(key);
   if (!intersects(square, f.view)) return;
-  const bool split = key.level > f.finest && static_cast<double>(chebyshev(f, square)) < f.split_tiles * static_cast<double>(key.chunks());
+  const bool split = key.level > f.finest &&
+                     static_cast<double>(chebyshev(f, square)) < f.split_tiles * static_cast<double>(key.chunks());
   if (!split) {
     if (lod_key_error(f.chunk_size, key).empty()) out.push_back(key);
     return;
@@ -58,7 +59,11 @@ void refine(const ViewFrame& f, const LodKey& key, std::vector<LodKey>& out) {
 
 std::vector<LodKey> lod_view(int64_t chunk_size, double x, double z, int64_t radius_chunks, const LodRings& rings) {
   const uint32_t size = static_cast<uint32_t>(chunk_size);
-  ViewFrame f{chunk_size, chunk_coordinate(x, size), chunk_coordinate(z, size), {}, 0, std::max(rings.split_tiles, 0.0)};
+  ViewFrame f{};
+  f.chunk_size = chunk_size;
+  f.px = chunk_coordinate(x, size);
+  f.pz = chunk_coordinate(z, size);
+  f.split_tiles = std::max(rings.split_tiles, 0.0);
   const int64_t r = std::clamp<int64_t>(radius_chunks, 0, chunk_limit(size));
   f.view = {f.px - r, f.pz - r, f.px + r, f.pz + r};
   f.finest = std::clamp(rings.finest_level < 0 ? lod_finest_level(chunk_size) : rings.finest_level,

@@ -185,7 +185,7 @@ TEST(LodTileTest, BadKeysAreRefusedNamingTheFieldAndRange) {
   EXPECT_EQ(lod_key_error(64, {-1, 0, 0}), "level: must be in [0, 24] (got -1)");
   EXPECT_EQ(lod_key_error(64, {25, 0, 0}), "level: must be in [0, 24] (got 25)");
   EXPECT_EQ(lod_key_error(16, {0, 0, 0}), "level: must be in [1, 24] (got 0)");  // 16 / 32: half units apart
-  EXPECT_EQ(lod_key_error(100, {3, 0, 0}), "");                                   // 800 units / 32 samples: 25
+  EXPECT_EQ(lod_key_error(100, {3, 0, 0}), "");                                  // 800 units / 32 samples: 25
   EXPECT_EQ(lod_key_error(64, {10, int64_t{1} << 24, 0}),
             "x: must be in [-16777216, 16777215] at level 10 (got 16777216)");
   EXPECT_EQ(lod_key_error(64, {10, 0, -(int64_t{1} << 24) - 1}),

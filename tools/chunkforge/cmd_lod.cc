@@ -40,8 +40,8 @@ Rgb shade(Rgb c, double elevation, double sea_level) {
 }
 
 // Paints the pixels whose centre lies in the tile with the lattice sample at or below it.
-void draw_tile_terrain(Image& image, const ViewFrame& frame, const v1::LodTile& tile,
-                       const std::vector<Rgb>& materials, double sea_level) {
+void draw_tile_terrain(Image& image, const ViewFrame& frame, const v1::LodTile& tile, const std::vector<Rgb>& materials,
+                       double sea_level) {
   const double span = static_cast<double>((int64_t{1} << tile.key().level()) * tile.chunk_size());
   const double tx0 = static_cast<double>(tile.key().x()) * span, tz0 = static_cast<double>(tile.key().z()) * span;
   const v1::TerrainGrid& t = tile.terrain();
@@ -108,11 +108,12 @@ CLI::App& LodCommand::declare(CLI::App& parent) {
            "Draws the LOD tiles a player at world (X, Z) needs to see RADIUS chunks around its chunk\n"
            "(docs/lod.md): fine tiles near it, coarser ones farther out, each tile's terrain lattice\n"
            "in its material colours (lighter higher, darker deeper water) and, from the fine tiles,\n"
-           "structure footprints at least two pixels wide as outlines. x grows to the right, z downwards; the player's chunk\n"
+           "structure footprints at least two pixels wide as outlines. x grows to the right, z downwards; the player's "
+           "chunk\n"
            "is at the centre. Prints the tiles per level and their encoded bytes.\n");
   add_world_options(app, world_);
-  const CLI::Validator in_world = number_where(
-      [](double v) { return std::abs(v) <= static_cast<double>(kWorldUnits); }, "within [-2^40, 2^40] world units");
+  const CLI::Validator in_world = number_where([](double v) { return std::abs(v) <= static_cast<double>(kWorldUnits); },
+                                               "within [-2^40, 2^40] world units");
   add_number_option(app, "--x", x_, in_world, "the player's world x (default 0)")->type_name("X");
   add_number_option(app, "--z", z_, in_world, "the player's world z (default 0)")->type_name("Z");
   app.add_option("--radius", radius_, "chunks seen around the player's chunk, 1 to 65536 (default 1024)")

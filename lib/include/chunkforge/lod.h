@@ -77,7 +77,6 @@ struct LodRings {
 // cover the square without gaps or overlaps, coarse far out and fine near. Ordered by level,
 // finest first, and within a level nearest first (then by z, x). Tiles outside the supported
 // world are left out.
-std::vector<LodKey> lod_view(int64_t chunk_size, double x, double z, int64_t radius_chunks,
-                             const LodRings& rings = {});
+std::vector<LodKey> lod_view(int64_t chunk_size, double x, double z, int64_t radius_chunks, const LodRings& rings = {});
 
 }  // namespace chunkforge
