@@ -32,8 +32,8 @@ inline constexpr int kLodSamples = 32;
 inline constexpr int kLodDensityCells = 8;
 // The coarsest level: a tile of 2^24 chunks a side is wider than the supported world.
 inline constexpr int kLodMaxLevel = 24;
-// Tiles up to this level carry their structures: planning costs per chunk covered (about
-// 10 us), so coarser tiles would grow with their area (docs/lod.md, "Structures").
+// Tiles up to this level carry their structures: planning costs per chunk covered (some
+// 5 us), so coarser tiles would grow with their area (docs/lod.md, "Structures").
 inline constexpr int kLodStructureMaxLevel = 4;
 
 struct LodKey {
