@@ -11,6 +11,7 @@
 
 #include <map>
 
+#include "chunkforge/v1/lod.pb.h"
 #include "chunkforge/v1/service.pb.h"
 #include "chunkforge/v1/world.pb.h"
 
@@ -43,10 +44,12 @@ class ErrorText : public google::protobuf::io::ErrorCollector {
 }  // namespace
 
 FileDescriptorSet compiled_contract() {
-  // service.proto imports chunk, edit and info; world.proto stands alone (the world file).
+  // service.proto imports chunk, edit and info; world.proto stands alone (the world file);
+  // lod.proto (LOD tiles, built by the library, no RPC yet) imports chunk.
   std::map<std::string, const FileDescriptor*> files;
   collect(v1::GetChunkRequest::descriptor()->file(), files);
   collect(v1::WorldDefinition::descriptor()->file(), files);
+  collect(v1::LodTile::descriptor()->file(), files);
   FileDescriptorSet contract;
   for (const auto& [name, file] : files) file->CopyTo(contract.add_file());  // CopyTo leaves source info out
   return contract;

@@ -467,6 +467,16 @@ const BadInputCase kBadInputCases[] = {
      {"render", "0", "0", "1", "1", "--out", "/nonexistent/x.png", "--px-per-unit", "0"},
      "--px-per-unit: must be a number in [1/64, 64] (got \"0\")"},
     {"LocateLimitZero", {"locate", "village", "0", "0", "--limit", "0"}, "--limit: must be an integer in [1, 10000]"},
+    {"LodWithoutOut", {"lod"}, "--out is required"},
+    {"LodRadiusTooLarge",
+     {"lod", "--radius", "65537", "--out", "/nonexistent/x.png"},
+     "--radius: must be an integer in [1, 65536] (got \"65537\")"},
+    {"LodOutsideTheWorld",
+     {"lod", "--x", "2e12", "--out", "/nonexistent/x.png"},
+     "--x: must be within [-2^40, 2^40] world units (got \"2e12\")"},
+    {"LodSplitTilesBelowOne",
+     {"lod", "--split-tiles", "0.5", "--out", "/nonexistent/x.png"},
+     "--split-tiles: must be a number in [1, 8] (got \"0.5\")"},
     {"QualityUnknownMethod",
      {"quality", "--layer", "iron", "--method", "grid"},
      "--method: must be blue_noise, jittered_grid, noise_probability, noise_peaks or uniform (got \"grid\")"},
@@ -569,8 +579,8 @@ TEST_P(CliSubcommandTest, HelpWinsOverABadValue) {
 }
 
 // Every subcommand; CliTest.TheSubcommandListIsWhatHelpLists holds it to `chunkforge --help`.
-constexpr const char* kSubcommands[] = {"validate", "info",   "sample", "chunk", "region", "render",
-                                        "quality",  "locate", "health", "edit",  "edits",  "map"};
+constexpr const char* kSubcommands[] = {"validate", "info", "sample", "chunk", "region", "render", "quality",
+                                        "locate",   "lod",  "health", "edit",  "edits",  "map"};
 
 INSTANTIATE_TEST_SUITE_P(Cli, CliSubcommandTest, testing::ValuesIn(kSubcommands),
                          [](const testing::TestParamInfo<const char*>& test) { return std::string(test.param); });

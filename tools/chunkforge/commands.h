@@ -26,6 +26,7 @@ std::unique_ptr<Command> make_region_command();
 std::unique_ptr<Command> make_render_command();
 std::unique_ptr<Command> make_quality_command();
 std::unique_ptr<Command> make_locate_command();
+std::unique_ptr<Command> make_lod_command();
 std::unique_ptr<Command> make_health_command();
 std::unique_ptr<Command> make_edit_command();
 // Only in builds with the server (CHUNKFORGE_HAS_STORE): it opens the server's edit store.

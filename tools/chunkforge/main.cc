@@ -1,5 +1,5 @@
 // chunkforge: a world from the command line — validate a definition, describe and sample it,
-// print chunks and render maps, generated here or fetched from a server (--server); edit a
+// print chunks and render maps (and LOD views), generated here or fetched from a server (--server); edit a
 // server's world.
 #include <CLI/CLI.hpp>
 
@@ -25,8 +25,9 @@ struct Declared {
 
 std::vector<Declared> declare_commands(CLI::App& app) {
   std::unique_ptr<Command> (*const makers[])() = {
-      make_validate_command, make_info_command,    make_sample_command, make_chunk_command,  make_region_command,
-      make_render_command,   make_quality_command, make_locate_command, make_health_command, make_edit_command,
+      make_validate_command, make_info_command,   make_sample_command,  make_chunk_command,
+      make_region_command,   make_render_command, make_quality_command, make_locate_command,
+      make_lod_command,      make_health_command, make_edit_command,
 #ifdef CHUNKFORGE_HAS_STORE
       make_edits_command,    make_map_command,
 #endif
