@@ -394,7 +394,9 @@ class SessionReactor final
   // encoded changes a session holds stay bounded whatever the client reads.
   void read_edited() {
     while (!finished_ && !edited_waiting_.empty() && edited_reading_ < kWindow && view_.ready() < kWindow) {
-      const auto [generation, version] = edited_waiting_.front();
+      // Not a structured binding: clang 14 cannot capture one in the lambda below.
+      const SessionView::Generation generation = edited_waiting_.front().first;
+      const uint64_t version = edited_waiting_.front().second;
       edited_waiting_.pop_front();
       ++edited_reading_;
       service_.queue().submit(
