@@ -271,9 +271,13 @@ TEST_P(LocalSessionTest, AResumedSessionKeepsItsChunksAndGetsOnlyWhatChanged) {
   ASSERT_TRUE(eventually([&] { return holds_served_view({0, 0}, 2); }));
   const int port = server_->port();
   server_->shutdown(100ms);
-  start(true, port);
+  // While the session is away (its port closed), a server on another port of the same store
+  // takes an edit; then the session's server comes back.
+  start(true, 0);
   std::mt19937 random(11);
-  edit_some({1, 1}, random);  // while the session was away
+  edit_some({1, 1}, random);
+  server_->shutdown(100ms);
+  start(true, port);
   ASSERT_TRUE(eventually([&] { return session_->stats().reconnects >= 1 && holds_served_view({0, 0}, 2); }));
   const ViewStats stats = session_->stats();
   EXPECT_EQ(stats.chunks_generated, 25u + 1u) << "only the chunk edited meanwhile is made again";
