@@ -82,19 +82,20 @@ std::optional<TileView::Request> TileView::next_request() {
   return std::nullopt;
 }
 
-void TileView::made(const LodKey& key, Bytes bytes) {
+bool TileView::made(const LodKey& key, Bytes bytes) {
   const auto it = making_.find(key);
-  if (it == making_.end()) return;
+  if (it == making_.end()) return false;
   making_.erase(it);
-  if (stale_.erase(key) > 0) bytes = nullptr;  // from before a structure change: made again
-  if (!wanted(key)) return;
+  const bool stale = stale_.erase(key) > 0;  // from before a structure change: made again
+  if (!wanted(key)) return false;
   // A tile is the same whichever view asked for it: one made after the view turned away and
-  // back is as good. One dropped (its flag was raised, or the queue was full) is asked for again.
-  if (!bytes) {
+  // back is as good. One dropped or stale is asked for again.
+  if (!bytes || stale) {
     cursor_ = std::min(cursor_, order_of(key));
-    return;
+    return !bytes;
   }
   ready_.emplace(key, std::move(bytes));
+  return false;
 }
 
 std::optional<TileView::Event> TileView::next_event() {

@@ -56,8 +56,9 @@ class TileView {
   // nullopt when there is none or `window` tiles are being made or ready.
   std::optional<Request> next_request();
   // A requested tile was made (bytes) or dropped (null: it will be asked for again, if still
-  // wanted, by a later next_request).
-  void made(const LodKey& key, Bytes bytes);
+  // wanted, by a later next_request). True when a tile the view wants was dropped (the queue
+  // refused it, or making it failed): the caller should pause before asking again.
+  bool made(const LodKey& key, Bytes bytes);
 
   // A ready tile (the first in the view's order), else an owed unload once no load is owed (the
   // client has every tile of its view, so dropping the old ones leaves no hole) or when too
