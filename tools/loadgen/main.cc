@@ -309,6 +309,7 @@ void drive_sessions(const std::vector<std::unique_ptr<WorldService::Stub>>& stub
     const auto step = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(next_step(w.player, s, o)));
     due.emplace(w.joins + step, &w - walkers.data());
   }
+  std::this_thread::sleep_until(end);  // players who take no further step still hold their view
   for (Walker& w : walkers) {
     if (w.session) w.session->cancel();
   }
