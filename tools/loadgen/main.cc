@@ -67,6 +67,7 @@ struct Results {
   std::mutex mutex;
   std::vector<Sample> samples;
   std::atomic<uint64_t> chunks{0}, errors{0};
+  std::atomic<uint64_t> joined{0};       // players whose walk began (--ramp: those whose turn came)
   std::atomic<uint64_t> event_bytes{0};  // session events as serialized (gRPC adds 5 bytes each)
   std::string first_error;
   void latency(double ms) {
@@ -301,6 +302,7 @@ void drive_sessions(const std::vector<std::unique_ptr<WorldService::Stub>>& stub
     if (!w.session) {
       w.session = std::make_unique<SessionPlayer>(*stubs[static_cast<size_t>(w.player) % stubs.size()], r, local, pool);
       w.joins = Clock::now();
+      ++r.joined;
     }
     const double s = std::chrono::duration<double>(Clock::now() - w.joins).count();
     const auto p = position(w.player, s, o);
@@ -500,6 +502,7 @@ int main(int argc, char** argv) {
   }
   for (int p = 0; p < o.players && (o.mode == "chunk" || o.mode == "region"); ++p) {
     players.emplace_back([&, p] {  // blocking calls: a thread per player
+      ++r.joined;
       WorldService::Stub& stub = *stubs[static_cast<size_t>(p) % stubs.size()];
       if (o.mode == "chunk") run_chunk(stub, p, o, end, r);
       if (o.mode == "region") run_region(stub, p, o, end, r);
@@ -519,7 +522,7 @@ int main(int argc, char** argv) {
   const double bytes_per_chunk = r.chunks > 0 ? static_cast<double>(r.event_bytes) / static_cast<double>(r.chunks) : 0;
   if (o.json) {
     std::cout << "{\"mode\":\"" << o.mode << "\",\"players\":" << o.players << ",\"radius\":" << o.radius
-              << ",\"stagger\":" << (o.stagger ? "true" : "false") << ",\"ramp_s\":" << o.ramp << ",\"seconds\":" << seconds
+              << ",\"stagger\":" << (o.stagger ? "true" : "false") << ",\"ramp_s\":" << o.ramp << ",\"players_joined\":" << r.joined << ",\"seconds\":" << seconds
               << ",\"chunks\":" << r.chunks << ",\"chunks_per_second\":" << static_cast<double>(r.chunks) / seconds
               << ",\"latency_p50_ms\":" << all.p50 << ",\"latency_p99_ms\":" << all.p99
               << ",\"latency_max_ms\":" << all.max << ",\"start_latency_p50_ms\":" << burst.p50
