@@ -108,6 +108,12 @@ TEST(ServerBinaryTest, LoadGeneratorRunsSessionsWithoutErrors) {
     const std::string out = run(mode, false, " --ramp 4");
     EXPECT_NE(out.find("\"players_joined\":2,"), std::string::npos) << out;
   }
+  std::unique_ptr<FILE, int (*)(FILE*)> bad(popen((std::string(CHUNKFORGE_LOADGEN) + " --ramp -1 2>&1").c_str(), "r"),
+                                            pclose);
+  char line[512] = {};
+  const std::string said = fgets(line, sizeof line, bad.get()) != nullptr ? line : "";
+  EXPECT_EQ(WEXITSTATUS(pclose(bad.release())), 2) << said;
+  EXPECT_NE(said.find("--ramp: must be a number of seconds in [0, 3600] (got \"-1\")"), std::string::npos) << said;
   // Players that generate: a few bytes per chunk where a whole chunk is hundreds.
   for (const std::string mode : {"local", "local-generate"}) {
     const std::string out = run(mode, false);

@@ -414,6 +414,14 @@ std::string positive_number(const std::string& text) {
   return !text.empty() && *end == '\0' && value > 0 ? "" : "must be a number > 0 (got \"" + text + "\")";
 }
 
+// --ramp: seconds in [0, 3600] (CLI11's Range would print the bounds as 0.000000).
+std::string ramp_seconds(const std::string& text) {
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  const bool ok = !text.empty() && *end == '\0' && value >= 0 && value <= 3600;
+  return ok ? "" : "must be a number of seconds in [0, 3600] (got \"" + text + "\")";
+}
+
 // The options into `o`; nullopt to go on, else the exit code (--help: 0; a bad or unknown
 // option: 2, with one line naming it). The ranges are in the descriptions; CLI11's own
 // description of each check would repeat them.
@@ -452,7 +460,7 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
                  "session and local modes: players join evenly over this many seconds, 0 to 3600\n"
                  "(default 0: all at once)")
       ->type_name("S")
-      ->check(CLI::Range(0.0, 3600.0).description(""));
+      ->check(ramp_seconds);
   app.add_flag("--stagger", o.stagger, "players step at spread phases, not all at the same instant");
   app.add_flag("--load-batches,!--no-load-batches", o.load_batches,
                "session mode: accept several chunks per event (default; SessionUpdate.accept_load_batches)");
