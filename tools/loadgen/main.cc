@@ -308,10 +308,11 @@ void drive_sessions(const std::vector<std::unique_ptr<WorldService::Stub>>& stub
     const auto p = position(w.player, s, o);
     if (p != w.last && !w.session->move(p, o)) continue;  // the server ended it: it walks no more
     w.last = p;
-    const auto step = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(next_step(w.player, s, o)));
+    const auto step =
+        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(next_step(w.player, s, o)));
     due.emplace(w.joins + step, &w - walkers.data());
   }
-  std::this_thread::sleep_until(end);  // players who take no further step still hold their view
+  if (!due.empty()) std::this_thread::sleep_until(end);  // players with no step left still hold their view
   for (Walker& w : walkers) {
     if (w.session) w.session->cancel();
   }
@@ -530,8 +531,9 @@ int main(int argc, char** argv) {
   const double bytes_per_chunk = r.chunks > 0 ? static_cast<double>(r.event_bytes) / static_cast<double>(r.chunks) : 0;
   if (o.json) {
     std::cout << "{\"mode\":\"" << o.mode << "\",\"players\":" << o.players << ",\"radius\":" << o.radius
-              << ",\"stagger\":" << (o.stagger ? "true" : "false") << ",\"ramp_s\":" << o.ramp << ",\"players_joined\":" << r.joined << ",\"seconds\":" << seconds
-              << ",\"chunks\":" << r.chunks << ",\"chunks_per_second\":" << static_cast<double>(r.chunks) / seconds
+              << ",\"stagger\":" << (o.stagger ? "true" : "false") << ",\"ramp_s\":" << o.ramp
+              << ",\"players_joined\":" << r.joined << ",\"seconds\":" << seconds << ",\"chunks\":" << r.chunks
+              << ",\"chunks_per_second\":" << static_cast<double>(r.chunks) / seconds
               << ",\"latency_p50_ms\":" << all.p50 << ",\"latency_p99_ms\":" << all.p99
               << ",\"latency_max_ms\":" << all.max << ",\"start_latency_p50_ms\":" << burst.p50
               << ",\"start_latency_p99_ms\":" << burst.p99 << ",\"steady_latency_p50_ms\":" << steady.p50
@@ -551,6 +553,7 @@ int main(int argc, char** argv) {
     }
     std::cout << ", " << bytes_per_chunk << " event bytes per chunk";
     if (pool) std::cout << ", generation queue peak " << peak_generation_queue;
+    if (o.ramp > 0) std::cout << ", " << r.joined << " players joined over the " << o.ramp << " s ramp";
     std::cout << '\n';
   }
   if (!r.first_error.empty()) std::cerr << "first error: " << r.first_error << '\n';
