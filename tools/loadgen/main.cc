@@ -29,6 +29,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <queue>
 #include <set>
 #include <sstream>
 #include <string>
@@ -49,6 +50,7 @@ struct Options {
   int players = 10, radius = 4, duration = 10, server_pid = 0;
   double speed = 2;          // chunks per second
   double steady_after = 10;  // seconds: latencies before are the start burst, after the steady walk
+  double ramp = 0;           // seconds over which players join (0: all at once)
   bool stagger = false;      // players step at spread phases instead of all at the same instant
   bool load_batches = true;  // session mode: the server may send several chunks in one event
   bool json = false;
@@ -65,6 +67,7 @@ struct Results {
   std::mutex mutex;
   std::vector<Sample> samples;
   std::atomic<uint64_t> chunks{0}, errors{0};
+  std::atomic<uint64_t> joined{0};       // players whose walk began (--ramp: those whose turn came)
   std::atomic<uint64_t> event_bytes{0};  // session events as serialized (gRPC adds 5 bytes each)
   std::string first_error;
   void latency(double ms) {
@@ -166,11 +169,13 @@ class SessionPlayer final
     return true;
   }
 
-  // The walk is over: ends the call without waiting for the rest of the view, and returns its
-  // status once gRPC is done with it.
-  grpc::Status end() {
+  // The walk is over: ends the call without waiting for the rest of the view. Then wait() returns
+  // its status once gRPC is done with it (a driver cancels all its players before it waits).
+  void cancel() {
     context_.TryCancel();
     RemoveHold();
+  }
+  grpc::Status wait() {
     std::unique_lock lock(mutex_);
     finished_.wait(lock, [&] { return done_; });
     return status_;
@@ -258,27 +263,64 @@ class SessionPlayer final
   grpc::Status status_;
 };
 
-void run_session(WorldService::Stub& stub, int player, const Options& o, Clock::time_point end, Results& r,
-                 const chunkforge::v1::LocalGeneration* local = nullptr,
-                 chunkforge::loadgen::GenerationPool* pool = nullptr) {
-  SessionPlayer session(stub, r, local, pool);
-  const auto start = Clock::now();
+// One simulated player as a driver thread keeps it: when it joins (--ramp), and its session
+// once it has joined, walking from that instant.
+struct Walker {
+  int player = 0;
+  Clock::time_point joins;
+  std::unique_ptr<SessionPlayer> session;
   std::pair<int64_t, int64_t> last{INT64_MIN, 0};
-  while (Clock::now() < end) {
-    const double now_s = std::chrono::duration<double>(Clock::now() - start).count();
-    const auto p = position(player, now_s, o);
-    if (p != last) {
-      if (!session.move(p, o)) break;
-      last = p;
-    }
-    // Asleep until the next step: 200 players polling every 20 ms cost the load generator
-    // 10,000 wake-ups a second.
-    const auto step =
-        start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(next_step(player, now_s, o)));
-    std::this_thread::sleep_until(std::min(step, end));
+};
+
+// When player p opens its session: all at once, or with --ramp spread evenly over that many seconds.
+Clock::time_point join_time(int player, const Options& o, Clock::time_point start) {
+  const double at = o.ramp * static_cast<double>(player) / static_cast<double>(o.players);
+  return start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(at));
+}
+
+// Drives the session players p with p % stride == first: opens each at its join time, moves it at
+// each of its steps, asleep until the next one is due, and ends them all at `end`. A few such
+// threads walk every player: with one thread per player, 2,000 players were 2,000 threads created
+// in the same half second and woken at every step, on the cores of the server being measured.
+void drive_sessions(const std::vector<std::unique_ptr<WorldService::Stub>>& stubs, int first, int stride,
+                    const Options& o, Clock::time_point start, Clock::time_point end, Results& r,
+                    const chunkforge::v1::LocalGeneration* local, chunkforge::loadgen::GenerationPool* pool) {
+  using Due = std::pair<Clock::time_point, size_t>;  // when, which walker
+  std::vector<Walker> walkers;
+  std::priority_queue<Due, std::vector<Due>, std::greater<>> due;
+  for (int p = first; p < o.players; p += stride) {
+    walkers.push_back({p, join_time(p, o, start), nullptr});
+    due.emplace(walkers.back().joins, walkers.size() - 1);
   }
-  const grpc::Status s = session.end();
-  if (!s.ok() && s.error_code() != grpc::StatusCode::CANCELLED) r.error(s);
+  while (!due.empty() && due.top().first < end) {
+    if (Clock::now() < due.top().first) {
+      std::this_thread::sleep_until(due.top().first);
+      continue;
+    }
+    Walker& w = walkers[due.top().second];
+    due.pop();
+    if (!w.session) {
+      w.session = std::make_unique<SessionPlayer>(*stubs[static_cast<size_t>(w.player) % stubs.size()], r, local, pool);
+      w.joins = Clock::now();
+      ++r.joined;
+    }
+    const double s = std::chrono::duration<double>(Clock::now() - w.joins).count();
+    const auto p = position(w.player, s, o);
+    if (p != w.last && !w.session->move(p, o)) continue;  // the server ended it: it walks no more
+    w.last = p;
+    const auto step =
+        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(next_step(w.player, s, o)));
+    due.emplace(w.joins + step, &w - walkers.data());
+  }
+  if (!due.empty()) std::this_thread::sleep_until(end);  // players with no step left still hold their view
+  for (Walker& w : walkers) {
+    if (w.session) w.session->cancel();
+  }
+  for (Walker& w : walkers) {
+    if (!w.session) continue;
+    const grpc::Status s = w.session->wait();
+    if (!s.ok() && s.error_code() != grpc::StatusCode::CANCELLED) r.error(s);
+  }
 }
 
 void run_chunk(WorldService::Stub& stub, int player, const Options& o, Clock::time_point end, Results& r) {
@@ -373,6 +415,14 @@ std::string positive_number(const std::string& text) {
   return !text.empty() && *end == '\0' && value > 0 ? "" : "must be a number > 0 (got \"" + text + "\")";
 }
 
+// --ramp: seconds in [0, 3600] (CLI11's Range would print the bounds as 0.000000).
+std::string ramp_seconds(const std::string& text) {
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  const bool ok = !text.empty() && *end == '\0' && value >= 0 && value <= 3600;
+  return ok ? "" : "must be a number of seconds in [0, 3600] (got \"" + text + "\")";
+}
+
 // The options into `o`; nullopt to go on, else the exit code (--help: 0; a bad or unknown
 // option: 2, with one line naming it). The ranges are in the descriptions; CLI11's own
 // description of each check would repeat them.
@@ -407,6 +457,11 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
   app.add_option("--server-pid", o.server_pid, "a local server's process id: report its resident memory and CPU")
       ->type_name("PID")
       ->check(CLI::Range(0, std::numeric_limits<int>::max()).description(""));
+  app.add_option("--ramp", o.ramp,
+                 "session and local modes: players join evenly over this many seconds, 0 to 3600\n"
+                 "(default 0: all at once)")
+      ->type_name("S")
+      ->check(ramp_seconds);
   app.add_flag("--stagger", o.stagger, "players step at spread phases, not all at the same instant");
   app.add_flag("--load-batches,!--no-load-batches", o.load_batches,
                "session mode: accept several chunks per event (default; SessionUpdate.accept_load_batches)");
@@ -446,11 +501,18 @@ int main(int argc, char** argv) {
     if (local->world) pool = std::make_unique<chunkforge::loadgen::GenerationPool>(local->world, o.generator_threads);
   }
   std::vector<std::thread> players;
-  for (int p = 0; p < o.players; ++p) {
-    players.emplace_back([&, p] {
+  if (o.mode == "session" || local) {
+    const int drivers = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, std::min(o.players, 8));
+    for (int d = 0; d < drivers; ++d) {
+      players.emplace_back([&, d] {
+        drive_sessions(stubs, d, drivers, o, start, end, r, local ? &local->declared : nullptr, pool.get());
+      });
+    }
+  }
+  for (int p = 0; p < o.players && (o.mode == "chunk" || o.mode == "region"); ++p) {
+    players.emplace_back([&, p] {  // blocking calls: a thread per player
+      ++r.joined;
       WorldService::Stub& stub = *stubs[static_cast<size_t>(p) % stubs.size()];
-      if (o.mode == "session") run_session(stub, p, o, end, r);
-      if (local) run_session(stub, p, o, end, r, &local->declared, pool.get());
       if (o.mode == "chunk") run_chunk(stub, p, o, end, r);
       if (o.mode == "region") run_region(stub, p, o, end, r);
     });
@@ -469,8 +531,9 @@ int main(int argc, char** argv) {
   const double bytes_per_chunk = r.chunks > 0 ? static_cast<double>(r.event_bytes) / static_cast<double>(r.chunks) : 0;
   if (o.json) {
     std::cout << "{\"mode\":\"" << o.mode << "\",\"players\":" << o.players << ",\"radius\":" << o.radius
-              << ",\"stagger\":" << (o.stagger ? "true" : "false") << ",\"seconds\":" << seconds
-              << ",\"chunks\":" << r.chunks << ",\"chunks_per_second\":" << static_cast<double>(r.chunks) / seconds
+              << ",\"stagger\":" << (o.stagger ? "true" : "false") << ",\"ramp_s\":" << o.ramp
+              << ",\"players_joined\":" << r.joined << ",\"seconds\":" << seconds << ",\"chunks\":" << r.chunks
+              << ",\"chunks_per_second\":" << static_cast<double>(r.chunks) / seconds
               << ",\"latency_p50_ms\":" << all.p50 << ",\"latency_p99_ms\":" << all.p99
               << ",\"latency_max_ms\":" << all.max << ",\"start_latency_p50_ms\":" << burst.p50
               << ",\"start_latency_p99_ms\":" << burst.p99 << ",\"steady_latency_p50_ms\":" << steady.p50
@@ -490,6 +553,7 @@ int main(int argc, char** argv) {
     }
     std::cout << ", " << bytes_per_chunk << " event bytes per chunk";
     if (pool) std::cout << ", generation queue peak " << peak_generation_queue;
+    if (o.ramp > 0) std::cout << ", " << r.joined << " players joined over the " << o.ramp << " s ramp";
     std::cout << '\n';
   }
   if (!r.first_error.empty()) std::cerr << "first error: " << r.first_error << '\n';
