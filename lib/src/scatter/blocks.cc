@@ -31,9 +31,11 @@ ScatterField::ScatterField(const ResourceLayers& layers, const Terrain& terrain,
     const double n = static_cast<double>(l.cells_per_chunk);
     const MethodRecord& method = method_record(l.method);
     const double side = size / n;
+    const bool gated = rules.threshold_gates_sampling && l.threshold > l.dmin;
+    const double r_reach = (gated ? l.spacing / l.threshold : l.r_max()) + kPruneMargin;
     layer_.push_back(Layer{&l, &method, l.cells_per_chunk, side, size / (n * kSubD),
                            hash(seed, kDartSalt, l.salt.value), method.halo(l, l.cells_per_chunk, layers.chunk_size()),
-                           static_cast<int64_t>(std::ceil((l.r_max() + kPruneMargin) / side))});
+                           r_reach, static_cast<int64_t>(std::ceil(r_reach / side))});
   }
   pair_scale_.resize(count * count);
   for (size_t a = 0; a < count; ++a) {

@@ -153,9 +153,12 @@ class ScatterField {
     double unit;    // world units per sub-cell unit
     uint64_t seed;  // hash(world seed, dart salt, layer salt)
     int halo;       // method's border of cells around a block
-    // Spaced methods: scatter cells beyond a cell's own that the layer's largest spacing can
-    // reach across, with the margin visit_cells prunes with: a cell farther away is one that no
-    // listing of neighbours would list.
+    // The largest spacing of a cell that holds candidates: r_max, or under
+    // ScatterRules::threshold_gates_sampling the spacing at the threshold (a cell below it holds
+    // none, so it neither blocks nor is blocked), plus kPruneMargin for the rounding of both.
+    double r_reach;
+    // Spaced methods: scatter cells beyond a cell's own that r_reach can reach across: a cell
+    // farther away is one that no listing of neighbours would list.
     int64_t max_reach;
   };
   struct Frame {

@@ -158,7 +158,7 @@ void ScatterField::list_neighbours(uint32_t layer, Cell& c, const Candidate& a) 
   };
   if (layer_[layer].method->spaced) {
     const double sampled_from = rules_.threshold_gates_sampling ? l.threshold : 0.0;
-    visit_cells(layer, p, l.r_max(), SameLayerReach{}, c.r, sampled_from, add(layer));
+    visit_cells(layer, p, layer_[layer].r_reach, SameLayerReach{}, c.r, sampled_from, add(layer));
   }
   if (rules_.layers_sampled_apart) return;  // other layers act on existence only: list_rivals
   for (uint32_t lb = 0; lb < layers_.size(); ++lb) {
