@@ -85,7 +85,7 @@ TEST(ScatterOwnSpacingTest, Version3KeepsEachPointsOwnSpacingAcrossChunkBorders)
   const World v2 = build(at_version(d, 2)), v3 = build(at_version(d, 3));
   const RegionPoints p2 = generate_region(v2, {-3, 2}, 6), p3 = generate_region(v3, {-3, 2}, 6);
   const SameLayerPairs s2 = same_layer_pairs(v2, p2), s3 = same_layer_pairs(v3, p3);
-  EXPECT_GT(s3.checked, 10000u);
+  EXPECT_GT(s3.checked, 1000u);
   EXPECT_EQ(s3.below_min, 0u);
   EXPECT_GT(s3.below_max, 0u) << "version 3's rule was not exercised";
   EXPECT_EQ(s2.below_max, 0u) << "version 2 keeps the larger spacing";
@@ -93,7 +93,7 @@ TEST(ScatterOwnSpacingTest, Version3KeepsEachPointsOwnSpacingAcrossChunkBorders)
   for (const auto* points : {&p2, &p3}) {
     const SpacingReport report = check_spacing(points == &p2 ? v2 : v3, *points);
     EXPECT_EQ(report.violations, 0u);
-    EXPECT_GT(report.pairs_checked, 10000u);
+    EXPECT_GT(report.pairs_checked, 1000u);
   }
 }
 
@@ -146,7 +146,7 @@ std::vector<ChunkCoord> shuffled_window(ChunkCoord origin, int64_t n) {
 // their own spacing); beside a second layer, under rules that let other layers block, it is
 // resolved lazily cell by cell. A second layer that is never viable blocks nothing, so both
 // place the same objects, at varying and steeply varying spacing, cold and streamed. (Taking
-// every cell as inner, or the layer's largest reach for a cell's own, makes this fail.)
+// every cell as inner makes this fail.)
 TEST(ScatterOwnSpacingTest, TheArrivalOrderSweepPlacesWhatTheLazyResolutionPlaces) {
   const ScatterRules swept_rules{.threshold_gates_sampling = true, .layers_sampled_apart = true, .own_spacing = true};
   const ScatterRules lazy_rules{.own_spacing = true};
@@ -160,9 +160,9 @@ TEST(ScatterOwnSpacingTest, TheArrivalOrderSweepPlacesWhatTheLazyResolutionPlace
     inert.set_spacing_scale(8);
     inert.set_footprint_radius(0.1);
     inert.mutable_elevation()->set_min(1e8);  // never met: no candidate of it is viable
-    const std::vector<ChunkCoord> chunks = shuffled_window({-3, 2}, 4);
+    const std::vector<ChunkCoord> chunks = shuffled_window({-3, 2}, 5);
     const std::vector<ResourceObject> expected = field_objects(build(with_inert), lazy_rules, chunks, false);
-    ASSERT_GT(expected.size(), 300u);
+    ASSERT_GT(expected.size(), 200u);
     for (const bool streamed : {false, true}) {
       const std::vector<ResourceObject> got = field_objects(build(alone), swept_rules, chunks, streamed);
       ASSERT_EQ(got.size(), expected.size()) << "streamed " << streamed;

@@ -226,11 +226,13 @@ void ScatterField::fill_block(uint32_t layer, int64_t bi, int64_t bj, int ox, in
 
 void ScatterField::draw_cell(uint32_t layer, Cell& c) {
   const Layer& ly = layer_[layer];
-  const CellDraws draws(ly.seed, c.i, c.j, c.span);
-  c.draws_hash = draws.hash();
   const bool sampled = !rules_.threshold_gates_sampling || c.density >= ly.def->threshold;
-  c.unmade = sampled ? static_cast<uint16_t>(ly.method->kept(*ly.def, CellView{c.span, c.r, c.density, c.peak}, draws))
-                     : uint16_t{0};
+  c.unmade = 0;
+  if (sampled) {  // a cell below its threshold holds no darts, and needs no draws
+    const CellDraws draws(ly.seed, c.i, c.j, c.span);
+    c.draws_hash = draws.hash();
+    c.unmade = static_cast<uint16_t>(ly.method->kept(*ly.def, CellView{c.span, c.r, c.density, c.peak}, draws));
+  }
   c.count = static_cast<uint8_t>(std::popcount(c.unmade));
   c.candidates = c.count > 0 ? candidate_storage(c.count) : nullptr;
   c.drawn = true;
