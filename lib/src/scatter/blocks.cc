@@ -216,7 +216,9 @@ void ScatterField::fill_block(uint32_t layer, int64_t bi, int64_t bj, int ox, in
         for (int ii = ci * span; ii < (ci + 1) * span; ++ii) c.r = std::min(c.r, r_at[jj][ii]);
       }
       c.density = l.spacing / c.r;
-      if (ly.method->spaced) c.reach = static_cast<int>(-floor_to_int(-(c.r / ly.side)));  // ceil, inline
+      // ScatterRules::own_spacing's window is all that can block a candidate: with the margin.
+      const double reach_r = rules_.own_spacing ? c.r + kPruneMargin : c.r;
+      if (ly.method->spaced) c.reach = static_cast<int>(-floor_to_int(-(reach_r / ly.side)));  // ceil, inline
       c.peak = halo > 0 && is_local_peak(scratch_peaks_, side, halo, ox + ci, oz + cj);
       b.r_max = std::max(b.r_max, c.r);
       b.density_max = std::max(b.density_max, c.density);
