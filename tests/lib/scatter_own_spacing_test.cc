@@ -59,7 +59,7 @@ v1::WorldDefinition forest_only(bool steep) {
 // the smaller of their spacings (never allowed) and closer than the larger (version 2 never
 // allows it; version 3 does where spacing varies).
 struct SameLayerPairs {
-  uint64_t checked = 0, below_min = 0, below_max = 0;
+  uint64_t checked = 0, cross_chunk = 0, below_min = 0, below_max = 0;
 };
 
 SameLayerPairs same_layer_pairs(const World& world, const RegionPoints& points) {
@@ -73,6 +73,7 @@ SameLayerPairs same_layer_pairs(const World& world, const RegionPoints& points) 
       const double d = std::hypot(pa.x - pb.x, pa.z - pb.z);
       if (d >= 2 * std::max(pa.r, pb.r)) continue;
       ++out.checked;
+      if (!(pa.chunk == pb.chunk)) ++out.cross_chunk;
       if (d < std::min(pa.r, pb.r) - 1e-9) ++out.below_min;
       if (d < std::max(pa.r, pb.r) - 1e-9) ++out.below_max;
     }
@@ -86,6 +87,7 @@ TEST(ScatterOwnSpacingTest, Version3KeepsEachPointsOwnSpacingAcrossChunkBorders)
   const RegionPoints p2 = generate_region(v2, {-3, 2}, 6), p3 = generate_region(v3, {-3, 2}, 6);
   const SameLayerPairs s2 = same_layer_pairs(v2, p2), s3 = same_layer_pairs(v3, p3);
   EXPECT_GT(s3.checked, 1000u);
+  EXPECT_GT(s3.cross_chunk, 100u);
   EXPECT_EQ(s3.below_min, 0u);
   EXPECT_GT(s3.below_max, 0u) << "version 3's rule was not exercised";
   EXPECT_EQ(s2.below_max, 0u) << "version 2 keeps the larger spacing";
