@@ -73,9 +73,18 @@ std::unique_ptr<ChunkPipeline> open_v2(const World& world, size_t max_cells) {
       world, max_cells, ScatterRules{.threshold_gates_sampling = true, .layers_sampled_apart = true});
 }
 
+// Version 3: version 2, and a candidate keeps its own spacing from the earlier points of its
+// layer rather than the larger of the two spacings (ScatterRules::own_spacing).
+std::unique_ptr<ChunkPipeline> open_v3(const World& world, size_t max_cells) {
+  return std::make_unique<PlannedScatterPipeline>(
+      world, max_cells,
+      ScatterRules{.threshold_gates_sampling = true, .layers_sampled_apart = true, .own_spacing = true});
+}
+
 constexpr std::array kVersions{
-    GeneratorVersion{1, kFingerprintForm1, &open_v1},
-    GeneratorVersion{2, kFingerprintForm1, &open_v2},
+    GeneratorVersion{1, kFingerprintForm1, false, &open_v1},
+    GeneratorVersion{2, kFingerprintForm1, false, &open_v2},
+    GeneratorVersion{3, kFingerprintForm1, true, &open_v3},
 };
 
 constexpr bool numbered_without_gaps() {

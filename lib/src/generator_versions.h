@@ -26,6 +26,9 @@ class ChunkPipeline {
 struct GeneratorVersion {
   uint32_t number;
   int fingerprint_form;  // chunkforge/world_fingerprint.h
+  // The spacing a blue_noise layer promises between two of its objects: the smaller of their
+  // spacings (version 3 on: each point keeps its own from the earlier ones), else the larger.
+  bool own_spacing;
   // A pipeline whose memos start afresh once they hold more than `max_cells` scatter cells.
   std::unique_ptr<ChunkPipeline> (*open_pipeline)(const World& world, size_t max_cells);
 };

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "chunkforge/world.h"
+#include "generator_versions.h"
 
 namespace chunkforge {
 namespace {
@@ -73,6 +74,7 @@ SpacingReport check_spacing(const World& world, const RegionPoints& points, doub
     reach = std::max(reach, 2 * l.footprint);
     if (l.method == ScatterMethod::kBlueNoise) reach = std::max(reach, l.r_max());
   }
+  const bool own_spacing = generator_version(world.generator_version()).own_spacing;
   std::vector<const PlacedObject*> all;
   for (const PlacedObject& p : points.objects) all.push_back(&p);
   // Pairs within twice their conflict distance count as checked: near enough that a broken
@@ -93,7 +95,7 @@ SpacingReport check_spacing(const World& world, const RegionPoints& points, doub
           if (a->layer != b->layer) {
             conflict = la.footprint + lb.footprint;
           } else if (la.method == ScatterMethod::kBlueNoise) {
-            conflict = std::max(a->r, b->r);
+            conflict = own_spacing ? std::min(a->r, b->r) : std::max(a->r, b->r);
           } else {
             continue;  // other methods promise no spacing within their layer
           }

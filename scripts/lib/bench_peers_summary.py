@@ -25,14 +25,14 @@ for name in names:
 for name in names[1:]:
     line(f"  reference / {name}", [peer[r, "reference"] / peer[r, name] for r in range(1, rounds + 1)])
 
-cases = {  # blue_noise_bench's benchmark names
-    "chunked, constant r": "BM_ChunkedBlueNoise/constant:1",
-    "stream, constant r": "BM_ChunkStreamBlueNoise/constant:1",
+cases = {  # blue_noise_bench's benchmark names: chunkforge by generator version (v2, v3)
     "reference, constant r": "BM_BridsonReference/constant:1",
-    "chunked, forest": "BM_ChunkedBlueNoise/constant:0",
-    "stream, forest": "BM_ChunkStreamBlueNoise/constant:0",
     "reference, forest": "BM_BridsonReference/constant:0",
 }
+for v in (2, 3):
+    for constant, kind in ((1, "constant r"), (0, "forest")):
+        cases[f"chunked v{v}, {kind}"] = f"BM_ChunkedBlueNoise/constant:{constant}/version:{v}"
+        cases[f"stream v{v}, {kind}"] = f"BM_ChunkStreamBlueNoise/constant:{constant}/version:{v}"
 runs = []
 for r in range(1, rounds + 1):
     path = os.path.join(out, f"blue_noise.{r}.json")
@@ -45,10 +45,10 @@ print("\nblue_noise_bench, 8 x 8 chunks = 512 x 512 (k points per CPU second, ra
 for label, name in cases.items():
     line(f"  {label}", [run[name]["items_per_second"] / 1e3 for run in runs])
 for kind in ("constant r", "forest"):
-    for side in ("chunked", "stream"):
+    for side in ("chunked v2", "stream v2", "chunked v3", "stream v3"):
         line(f"  {side} / reference, {kind}", [run[cases[f"{side}, {kind}"]]["items_per_second"] /
                                                  run[cases[f"reference, {kind}"]]["items_per_second"] for run in runs])
 print("\nquality at constant r (rho, NN CV, Clark-Evans R; the same in every round):")
-for label in ("chunked, constant r", "reference, constant r"):
+for label in ("chunked v2, constant r", "chunked v3, constant r", "reference, constant r"):
     b = runs[-1][cases[label]]
     print(f"  {label:<42} rho {b['rho']:.3f}   NN CV {b['nn_cv']:.3f}   R {b['R']:.3f}")

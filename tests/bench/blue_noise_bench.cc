@@ -6,9 +6,10 @@
 //   ./build/tests/bench/blue_noise_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only
 //
 // Cases: constant spacing r = 2 (the quality window) and the default world's forest density
-// (r from 3 to 12 following its density noise), over 8 x 8 chunks = 512 x 512 units. At constant
-// r both sides also report rho, NN CV and Clark-Evans R of their points (as `chunkforge quality`
-// takes them), computed after the timed loop.
+// (r from 3 to 12 following its density noise), over 8 x 8 chunks = 512 x 512 units, chunkforge
+// by generator version 2 and 3 (which differ only where the spacing varies). At constant r both
+// sides also report rho, NN CV and Clark-Evans R of their points (as `chunkforge quality` takes
+// them), computed after the timed loop.
 #include <benchmark/benchmark.h>
 
 #include "bridson.h"
@@ -22,10 +23,10 @@ namespace {
 constexpr int64_t kChunks = 8;
 
 // The default world reduced to its forest layer without threshold, filters or structures;
-// constant density if `constant`.
+// constant density if `constant`; generator version 2, or `version`.
 World make_world(const v1::WorldDefinition& d) { return *World::create(d).world; }
 
-const World& forest_world(bool constant) {
+const World& forest_world(bool constant, int64_t version = 2) {
   static const v1::WorldDefinition variable = [] {
     v1::WorldDefinition d = default_world().definition();
     v1::ResourceLayer forest = d.resources(0);
@@ -46,6 +47,17 @@ const World& forest_world(bool constant) {
     d.mutable_resources(0)->set_spacing_scale(2);
     return make_world(d);
   }();
+  static const World constant_v3 = [] {
+    v1::WorldDefinition d = constant_world.definition();
+    d.set_generator_version(3);
+    return make_world(d);
+  }();
+  static const World variable_v3 = [] {
+    v1::WorldDefinition d = variable;
+    d.set_generator_version(3);
+    return make_world(d);
+  }();
+  if (version == 3) return constant ? constant_v3 : variable_v3;
   return constant ? constant_world : variable_world;
 }
 
@@ -58,7 +70,7 @@ void report_quality(benchmark::State& state, const RegionPoints& points, double 
 }
 
 void BM_ChunkedBlueNoise(benchmark::State& state) {
-  const World& world = forest_world(state.range(0) == 1);
+  const World& world = forest_world(state.range(0) == 1, state.range(1));
   const Generator generator(world);
   int64_t offset = 0, points = 0;
   for (auto _ : state) {
@@ -74,11 +86,14 @@ void BM_ChunkedBlueNoise(benchmark::State& state) {
   if (state.range(0) == 1)
     report_quality(state, generate_region(world, {0, 0}, kChunks), world.resources().layer(0).r_min());
 }
-BENCHMARK(BM_ChunkedBlueNoise)->ArgName("constant")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ChunkedBlueNoise)
+    ->ArgNames({"constant", "version"})
+    ->ArgsProduct({{1, 0}, {2, 3}})
+    ->Unit(benchmark::kMillisecond);
 
 // The same chunks through one ChunkStream (a region request): neighbours share the halo.
 void BM_ChunkStreamBlueNoise(benchmark::State& state) {
-  const World& world = forest_world(state.range(0) == 1);
+  const World& world = forest_world(state.range(0) == 1, state.range(1));
   int64_t offset = 0, points = 0;
   for (auto _ : state) {
     ChunkStream stream(world);
@@ -91,7 +106,10 @@ void BM_ChunkStreamBlueNoise(benchmark::State& state) {
   }
   state.SetItemsProcessed(points);
 }
-BENCHMARK(BM_ChunkStreamBlueNoise)->ArgName("constant")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ChunkStreamBlueNoise)
+    ->ArgNames({"constant", "version"})
+    ->ArgsProduct({{1, 0}, {2, 3}})
+    ->Unit(benchmark::kMillisecond);
 
 // A set of the reference's points as a window of points, for report_quality.
 RegionPoints as_region(const std::vector<bench::Point>& points, const World& world, double r) {

@@ -1,10 +1,10 @@
 // A whole default-world chunk (structures and every resource layer, objects only, no terrain
 // grid), the figure that decides how many players one core serves (issue figures in
-// docs/server.md, "Measuring"), by generator version 2 (the built-in world) and version 1
-// (docs/worlds/default-v1.json) side by side. Chunks are taken over a 32 x 32 area far from the
-// origin:
-//   BM_ChunkCold/order:0|1/version:1|2    a fresh Generator call per chunk (rows, or random order)
-//   BM_ChunkStream/order:0|1/version:1|2  one ChunkStream for the whole area (shared memo)
+// docs/server.md, "Measuring"), by generator version 2 (the built-in world), version 1
+// (docs/worlds/default-v1.json) and version 3 (the built-in world run by it) side by side.
+// Chunks are taken over a 32 x 32 area far from the origin:
+//   BM_ChunkCold/order:0|1/version:1|2|3    a fresh Generator call per chunk (rows, or random order)
+//   BM_ChunkStream/order:0|1/version:1|2|3  one ChunkStream for the whole area (shared memo)
 // Each iteration is one chunk; the area wraps around, so later passes are as cold as the first
 // for Cold, and a Stream keeps its bounded memo.
 //
@@ -58,7 +58,10 @@ void BM_ChunkCold(benchmark::State& state) {
   }
   state.counters["objects_per_chunk"] = static_cast<double>(objects) / static_cast<double>(state.iterations());
 }
-BENCHMARK(BM_ChunkCold)->ArgNames({"order", "version"})->ArgsProduct({{0, 1}, {2, 1}})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ChunkCold)
+    ->ArgNames({"order", "version"})
+    ->ArgsProduct({{0, 1}, {2, 1, 3}})
+    ->Unit(benchmark::kMicrosecond);
 
 void BM_ChunkStream(benchmark::State& state) {
   ChunkStream stream(world_at(state.range(1)));
@@ -69,7 +72,10 @@ void BM_ChunkStream(benchmark::State& state) {
     next = (next + 1) % chunks.size();
   }
 }
-BENCHMARK(BM_ChunkStream)->ArgNames({"order", "version"})->ArgsProduct({{0, 1}, {2, 1}})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ChunkStream)
+    ->ArgNames({"order", "version"})
+    ->ArgsProduct({{0, 1}, {2, 1, 3}})
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace chunkforge

@@ -128,6 +128,9 @@ constexpr DefaultWorldChunkGoldens kDefaultV1Chunks{"v1", 0xe331c6a8569c7f83ULL,
 // docs/worlds/default.json, generator version 2.
 constexpr DefaultWorldChunkGoldens kDefaultV2Chunks{"v2", 0xf83493dbc1bd69e7ULL, 0xb82dcec73e212a3aULL,
                                                     0xe077b5227cd8aea8ULL, 0x7f27c3893940e675ULL};
+// docs/worlds/default.json run by generator version 3 (the file pins 2).
+constexpr DefaultWorldChunkGoldens kDefaultV3Chunks{"v3", 0x10c70d4429f8524aULL, 0x70e0f3f0dc314d86ULL,
+                                                    0xd685a5ffa08e749cULL, 0xd254be5b3df24151ULL};
 
 void check_default_world_chunks(const World& world, const DefaultWorldChunkGoldens& golden) {
   const Generator generator(world);
@@ -166,6 +169,7 @@ const World& golden_world(const std::string& path, uint32_t version) {
 }
 
 const World& default_v1_world() { return golden_world("docs/worlds/default-v1.json", 1); }
+const World& default_v3_world() { return golden_world("docs/worlds/default.json", 3); }
 
 TEST(GoldenTest, DefaultWorldChunks) {
   ASSERT_EQ(default_world().generator_version(), 2u);
@@ -175,6 +179,11 @@ TEST(GoldenTest, DefaultWorldChunks) {
 TEST(GoldenTest, DefaultWorldChunksOfVersion1) {
   ASSERT_EQ(default_v1_world().generator_version(), 1u);
   check_default_world_chunks(default_v1_world(), kDefaultV1Chunks);
+}
+
+TEST(GoldenTest, DefaultWorldChunksOfVersion3) {
+  ASSERT_EQ(default_v3_world().generator_version(), 3u);
+  check_default_world_chunks(default_v3_world(), kDefaultV3Chunks);
 }
 
 // tests/lib/worlds/golden_everything.json uses everything generation has: every scatter method,
@@ -206,6 +215,11 @@ constexpr EverythingChunkGoldens kEverythingV2Chunks{
     {0xa0381cbb52f5410fULL, 0x34b6be2f1d6e50bcULL, 0xd2fae13efcd2a87fULL, 0xef6ae4f579aa8657ULL, 0x927c03187e92b3caULL,
      0x6395f05027dba163ULL},
     0x181d30081a2ec1adULL};
+constexpr EverythingChunkGoldens kEverythingV3Chunks{
+    "v3",
+    {0xa24055e697f347d9ULL, 0x3c8d3429e42f9dceULL, 0xb3576939a79beff7ULL, 0x81bd3ca246313bafULL, 0x346c43e960b3ea6eULL,
+     0xd5216174116173edULL},
+    0x2af1b72c655e59f1ULL};
 
 void check_everything_world_chunks(const World& world, const EverythingChunkGoldens& golden) {
   const Generator generator(world);
@@ -228,6 +242,10 @@ TEST(GoldenTest, EverythingWorldChunks) { check_everything_world_chunks(everythi
 
 TEST(GoldenTest, EverythingWorldChunksOfVersion2) {
   check_everything_world_chunks(everything_world(2), kEverythingV2Chunks);
+}
+
+TEST(GoldenTest, EverythingWorldChunksOfVersion3) {
+  check_everything_world_chunks(everything_world(3), kEverythingV3Chunks);
 }
 
 // The pinned chunks do reach every feature, so that an edit of the world file cannot quietly
@@ -355,8 +373,10 @@ TEST(GoldenTest, HostFloatEnvironmentChangesNothing) {
     check_default_world_chunks(*world, kDefaultV2Chunks);
   }
   check_default_world_chunks(default_v1_world(), kDefaultV1Chunks);
+  check_default_world_chunks(default_v3_world(), kDefaultV3Chunks);
   check_everything_world_chunks(everything_world(1), kEverythingV1Chunks);
   check_everything_world_chunks(everything_world(2), kEverythingV2Chunks);
+  check_everything_world_chunks(everything_world(3), kEverythingV3Chunks);
   check_everything_world_terrain(everything_world());
   check_everything_world_locate(everything_world());
   EXPECT_EQ(HostileFloatEnvironment::state(), state) << "the caller's environment was not restored";

@@ -374,8 +374,21 @@ TEST(ResourceSpacingTest, FarAwayConstantDensityKeepsItsQuality) {
 
 // --- order independence ----------------------------------------------------------------------
 
-TEST(ResourceOrderTest, CanonicalBytesDoNotDependOnOrderOrThreads) {
-  const World& world = default_world();
+// The default world (generator version 2) and the same world run by version 3.
+class ResourceOrderVersionTest : public testing::TestWithParam<uint32_t> {
+ protected:
+  static World world() {
+    v1::WorldDefinition d = default_world().definition();
+    d.set_generator_version(GetParam());
+    return build(d);
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Resource, ResourceOrderVersionTest, testing::Values(2u, 3u),
+                         [](const testing::TestParamInfo<uint32_t>& v) { return "v" + std::to_string(v.param); });
+
+TEST_P(ResourceOrderVersionTest, CanonicalBytesDoNotDependOnOrderOrThreads) {
+  const World world = this->world();
   const ChunkCoord origin{-5, -4};
   const std::vector<ChunkCoord> rows = window(origin, 10);
   const Hashes cold = cold_hashes(world, rows);
@@ -456,9 +469,9 @@ TEST(ResourceOrderTest, TheArrivalOrderSweepPlacesWhatTheLazyResolutionPlaces) {
   }
 }
 
-TEST(ResourceOrderTest, ChunkStreamEqualsColdChunkAfterAFarJump) {
+TEST_P(ResourceOrderVersionTest, ChunkStreamEqualsColdChunkAfterAFarJump) {
   // Neighbours first, then a chunk far from them, then back: the memo must not leak.
-  const World& world = default_world();
+  const World world = this->world();
   const Generator generator(world);
   ChunkStream stream(world);
   for (const ChunkCoord c : {ChunkCoord{0, 0}, ChunkCoord{1, 0}, ChunkCoord{1000, -1000}, ChunkCoord{0, 1},

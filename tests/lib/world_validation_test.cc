@@ -121,7 +121,7 @@ const SemanticCase kSemanticCases[] = {
      "must be in [16, 1024] (got 8)"},
     {"ChunkSizeTooLarge", [](WorldDefinition& d) { d.set_chunk_size(2048); }, "chunk_size", "(got 2048)"},
     {"UnknownGeneratorVersion", [](WorldDefinition& d) { d.set_generator_version(kGeneratorVersion + 1); },
-     "generator_version", "unknown version 3"},
+     "generator_version", "unknown version 4"},
     {"MissingTerrain", [](WorldDefinition& d) { d.clear_terrain(); }, "terrain", "required"},
     {"MissingElevation", [](WorldDefinition& d) { d.mutable_terrain()->clear_elevation(); }, "terrain.elevation",
      "required"},

@@ -44,11 +44,13 @@ struct SpacingReport {
   uint64_t pairs_checked = 0;          // pairs within twice their conflict distance
   uint64_t violations = 0;             // pairs closer than their conflict distance
   uint64_t cross_chunk = 0;            // ... of which the two lie in different chunks
-  uint64_t same_layer_violations = 0;  // blue_noise layers: closer than max(r_a, r_b)
+  uint64_t same_layer_violations = 0;  // blue_noise layers: closer than their spacing (below)
 };
 
-// Same layer (blue_noise only): conflict distance max(r_a, r_b). Different layers:
-// footprint_a + footprint_b. `slack` absorbs the rounding of the reported positions.
+// Same layer (blue_noise only): conflict distance max(r_a, r_b), or min(r_a, r_b) from generator
+// version 3 on (each point keeps its own spacing from the earlier ones, docs/resources.md).
+// Different layers: footprint_a + footprint_b. `slack` absorbs the rounding of the reported
+// positions.
 SpacingReport check_spacing(const World& world, const RegionPoints& points, double slack = 1e-9);
 
 struct PointStats {

@@ -30,7 +30,7 @@ namespace chunkforge {
 
 // The generation algorithms' version. Bumped whenever generation output changes; older
 // versions stay selectable through WorldDefinition.generator_version.
-inline constexpr uint32_t kGeneratorVersion = 2;
+inline constexpr uint32_t kGeneratorVersion = 3;
 inline constexpr uint32_t kOldestGeneratorVersion = 1;
 
 struct FieldError {

@@ -31,9 +31,11 @@ ScatterField::ScatterField(const ResourceLayers& layers, const Terrain& terrain,
     const double n = static_cast<double>(l.cells_per_chunk);
     const MethodRecord& method = method_record(l.method);
     const double side = size / n;
+    const bool gated = rules.threshold_gates_sampling && l.threshold > l.dmin;
+    const double r_reach = (gated ? l.spacing / l.threshold : l.r_max()) + kPruneMargin;
     layer_.push_back(Layer{&l, &method, l.cells_per_chunk, side, size / (n * kSubD),
                            hash(seed, kDartSalt, l.salt.value), method.halo(l, l.cells_per_chunk, layers.chunk_size()),
-                           static_cast<int64_t>(std::ceil((l.r_max() + kPruneMargin) / side))});
+                           r_reach, static_cast<int64_t>(std::ceil(r_reach / side))});
   }
   pair_scale_.resize(count * count);
   for (size_t a = 0; a < count; ++a) {
@@ -214,7 +216,9 @@ void ScatterField::fill_block(uint32_t layer, int64_t bi, int64_t bj, int ox, in
         for (int ii = ci * span; ii < (ci + 1) * span; ++ii) c.r = std::min(c.r, r_at[jj][ii]);
       }
       c.density = l.spacing / c.r;
-      if (ly.method->spaced) c.reach = static_cast<int>(-floor_to_int(-(c.r / ly.side)));  // ceil, inline
+      // ScatterRules::own_spacing's window is all that can block a candidate: with the margin.
+      const double reach_r = rules_.own_spacing ? c.r + kPruneMargin : c.r;
+      if (ly.method->spaced) c.reach = static_cast<int>(-floor_to_int(-(reach_r / ly.side)));  // ceil, inline
       c.peak = halo > 0 && is_local_peak(scratch_peaks_, side, halo, ox + ci, oz + cj);
       b.r_max = std::max(b.r_max, c.r);
       b.density_max = std::max(b.density_max, c.density);
@@ -224,11 +228,13 @@ void ScatterField::fill_block(uint32_t layer, int64_t bi, int64_t bj, int ox, in
 
 void ScatterField::draw_cell(uint32_t layer, Cell& c) {
   const Layer& ly = layer_[layer];
-  const CellDraws draws(ly.seed, c.i, c.j, c.span);
-  c.draws_hash = draws.hash();
   const bool sampled = !rules_.threshold_gates_sampling || c.density >= ly.def->threshold;
-  c.unmade = sampled ? static_cast<uint16_t>(ly.method->kept(*ly.def, CellView{c.span, c.r, c.density, c.peak}, draws))
-                     : uint16_t{0};
+  c.unmade = 0;
+  if (sampled) {  // a cell below its threshold holds no darts, and needs no draws
+    const CellDraws draws(ly.seed, c.i, c.j, c.span);
+    c.draws_hash = draws.hash();
+    c.unmade = static_cast<uint16_t>(ly.method->kept(*ly.def, CellView{c.span, c.r, c.density, c.peak}, draws));
+  }
   c.count = static_cast<uint8_t>(std::popcount(c.unmade));
   c.candidates = c.count > 0 ? candidate_storage(c.count) : nullptr;
   c.drawn = true;

@@ -69,6 +69,12 @@ struct ScatterRules {
   // Version 1 lets such a point block acceptance, which ties every layer's sampling to every
   // other layer's near each candidate.
   bool layers_sampled_apart = false;
+  // Version 3 on: a candidate is blocked by an earlier accepted one of its layer within its own
+  // spacing r(a), not max(r(a), r(b)). Deciding it then needs only the candidates within r(a),
+  // not within the layer's largest spacing, and the later of two points keeps its own spacing
+  // from the earlier. Version 2 lets a sparse point clear its wide disc of later dense ones too,
+  // which ties every decision to the layer's sparsest cells around.
+  bool own_spacing = false;
 };
 
 class ScatterField {
@@ -153,9 +159,12 @@ class ScatterField {
     double unit;    // world units per sub-cell unit
     uint64_t seed;  // hash(world seed, dart salt, layer salt)
     int halo;       // method's border of cells around a block
-    // Spaced methods: scatter cells beyond a cell's own that the layer's largest spacing can
-    // reach across, with the margin visit_cells prunes with: a cell farther away is one that no
-    // listing of neighbours would list.
+    // The largest spacing of a cell that holds candidates: r_max, or under
+    // ScatterRules::threshold_gates_sampling the spacing at the threshold (a cell below it holds
+    // none, so it neither blocks nor is blocked), plus kPruneMargin for the rounding of both.
+    double r_reach;
+    // Spaced methods: scatter cells beyond a cell's own that r_reach can reach across: a cell
+    // farther away is one that no listing of neighbours would list.
     int64_t max_reach;
   };
   struct Frame {
@@ -383,7 +392,7 @@ inline double ScatterField::distance2(uint32_t la, const Cell& ca, const Candida
 inline bool ScatterField::could_block(uint32_t la, const Cell& ca, const Candidate& a, uint32_t lb, Cell& cb,
                                       Candidate& b) {
   if (la == lb) {
-    const double r = std::max(ca.r, cb.r);
+    const double r = rules_.own_spacing ? ca.r : std::max(ca.r, cb.r);
     return distance2(la, ca, a, lb, cb, b) < r * r;
   }
   const double reach = layer_[la].def->footprint + layer_[lb].def->footprint;

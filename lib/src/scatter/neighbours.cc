@@ -87,7 +87,8 @@ bool ScatterField::covers(uint32_t layer, const Cell& blocker, const Cell& c) co
   // what exact evaluation would remove, and which blocker it happens to try (the last one
   // found, which depends on what the memo held) never changes the output.
   const int64_t bx = (blocker.i - c.i) * kSub + b.u, bz = (blocker.j - c.j) * kSub + b.v;
-  return scatter::disc_covers_square(bx, bz, kSub * c.span, layer_[layer].unit, blocker.r);
+  // (ScatterRules::own_spacing: the exact test compares with c.r alone, so the disc is c's.)
+  return scatter::disc_covers_square(bx, bz, kSub * c.span, layer_[layer].unit, rules_.own_spacing ? c.r : blocker.r);
 }
 
 uint32_t ScatterField::window_mask(const Block& b, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
@@ -151,14 +152,18 @@ void ScatterField::list_neighbours(uint32_t layer, Cell& c, const Candidate& a) 
   auto add = [&](uint32_t lb) {
     return [this, lb, layer, &c](Cell& n) {
       const bool decided = n.next >= n.count;
-      const bool settled = decided && (n.accepted < 0 || (lb == layer && n.r <= c.r));
+      const bool settled = decided && (n.accepted < 0 || (lb == layer && (rules_.own_spacing || n.r <= c.r)));
       if (&n != &c && !settled) neighbours_.push_back(Neighbour{lb, &n});
       return true;
     };
   };
   if (layer_[layer].method->spaced) {
     const double sampled_from = rules_.threshold_gates_sampling ? l.threshold : 0.0;
-    visit_cells(layer, p, l.r_max(), SameLayerReach{}, c.r, sampled_from, add(layer));
+    if (rules_.own_spacing) {  // only the candidates within c's own spacing can block a
+      visit_cells(layer, p, c.r, FixedReach{}, c.r, sampled_from, add(layer));
+    } else {
+      visit_cells(layer, p, layer_[layer].r_reach, SameLayerReach{}, c.r, sampled_from, add(layer));
+    }
   }
   if (rules_.layers_sampled_apart) return;  // other layers act on existence only: list_rivals
   for (uint32_t lb = 0; lb < layers_.size(); ++lb) {

@@ -80,9 +80,10 @@ void ScatterField::sweep_chunk(uint32_t layer, ChunkCoord chunk) {
     }
   };
   for_each_cell_in_chunk(layer, chunk, [&](Cell& c) { wait(c); });
-  // An inner cell: its window of the layer's largest reach lies in the chunk.
+  // An inner cell: its window of the layer's largest reach (ScatterRules::own_spacing: of its own
+  // reach) lies in the chunk.
   auto inner = [&](const Cell& c) {
-    const int64_t r = ly.max_reach;
+    const int64_t r = rules_.own_spacing ? c.reach : ly.max_reach;
     return c.i - r >= i0 && c.i + c.span - 1 + r < i0 + ly.n && c.j - r >= j0 && c.j + c.span - 1 + r < j0 + ly.n;
   };
   for (auto& round : rounds_) {
@@ -110,7 +111,8 @@ bool ScatterField::blocked_by_any_accepted(uint32_t layer, Cell& c, const Candid
   // Every accepted cell whose spacing reaches no farther than c's lies in c's window.
   if (blocked_by_accepted_nearby(layer, c, a)) return true;
   const Layer& ly = layer_[layer];
-  if (ly.def->r_max() <= c.r) return false;  // constant spacing: that was all
+  // Constant spacing, or only c's own spacing counts (ScatterRules::own_spacing): that was all.
+  if (rules_.own_spacing || ly.def->r_max() <= c.r) return false;
   // Beyond c's window, only accepted cells with a larger spacing than c's, which then reaches
   // across the gap. Blocks that do not exist hold nothing accepted.
   const Position p = position(layer, c, a);
