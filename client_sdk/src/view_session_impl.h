@@ -221,8 +221,9 @@ struct ViewSession::Impl {
   void receive_tile_unload(const v1::LodTileKey& key, std::unique_lock<std::mutex>& lock);
   // The stream ended: every tile held is stale until the next stream's tiles cover its ground.
   void tiles_outlive_stream();
-  // Unloads the stale tiles whose ground the view no longer needs or fresh tiles cover.
-  void release_stale_tiles(std::vector<Action>& actions);
+  // Unloads the stale tiles whose ground the view no longer needs or fresh tiles cover (after a
+  // tile `arrived`: only those it meets, the others' cover did not change).
+  void release_stale_tiles(std::vector<Action>& actions, const LodKey* arrived = nullptr);
   // Another world: no tile held is of it.
   void drop_tiles(std::vector<Action>& actions);
 

@@ -43,7 +43,7 @@ void ViewSession::Impl::receive_tile(std::shared_ptr<v1::LodTile> message, std::
       if (callbacks.on_tile) callbacks.on_tile(tile);
     });
   }
-  release_stale_tiles(actions);
+  release_stale_tiles(actions, &key);
   run_unlocked(std::move(actions), lock);
 }
 
@@ -67,13 +67,15 @@ void ViewSession::Impl::tiles_outlive_stream() {
   for (const auto& entry : tiles) stale_tiles.insert(entry.first);
 }
 
-void ViewSession::Impl::release_stale_tiles(std::vector<Action>& actions) {
+void ViewSession::Impl::release_stale_tiles(std::vector<Action>& actions, const LodKey* arrived) {
   if (stale_tiles.empty()) return;
+  // A tile that arrived covers only stale tiles it meets: the others need no second look.
+  const ChunkSquare arrived_square = arrived ? square_of(*arrived) : ChunkSquare{};
   // What the horizon shows: the lod square less the chunk view (lod_radius 0: nothing).
   const ChunkSquare needed = applied_lod_radius == 0 ? ChunkSquare{} : square_around(centre, applied_lod_radius);
   const ChunkSquare excluded = square_around(centre, applied_radius);
   for (auto it = stale_tiles.begin(); it != stale_tiles.end();) {
-    if (!fresh_tiles.covers(*it, needed, excluded)) {
+    if ((arrived && !arrived_square.meets(square_of(*it))) || !fresh_tiles.covers(*it, needed, excluded)) {
       ++it;
       continue;
     }
