@@ -16,8 +16,8 @@ namespace {
 uint32_t whole_samples(const v1::TerrainGrid& grid) {
   const uint64_t entries = uint64_t{grid.size()} * grid.size();
   const auto whole = [entries](int n) { return static_cast<uint64_t>(n) == entries; };
-  const bool ok = grid.step() > 0 && whole(grid.elevation_size()) && whole(grid.biome_size()) &&
-                  whole(grid.material_size());
+  const bool ok =
+      grid.step() > 0 && whole(grid.elevation_size()) && whole(grid.biome_size()) && whole(grid.material_size());
   return ok ? grid.size() : 0;
 }
 

@@ -140,7 +140,8 @@ TEST(SdkLodTileTest, RaggedArraysShowNoSamplesAndNoDensities) {
 
 std::vector<LodKey> view_keys(double x, double z, int64_t radius) {
   std::vector<LodKey> out;
-  for (const chunkforge::LodKey& k : lod_view(64, x, z, radius)) out.push_back({static_cast<uint32_t>(k.level), k.x, k.z});
+  for (const chunkforge::LodKey& k : lod_view(64, x, z, radius))
+    out.push_back({static_cast<uint32_t>(k.level), k.x, k.z});
   return out;
 }
 
@@ -185,7 +186,7 @@ TEST(TileCoverTest, GroundNobodyNeedsIsCoveredAndRemovingUndoesAdding) {
   EXPECT_TRUE(cover.covers(coarse, ChunkSquare{}, around(0, 0, 2)));         // lod radius 0
   EXPECT_TRUE(cover.covers(coarse, around(0, 0, 100), around(-64, 0, 64)));  // inside the chunk view
   EXPECT_TRUE(cover.covers(coarse, around(200, 0, 10), around(0, 0, 2)));    // outside the square
-  cover.add({8, -1, 0});  // an ancestor covers it whole
+  cover.add({8, -1, 0});                                                     // an ancestor covers it whole
   EXPECT_TRUE(cover.covers(coarse, around(0, 0, 100), around(0, 0, 2)));
   cover.remove({8, -1, 0});
   EXPECT_EQ(cover.size(), 0u);

@@ -200,7 +200,8 @@ TEST_F(ViewTilesTest, RadiusZeroGetsNoTilesAndSettingItToZeroUnloadsThemAll) {
   ASSERT_TRUE(eventually([&] { return session_->stats().loaded_chunks == 25; }));
   // A position update later (a round trip on the same stream), still no tile came.
   session_->set_position({kStart.x + 64, kStart.z});
-  ASSERT_TRUE(eventually([&] { return session_->stats().loaded_chunks == 25 && session_->stats().chunks_downloaded == 30; }));
+  ASSERT_TRUE(
+      eventually([&] { return session_->stats().loaded_chunks == 25 && session_->stats().chunks_downloaded == 30; }));
   EXPECT_EQ(session_->stats().tiles_loaded, 0u);
   EXPECT_TRUE(session_->tiles().empty());
 

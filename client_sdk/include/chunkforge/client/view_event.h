@@ -35,12 +35,12 @@ struct ViewEvent {
   // on_tile_unload (new kinds come last: the C ABI's CF_EVENT_* follow this order).
   enum class Kind { load, unload, change, error, tile, tile_unload };
   Kind kind = Kind::load;
-  ChunkCoord coord;              // load, unload, change
-  std::optional<Chunk> chunk;    // load, change: the chunk (a change's new copy)
-  ChunkChangeInfo change;        // change
-  Status error;                  // error
-  std::optional<LodTile> tile;   // tile: the tile (a load, or a replacement of its key)
-  LodKey tile_key;               // tile, tile_unload
+  ChunkCoord coord;             // load, unload, change
+  std::optional<Chunk> chunk;   // load, change: the chunk (a change's new copy)
+  ChunkChangeInfo change;       // change
+  Status error;                 // error
+  std::optional<LodTile> tile;  // tile: the tile (a load, or a replacement of its key)
+  LodKey tile_key;              // tile, tile_unload
 
   // What the event weighs against ViewOptions::event_queue_bytes: the chunk's or tile's encoded
   // size, the id lists and the message, plus the event itself.

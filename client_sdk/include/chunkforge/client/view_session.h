@@ -47,8 +47,9 @@
 // Threading: every callback runs on the session's own thread, one at a time, never at the same
 // time as another callback of this session. Callbacks must not call stop() or destroy the
 // session; they may call set_position / set_radius / set_lod_radius. set_position, set_radius,
-// set_lod_radius, loaded(), tiles(), stats() and stop() may be called from any thread. set_position is cheap: a message goes to the
-// server only when the player enters another chunk or a radius changes.
+// set_lod_radius, loaded(), tiles(), stats() and stop() may be called from any thread.
+// set_position is cheap: a message goes to the server only when the player enters another chunk
+// or a radius changes.
 #pragma once
 
 #include <chrono>
