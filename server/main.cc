@@ -124,6 +124,9 @@ void declare_flags(CLI::App& app, Flags& f) {
   add_value(app, "--max-radius", f.server.limits.max_radius, "N",
             "largest StreamRegion radius and Session view radius,\nchunks, 0 to 64 (default 16)")
       ->transform(integer_in(0, 64));
+  add_value(app, "--max-lod-radius", f.server.limits.max_lod_radius, "N",
+            "largest Session LOD radius, chunks, 0 to 65536 (default\n1024; 0: no LOD tiles) (docs/lod.md)")
+      ->transform(integer_in(0, 65536));
   add_switch(app, "--publish-seed", f.server.publish_seed,
              "GetWorldInfo and the map tell clients the world's seed: on or\noff (default on). Off is not a "
              "secret: one object id reveals\nthe seed (docs/server.md, \"The seed\")");

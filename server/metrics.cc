@@ -37,6 +37,9 @@ std::string Metrics::render(const CacheStats& cache, size_t queue_depth) const {
   single("refused_total", "counter", "Calls refused or ended for capacity (RESOURCE_EXHAUSTED).", refused_.load());
   single("look_ahead_fetches_total", "counter", "Chunks not cached yet that a Session prefetched ahead of its player.",
          look_ahead_fetches_.load());
+  single("lod_tiles_made_total", "counter", "LOD tiles made (not found in the cache) for Sessions.",
+         lod_tiles_made_.load());
+  single("lod_tiles_sent_total", "counter", "LOD tiles written to Sessions.", lod_tiles_sent_.load());
   single("cache_hits_total", "counter", "Chunk requests answered from the cache.", cache.hits);
   single("cache_misses_total", "counter", "Chunk requests that started a generation.", cache.misses);
   single("cache_joined_total", "counter", "Chunk requests that joined a generation under way.", cache.joined);

@@ -36,6 +36,9 @@ class Metrics {
   void chunk_sent() { ++chunks_sent_; }
   // A Session prefetched a chunk not cached yet, ahead of its walking player.
   void looked_ahead() { ++look_ahead_fetches_; }
+  // A LOD tile made (not found in the cache), and one written to a Session (docs/lod.md).
+  void tile_made() { ++lod_tiles_made_; }
+  void tile_sent() { ++lod_tiles_sent_; }
   // One chunk generated and encoded in `seconds` of wall time, `cpu_seconds` of its thread's
   // CPU time (the cost of a chunk whatever else shares the cores).
   void generated(double seconds, double cpu_seconds);
@@ -51,6 +54,7 @@ class Metrics {
   std::atomic<uint64_t> generation_count_{0}, generation_micros_{0}, generation_cpu_micros_{0};
   std::atomic<int64_t> active_streams_{0}, active_sessions_{0};
   std::atomic<uint64_t> chunks_sent_{0}, refused_{0}, look_ahead_fetches_{0};
+  std::atomic<uint64_t> lod_tiles_made_{0}, lod_tiles_sent_{0};
 };
 
 }  // namespace chunkforge::server

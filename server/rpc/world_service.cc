@@ -257,22 +257,30 @@ static double priority_of(Work kind, int64_t ring, uint32_t max_radius) {
 
 WorldService::Fetched WorldService::fetch(const ChunkJob& job, Work kind, int64_t ring, std::function<bool()> cancelled,
                                           std::function<void(Bytes)> on_ready) {
-  const double priority = priority_of(kind, ring, limits_.max_radius);
+  return fetch_key(job.key,
+                   Production{kind, priority_of(kind, ring, limits_.max_radius),
+                              GenerationQueue::region_of(job.coord.x, job.coord.z), [this, job] { make(job); }},
+                   std::move(cancelled), std::move(on_ready));
+}
+
+WorldService::Fetched WorldService::fetch_key(const std::string& key, Production production,
+                                              std::function<bool()> cancelled, std::function<void(Bytes)> on_ready) {
   // A refused caller answers at once: its waiter must then never be called.
   auto refused = std::make_shared<std::atomic<bool>>(false);
   auto ready = [refused, on_ready = std::move(on_ready)](Bytes bytes) {
     if (!refused->load()) on_ready(std::move(bytes));
   };
-  ChunkCache::JoinResult r = cache_.join(job.key, ChunkCache::Waiter{std::move(ready), std::move(cancelled), priority});
-  if (r.hit || !r.produce) return {r.hit};  // a hit, or joined a generation already under way
-  QueuedJob queued{kind, priority, [this, job] { make(job); },
-                   [this, key = job.key] { return cache_.release_if_unwanted(key); }};
-  if (queue_.offer(GenerationQueue::region_of(job.coord.x, job.coord.z), std::move(queued))) return {};
+  ChunkCache::JoinResult r =
+      cache_.join(key, ChunkCache::Waiter{std::move(ready), std::move(cancelled), production.priority});
+  if (r.hit || !r.produce) return {r.hit};  // a hit, or joined a production already under way
+  QueuedJob queued{production.kind, production.priority, std::move(production.make),
+                   [this, key] { return cache_.release_if_unwanted(key); }};
+  if (queue_.offer(production.region, std::move(queued))) return {};
   // Refused. A less urgent production of the key is still queued unless this was the first:
   // the waiter then waits for that one.
   if (!r.first) return {};
   refused->store(true);
-  cache_.abandon(job.key);  // another waiter that joined meanwhile gets null, and asks again
+  cache_.abandon(key);  // another waiter that joined meanwhile gets null, and asks again
   return {nullptr, true};
 }
 

@@ -16,9 +16,11 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "chunkforge/lod.h"
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "chunkforge/world.h"
 #include "chunkforge/world_extent.h"
@@ -33,9 +35,10 @@ namespace chunkforge::server {
 
 // Every bound a client meets (docs/server.md, "Limits and what a client cannot do").
 struct Limits {
-  uint32_t max_radius = 16;      // StreamRegion radius and Session view radius, chunks
-  uint32_t max_sessions = 1000;  // player sessions at once; more get RESOURCE_EXHAUSTED
-  uint32_t max_streams = 256;    // StreamRegion calls at once; more get RESOURCE_EXHAUSTED
+  uint32_t max_radius = 16;        // StreamRegion radius and Session view radius, chunks
+  uint32_t max_lod_radius = 1024;  // Session LOD radius, chunks (docs/lod.md, "Sessions")
+  uint32_t max_sessions = 1000;    // player sessions at once; more get RESOURCE_EXHAUSTED
+  uint32_t max_streams = 256;      // StreamRegion calls at once; more get RESOURCE_EXHAUSTED
   // Incoming message size: the largest valid Edit batch (256 set_state ops of 256-byte states,
   // 256 expects, a 128-byte request id: about 90 KiB) fits, with room (edit_limits_test.cc).
   int max_request_bytes = 128 << 10;
@@ -149,6 +152,12 @@ class WorldService final : public WorldServiceBase {
   // waits for any more leaves the queue (GenerationQueue).
   Fetched fetch(const ChunkJob& job, Work kind, int64_t ring, std::function<bool()> cancelled,
                 std::function<void(Bytes)> on_ready);
+  // A LOD tile's canonical bytes (docs/lod.md, "Sessions"), as fetch() does for a chunk: from
+  // the chunk cache (bounded in bytes, single-flight: sessions asking for one tile share its
+  // making), or made on any generation worker at `tile_priority`, as work of the prefetch kind
+  // (at most half the queue). `key` must be valid (lod_view's tiles are).
+  Fetched fetch_tile(const LodKey& key, std::function<bool()> cancelled, std::function<void(Bytes)> on_ready);
+  double tile_priority(const LodKey& key) const;
   // Why a fetch came back without bytes: UNAVAILABLE for an edited chunk while the edit store
   // is down, else CANCELLED with `otherwise`.
   grpc::Status dropped_status(const ChunkJob& job, const char* otherwise) const;
@@ -183,7 +192,19 @@ class WorldService final : public WorldServiceBase {
   PlayerPositions& players() { return players_; }
 
  private:
+  // How a missing cache entry is made: on the generation queue, as `kind` at `priority`, by the
+  // worker owning `region` (nullopt: any worker).
+  struct Production {
+    Work kind;
+    double priority;
+    std::optional<uint64_t> region;
+    std::function<void()> make;
+  };
+  // fetch() and fetch_tile(): the bytes cached under `key`, or a production of them.
+  Fetched fetch_key(const std::string& key, Production production, std::function<bool()> cancelled,
+                    std::function<void(Bytes)> on_ready);
   void make(const ChunkJob& job);
+  void make_tile(const std::string& cache_key, const LodKey& key);
   Bytes produce(const ChunkJob& job);
   Bytes generate(const ChunkJob& job) const;
   Bytes cached_or_generated(const ChunkJob& job);

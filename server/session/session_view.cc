@@ -7,14 +7,24 @@
 #include <tuple>
 #include <vector>
 
+#include "chunkforge/lod.h"
 #include "chunkforge/world_extent.h"
 
 namespace chunkforge::server {
 
-std::string update_error(const v1::SessionUpdate& update, uint32_t max_radius, double world_units) {
+std::string update_error(const v1::SessionUpdate& update, uint32_t max_radius, uint32_t max_lod_radius,
+                         double world_units) {
   if (update.view_radius() > max_radius) {
     return "view_radius: must be in [0, " + std::to_string(max_radius) + "] (got " +
            std::to_string(update.view_radius()) + ")";
+  }
+  if (update.lod_radius() > max_lod_radius) {
+    return "lod_radius: must be in [0, " + std::to_string(max_lod_radius) + "] (got " +
+           std::to_string(update.lod_radius()) + ")";
+  }
+  if (update.lod_finest_level() > static_cast<uint32_t>(kLodMaxLevel)) {
+    return "lod_finest_level: must be in [0, " + std::to_string(kLodMaxLevel) + "] (got " +
+           std::to_string(update.lod_finest_level()) + ")";
   }
   const int64_t side = 2 * int64_t{max_radius} + 1;
   if (update.held_size() > side * side) {

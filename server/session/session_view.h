@@ -62,7 +62,8 @@ struct ChunkBox {
 
 // Why an update cannot be applied (naming the field and the allowed range), or "" when it can.
 // The supported world is |x|, |z| <= `world_units`.
-std::string update_error(const v1::SessionUpdate& update, uint32_t max_radius, double world_units);
+std::string update_error(const v1::SessionUpdate& update, uint32_t max_radius, uint32_t max_lod_radius,
+                         double world_units);
 
 class SessionView {
  public:

@@ -66,7 +66,8 @@ grpc::Status check_stream_region(const WorldService& service, const v1::StreamRe
 }
 
 grpc::Status check_session(const WorldService& service, const v1::SessionUpdate& update) {
-  const std::string error = update_error(update, service.limits().max_radius, static_cast<double>(kWorldUnits));
+  const std::string error = update_error(update, service.limits().max_radius, service.limits().max_lod_radius,
+                                         static_cast<double>(kWorldUnits));
   if (!error.empty()) return {grpc::StatusCode::INVALID_ARGUMENT, error};
   ChunkJob probe;  // the first update's options, as session.cc checks them
   return service.make_job({}, update.options(), "options", probe);

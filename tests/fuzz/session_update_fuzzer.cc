@@ -62,7 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     v1::SessionUpdate update;
     const bool parsed = update.ParseFromArray(data + at, static_cast<int>(length));
     at += length;
-    if (!parsed || !update_error(update, kMaxRadius, static_cast<double>(int64_t{1} << 40)).empty()) break;
+    if (!parsed || !update_error(update, kMaxRadius, kMaxRadius, static_cast<double>(int64_t{1} << 40)).empty()) break;
     view.move(update);
     radius = update.view_radius();
     const uint8_t knobs = at < size ? data[at] : 0;

@@ -129,15 +129,18 @@ TEST(SessionViewTest, TheViewIsClippedAtTheEdgeOfTheWorld) {
 TEST(SessionViewTest, UpdateErrorsNameTheField) {
   v1::SessionUpdate update;
   update.set_view_radius(17);
-  EXPECT_EQ(update_error(update, 16, 1099511627776.0), "view_radius: must be in [0, 16] (got 17)");
+  EXPECT_EQ(update_error(update, 16, 16, 1099511627776.0), "view_radius: must be in [0, 16] (got 17)");
   update.set_view_radius(1);
+  update.set_lod_radius(1025);
+  EXPECT_EQ(update_error(update, 16, 1024, 1099511627776.0), "lod_radius: must be in [0, 1024] (got 1025)");
+  update.set_lod_radius(1024);
   for (int k = 0; k < 10; ++k) update.add_held();
-  EXPECT_EQ(update_error(update, 1, 1099511627776.0), "held: at most 9 chunks (got 10)");
+  EXPECT_EQ(update_error(update, 1, 1024, 1099511627776.0), "held: at most 9 chunks (got 10)");
   update.clear_held();
   update.set_x(1099511627777.0);
-  EXPECT_NE(update_error(update, 1, 1099511627776.0).find("x, z:"), std::string::npos);
+  EXPECT_NE(update_error(update, 1, 1024, 1099511627776.0).find("x, z:"), std::string::npos);
   update.set_x(0.0);
-  EXPECT_EQ(update_error(update, 1, 1099511627776.0), "");
+  EXPECT_EQ(update_error(update, 1, 1024, 1099511627776.0), "");
 }
 
 }  // namespace

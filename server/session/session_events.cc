@@ -1,9 +1,43 @@
-// The events of a locally generating session (local_events.h).
-#include "session/local_events.h"
+// The SessionEvents a session writes, encoded (session_events.h).
+#include "session/session_events.h"
 
 #include "chunkforge/v1/service.pb.h"
 
 namespace chunkforge::server {
+namespace {
+
+std::string varint(uint64_t v) {
+  std::string out;
+  for (; v >= 0x80; v >>= 7) out += static_cast<char>((v & 0x7f) | 0x80);
+  out += static_cast<char>(v);
+  return out;
+}
+
+}  // namespace
+
+// Field 1 (load), length-delimited.
+std::string load_event(const std::string& chunk) { return "\x0a" + varint(chunk.size()) + chunk; }
+
+// Field 4 (loads), length-delimited.
+std::string loads_event(const std::string& chunks) { return "\x22" + varint(chunks.size()) + chunks; }
+
+std::string unload_event(ChunkKey k) {
+  v1::SessionEvent e;
+  e.mutable_unload()->set_x(k.x);
+  e.mutable_unload()->set_z(k.z);
+  return e.SerializeAsString();
+}
+
+// Field 8 (lod_tile), length-delimited.
+std::string tile_event(const std::string& tile) { return "\x42" + varint(tile.size()) + tile; }
+
+std::string tile_unload_event(const LodKey& key) {
+  v1::SessionEvent e;
+  e.mutable_lod_unload()->set_level(static_cast<uint32_t>(key.level));
+  e.mutable_lod_unload()->set_x(key.x);
+  e.mutable_lod_unload()->set_z(key.z);
+  return e.SerializeAsString();
+}
 
 std::string local_answer_event(bool accepted, const std::string& reason) {
   v1::SessionEvent event;

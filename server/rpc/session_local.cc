@@ -1,0 +1,92 @@
+// WorldService::Session for a client that generates pristine chunks itself
+// (docs/client-generation.md; session_reactor.h): the server's answer, pristine chunks as
+// offsets, many per event, and edited chunks as one change from the generated base, their logs
+// read from the store on the generation queue.
+#include <spdlog/spdlog.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rpc/session_reactor.h"
+#include "session/session_events.h"
+
+namespace chunkforge::server {
+
+void SessionReactor::answer_local(const v1::LocalGeneration& client) {
+  const std::string refusal = service_.local_generation_refusal(client);
+  local_ = refusal.empty();
+  answer_ = local_answer_event(local_, refusal);
+  if (local_) {
+    view_.set_window(kLocalWindow);
+    view_.set_unloads(false);  // a jump would otherwise owe one event per chunk of the view
+  }
+  if (!local_) spdlog::info("session: local generation refused: {}", refusal);
+}
+
+void SessionReactor::request_local(const SessionView::Generation& generation) {
+  const ChunkKey key = generation.key;
+  const uint64_t version = service_.edits() ? service_.edits()->version({key.x, key.z}) : 0;
+  if (version == 0) return view_.generated(key, pristine_marker(), 0);
+  edited_waiting_.emplace_back(generation, version);
+}
+
+Bytes SessionReactor::pristine_marker() {
+  static const Bytes empty = std::make_shared<const std::string>();
+  return empty;
+}
+
+void SessionReactor::read_edited() {
+  while (!finished_ && !edited_waiting_.empty() && edited_reading_ < kWindow && view_.ready() < kWindow) {
+    // Not a structured binding: clang 14 cannot capture one in the lambda below.
+    const SessionView::Generation generation = edited_waiting_.front().first;
+    const uint64_t version = edited_waiting_.front().second;
+    edited_waiting_.pop_front();
+    ++edited_reading_;
+    service_.queue().submit(
+        static_cast<double>(view_.ring(generation.key)),
+        [state = std::weak_ptr<State>(state_), key = generation.key, version, edits = service_.edits(),
+         gone = unwanted(generation.unwanted)] {  // on a worker thread
+          Bytes bytes;
+          if (!gone()) bytes = edited_bytes(*edits, key, version);
+          State::with_reactor(state, [&](SessionReactor& reactor) { reactor.edited_read(key, bytes, version); });
+        });
+  }
+}
+
+Bytes SessionReactor::edited_bytes(EditService& edits, ChunkKey key, uint64_t version) {
+  try {
+    return std::make_shared<const std::string>(
+        edited_event({key.x, key.z}, version, edits.log({key.x, key.z}, version)));
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
+void SessionReactor::edited_read(ChunkKey key, Bytes bytes, uint64_t version) {
+  --edited_reading_;
+  delivered(key, std::move(bytes), version);
+}
+
+std::string SessionReactor::local_loads(const SessionView::Event& first) {
+  ++loads_sent_;
+  if (!first.bytes->empty()) {
+    service_.metrics().chunk_sent();
+    return *first.bytes;
+  }
+  std::vector<ChunkKey> chunks{first.key};
+  while (chunks.size() < kLocalWindow) {
+    std::optional<SessionView::Event> next = view_.next_load();
+    if (!next) break;
+    if (!next->bytes->empty()) {
+      stashed_ = std::move(next);
+      break;
+    }
+    chunks.push_back(next->key);
+    ++loads_sent_;
+  }
+  pristine_sent_ += chunks.size();
+  return pristine_event(view_.centre(), chunks);
+}
+
+}  // namespace chunkforge::server

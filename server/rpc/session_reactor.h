@@ -1,0 +1,184 @@
+// File: server/rpc/session_reactor.h
+//
+// WorldService::Session: one player's view over a bidirectional stream. Reads position updates,
+// writes unloads, committed edits of loaded chunks (docs/edits.md) and loads (nearest to the
+// latest position first, the cached chunk bytes wrapped in a SessionEvent without re-encoding),
+// and prefetches what a walking player's next step brings into view (LookAhead). The
+// bookkeeping is SessionView's; this file is the gRPC side: at most kWindow generations or ready
+// chunks per session, no further reads while the client owes too many unloads, and a client
+// that stops reading ended by the stall watch.
+// A client that generates pristine chunks itself (docs/client-generation.md) gets, once the
+// server accepts, no chunk bytes and no generation: pristine chunks as offsets, many per event,
+// and edited chunks as one change from the generated base, read from the store on the queue.
+// A session that asks for a LOD radius also gets LOD tiles (TileView's bookkeeping), after every
+// chunk event: at most kTileWindow being made or ready, shared between sessions through the cache.
+// Its methods live in three files: session.cc (the call, updates, chunks), session_local.cc (a
+// client that generates) and session_tiles.cc (LOD tiles, docs/lod.md).
+#pragma once
+
+#include <grpcpp/alarm.h>
+
+#include <atomic>
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "rpc/stream_call.h"
+#include "rpc/world_service.h"
+#include "session/look_ahead.h"
+#include "session/session_view.h"
+#include "session/tile_view.h"
+
+namespace chunkforge::server {
+
+class SessionReactor final
+    : public StreamCall<SessionReactor, grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>> {
+ public:
+  SessionReactor(WorldService& service, grpc::CallbackServerContext* context);
+  void OnReadDone(bool ok) override;
+  void OnWriteDone(bool ok) override;
+  void OnCancel() override;
+  void OnDone() override;
+
+ private:
+  friend StreamCall;
+
+  static constexpr size_t kWindow = 8;  // generations under way plus chunks ready to write, per session
+  // The same for a session whose client generates: a pristine chunk is ready at once and costs
+  // two bytes, so a first view goes in a few events. Edited chunks still take kWindow at most.
+  static constexpr size_t kLocalWindow = 256;
+  // A batch of loads stops growing past this many bytes: far below a client's 4 MiB message limit
+  // (a batch holds at most kWindow chunks anyway).
+  static constexpr size_t kMaxBatchBytes = size_t{1} << 20;
+  // A session reads its next update no sooner than this after the last one. Updates are applied
+  // on gRPC's callback threads, which every call's handlers share (two on this machine): a client
+  // that sent whole-view updates as fast as it could kept them busy, and everyone else's warm
+  // GetChunk took over a second. A player moves far less often; past this pace HTTP/2 flow
+  // control holds the client's updates back.
+  static constexpr auto kMinUpdateInterval = std::chrono::milliseconds(10);
+  // A session whose client generates is answered at once from the version index, so nothing else
+  // paces its view: a client jumping a radius-16 view (1,089 chunks) every 10 ms kept the callback
+  // threads busy with bookkeeping alone. Its view may turn over at most this many chunks a
+  // second: a radius-16 view is read every 54 ms, a radius-3 one every 10 ms, as any session.
+  static constexpr double kMaxLocalViewChunksPerSecond = 20000;
+  // LOD tiles being made or ready to write, per session: enough to keep the generation threads
+  // busy for one player, a few tiles' bytes held (docs/lod.md, "Sessions").
+  static constexpr size_t kTileWindow = 4;
+  // A tile the queue refused or that came back dropped is asked for again after this.
+  static constexpr auto kTileRetry = std::chrono::milliseconds(100);
+
+  grpc::Status open();
+
+  // One update: checked, its options taken if it is the first, then the view moved. Called
+  // with the mutex held, as every method below.
+  grpc::Status apply(const std::string& bytes);
+
+  // Queues, into the cache only, the chunks the player's next step brings into view if it walks
+  // on as it came: after every view's own chunks, so that a walking player finds them made. At
+  // most one ring's worth outstanding (8 (radius + 1), what the first view looks ahead at):
+  // a player who moves faster than they are made gets no more; their view still comes first.
+  void look_ahead(uint32_t radius);
+
+  // The `cancelled` of this session's fetches: the call is over, or the flag is raised.
+  std::function<bool()> unwanted(std::shared_ptr<std::atomic<bool>> flag) const;
+  static v1::ChunkCoord coord_of(ChunkKey key);
+
+  // Committed edits reach the session from the EditService's tail thread; it stops listening
+  // once the call is over.
+  void listen_for_edits();
+  void receive(const ChangeList& changes);
+
+  // Chunks the client holds from before (a resumed session, its own cache) at another version
+  // than the current one are sent again whole.
+  void catch_up_held();
+
+  // Reads the next update unless the client owes too many unloads: it is then not reading, and
+  // HTTP/2 flow control holds its updates back until it does.
+  // Reads are paced too (update_interval): a read due later waits on an alarm.
+  void read_more();
+  std::chrono::steady_clock::duration update_interval() const;
+
+  // Starts generations (nearest first, within the window) and writes the next event.
+  void pump();
+
+  // Asks for the view's next LOD tiles, within the window. Tiles come after every chunk: their
+  // queue priority is after the views' rings, and their events are written when no chunk's is.
+  void request_tiles();
+
+  // A tile made, or dropped (null): a dropped one is asked for again after kTileRetry, not at
+  // once (a full queue refuses it again; a failing tile would loop).
+  void tile_made(const LodKey& key, Bytes bytes);
+  void write_tile(const TileView::Event& tile);
+
+  // The event for a ready chunk: a `load`, or for a client that reads batches, a `loads` with
+  // every other chunk ready now (nearest first) as well. A burst of chunks (a first view) then
+  // goes in a few writes, not one per chunk.
+  std::string loads(const std::string& first);
+  void count_load();
+  void request(const SessionView::Generation& generation);
+  void delivered(ChunkKey key, Bytes bytes, uint64_t version);
+
+  // An edited chunk the store could not give: it stays in flight (holding its window slot) and
+  // is asked for again after the store's backoff, not at once: a busy loop otherwise.
+  void retry_later(ChunkKey key, uint64_t version);
+  void retry_now();
+
+  // The client asked to generate pristine chunks itself: the server's answer goes first.
+  void answer_local(const v1::LocalGeneration& client);
+
+  // A chunk for a client that generates: a pristine one (the version index says 0) is ready at
+  // once, marked by empty bytes; an edited one waits for its log (read_edited).
+  void request_local(const SessionView::Generation& generation);
+  static Bytes pristine_marker();
+
+  // Reads the logs of waiting edited chunks on the generation queue at the chunk's ring
+  // priority, at most kWindow at a time and only while few chunks are ready to write: the
+  // encoded changes a session holds stay bounded whatever the client reads.
+  void read_edited();
+
+  // The edited chunk's event, or null when the store could not give its log (StoreUnavailable:
+  // delivered() retries it after the store's backoff).
+  static Bytes edited_bytes(EditService& edits, ChunkKey key, uint64_t version);
+  void edited_read(ChunkKey key, Bytes bytes, uint64_t version);
+
+  // The events of ready chunks for a client that generates: an edited chunk's own event, or one
+  // `pristine` event with every pristine chunk ready now, in load order (an edited chunk met on
+  // the way is written next).
+  std::string local_loads(const SessionView::Event& first);
+  void write(std::string event);
+
+  // What the session gives back as it finishes, besides its slot.
+  void released();
+  SessionView view_;
+  TileView tiles_;
+  LookAhead ahead_;
+  grpc::ByteBuffer incoming_, outgoing_;
+  v1::ChunkOptions options_;
+  bool have_options_ = false, batch_loads_ = false, reading_ = false, reads_done_ = false;
+  bool cancelled_ = false, read_waiting_ = false;
+  // Local generation (answer_local): accepted; the answer still to write; edited chunks waiting
+  // for their log and logs being read; a ready edited chunk met while batching pristine ones.
+  bool local_ = false;
+  uint32_t view_radius_ = 0;  // the last update's (update_interval)
+  std::string answer_;
+  std::deque<std::pair<SessionView::Generation, uint64_t>> edited_waiting_;
+  size_t edited_reading_ = 0;
+  std::optional<SessionView::Event> stashed_;
+  std::chrono::steady_clock::time_point last_read_;  // when the last read started
+  std::unique_ptr<grpc::Alarm> read_alarm_;          // a paced read waiting (read_more)
+  uint64_t loads_sent_ = 0, unloads_sent_ = 0, changes_sent_ = 0, pristine_sent_ = 0;
+  uint64_t tiles_sent_ = 0, tile_unloads_sent_ = 0;
+  std::unique_ptr<grpc::Alarm> tile_alarm_;  // dropped tiles wait for it (tile_made)
+  uint64_t player_ = 0;  // the session's number in service_.players(); 0 before it has one
+  // Look-ahead prefetches queued or being made; their waiters count it down from worker threads.
+  std::shared_ptr<std::atomic<int64_t>> prefetching_ = std::make_shared<std::atomic<int64_t>>(0);
+  std::vector<std::pair<ChunkKey, uint64_t>> retries_;  // edited chunks to ask for again (retry_later)
+  std::unique_ptr<grpc::Alarm> retry_alarm_;
+};
+
+}  // namespace chunkforge::server

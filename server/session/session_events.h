@@ -1,0 +1,47 @@
+// File: server/session/session_events.h
+//
+// The SessionEvents a session writes, encoded. Loads wrap the cached chunk bytes without
+// re-encoding them. A session whose client generates pristine chunks itself
+// (docs/client-generation.md) gets the answer to its request, pristine chunks as coordinate
+// offsets (about two bytes each), and an edited chunk as one change from its generated base,
+// built from what the server already knows (the version index and the stored log): nothing here
+// generates. LOD tiles (docs/lod.md) go as their cached bytes too.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "chunkforge/chunk.h"
+#include "chunkforge/lod.h"
+#include "session/session_view.h"
+#include "store/edit_store.h"
+
+namespace chunkforge::server {
+
+// SessionEvent{load: chunk} around the chunk's canonical bytes. Also one entry of
+// ChunkBatch.chunks, which is field 1 too.
+std::string load_event(const std::string& chunk);
+// SessionEvent{loads: ChunkBatch{chunks}} around entries made by load_event.
+std::string loads_event(const std::string& chunks);
+// SessionEvent{unload: key}.
+std::string unload_event(ChunkKey key);
+// SessionEvent{lod_tile: tile} around the tile's canonical bytes.
+std::string tile_event(const std::string& tile);
+// SessionEvent{lod_unload: key}.
+std::string tile_unload_event(const LodKey& key);
+
+// SessionEvent{local_generation: {accepted, reason}}.
+std::string local_answer_event(bool accepted, const std::string& reason);
+
+// SessionEvent{pristine: {origin, offsets}} of `chunks`, in order, as offsets from `origin`.
+// Offsets must fit an int32 (chunks of one view around its centre do).
+std::string pristine_event(ChunkKey origin, const std::vector<ChunkKey>& chunks);
+
+// SessionEvent{edited: change} for `chunk` at `version` from its stored log (read_log: from the
+// newest snapshot or reset on): every change from the last reset on, their edits concatenated
+// into one change marked reset (the client starts from its generated base), with the hash the
+// store holds for the newest. Applying the edits one change after another, or all at once in
+// this order, gives the same chunk (apply_change takes edits in order).
+std::string edited_event(ChunkCoord chunk, uint64_t version, const std::vector<StoredChange>& log);
+
+}  // namespace chunkforge::server

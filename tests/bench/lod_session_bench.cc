@@ -1,0 +1,194 @@
+// LOD tiles through real Sessions (docs/lod.md, "Sessions", "Measured"): an in-process server
+// on a loopback port (two generation threads, as this machine has cores), players on the
+// generated stub, one thread each.
+//   BM_LodTeleport/players:P/view:V/shared:S/finest:F   P players jump at once to fresh ground
+//       (each to its own place, or S = 1: all to one place), LOD radius 1,024 chunks, finest
+//       tile level F, a chunk view of radius V: the time until every player holds exactly its
+//       new view (tiles and chunks). Counters: tile bytes and tiles per player per teleport.
+//   BM_LodWalk/view:V/finest:F   one player walks one chunk at a time (LOD radius 1,024): the
+//       tile bytes each step costs, and those per second at 10 chunks a second.
+// The positions are fresh for every teleport, so the cache never holds their tiles (except
+// the coarsest, which neighbouring teleports may share).
+#include <benchmark/benchmark.h>
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <memory>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "chunkforge/lod.h"
+#include "chunkforge/v1/service.grpc.pb.h"
+#include "chunkforge/world_extent.h"
+#include "world_server.h"
+
+namespace chunkforge::server {
+namespace {
+
+constexpr uint32_t kLodRadius = 1024;
+
+WorldServer& server() {
+  static WorldServer* server = [] {
+    ServerOptions options;
+    options.listen = "127.0.0.1:0";
+    options.threads = 2;
+    options.cache_mb = 256;
+    options.limits.max_sessions = 200;
+    auto* s = new WorldServer(default_world(), options);  // lives for the run
+    if (!s->start()) std::abort();
+    return s;
+  }();
+  return *server;
+}
+
+std::unique_ptr<v1::WorldService::Stub> new_stub() {
+  return v1::WorldService::NewStub(
+      grpc::CreateChannel("127.0.0.1:" + std::to_string(server().port()), grpc::InsecureChannelCredentials()));
+}
+
+// One player: its session, what it holds, and the tile bytes it read.
+class Player {
+ public:
+  explicit Player(v1::WorldService::Stub& stub) : stream_(stub.Session(&context_)) {}
+  ~Player() {
+    stream_->WritesDone();
+    context_.TryCancel();
+    stream_->Finish().IgnoreError();
+  }
+
+  // Moves to (x, z) and reads until it holds exactly the view there: false if the stream ended.
+  bool go(double x, double z, uint32_t view_radius, uint32_t finest_level) {
+    v1::SessionUpdate update;
+    update.set_x(x);
+    update.set_z(z);
+    update.set_view_radius(view_radius);
+    update.set_lod_radius(kLodRadius);
+    update.set_lod_finest_level(finest_level);
+    if (!stream_->Write(update)) return false;
+    const std::set<LodKey> tiles = expected_tiles(x, z, view_radius, static_cast<int>(finest_level));
+    const size_t side = 2 * size_t{view_radius} + 1;
+    v1::SessionEvent event;
+    while (tiles_ != tiles || chunks_.size() != side * side) {
+      if (!stream_->Read(&event)) return false;
+      take(event);
+    }
+    return true;
+  }
+
+  uint64_t tile_bytes = 0, tiles_loaded = 0;
+
+ private:
+  static std::set<LodKey> expected_tiles(double x, double z, int64_t view_radius, int finest_level) {
+    const int64_t size = default_world().chunk_size();
+    const int64_t cx = chunk_coordinate(x, static_cast<uint32_t>(size));
+    const int64_t cz = chunk_coordinate(z, static_cast<uint32_t>(size));
+    std::set<LodKey> out;
+    LodRings rings;
+    rings.finest_level = finest_level;
+    for (const LodKey& k : lod_view(size, x, z, kLodRadius, rings)) {
+      const int64_t n = k.chunks();
+      if (k.x * n < cx - view_radius || (k.x + 1) * n - 1 > cx + view_radius || k.z * n < cz - view_radius ||
+          (k.z + 1) * n - 1 > cz + view_radius) {
+        out.insert(k);
+      }
+    }
+    return out;
+  }
+
+  void take(const v1::SessionEvent& event) {
+    if (event.has_lod_tile()) {
+      const v1::LodTileKey& k = event.lod_tile().key();
+      tiles_.insert({static_cast<int>(k.level()), k.x(), k.z()});
+      tile_bytes += event.lod_tile().ByteSizeLong();
+      ++tiles_loaded;
+    } else if (event.has_lod_unload()) {
+      tiles_.erase({static_cast<int>(event.lod_unload().level()), event.lod_unload().x(), event.lod_unload().z()});
+    } else if (event.has_load()) {
+      chunks_.insert({event.load().coord().x(), event.load().coord().z()});
+    } else if (event.has_unload()) {
+      chunks_.erase({event.unload().x(), event.unload().z()});
+    }
+  }
+
+  grpc::ClientContext context_;
+  std::unique_ptr<grpc::ClientReaderWriter<v1::SessionUpdate, v1::SessionEvent>> stream_;
+  std::set<LodKey> tiles_;
+  std::set<std::pair<int64_t, int64_t>> chunks_;
+};
+
+// Fresh ground for every teleport: 2^21 units (32,768 chunks) apart.
+double fresh_place() {
+  static int64_t next = 1;
+  return static_cast<double>(next++) * double(int64_t{1} << 21) + 1000.5;
+}
+
+void BM_LodTeleport(benchmark::State& state) {
+  const auto players = static_cast<int>(state.range(0));
+  const auto view_radius = static_cast<uint32_t>(state.range(1));
+  const bool shared = state.range(2) != 0;
+  const auto finest = static_cast<uint32_t>(state.range(3));
+  auto stub = new_stub();
+  std::vector<std::unique_ptr<Player>> group;
+  for (int i = 0; i < players; ++i) group.push_back(std::make_unique<Player>(*stub));
+  uint64_t bytes = 0, tiles = 0, teleports = 0;
+  for (auto _ : state) {
+    std::vector<double> places(group.size());
+    const double together = fresh_place();
+    for (double& p : places) p = shared ? together : fresh_place();
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::thread> threads;
+    bool ok = true;
+    for (size_t i = 0; i < group.size(); ++i) {
+      threads.emplace_back([&, i] {
+        if (!group[i]->go(places[i], -places[i] / 2, view_radius, finest)) ok = false;
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    if (!ok) state.SkipWithError("a session ended");
+    teleports += group.size();
+  }
+  for (const auto& p : group) bytes += p->tile_bytes, tiles += p->tiles_loaded;
+  state.counters["tile_bytes_per_teleport"] = static_cast<double>(bytes) / static_cast<double>(teleports);
+  state.counters["tiles_per_teleport"] = static_cast<double>(tiles) / static_cast<double>(teleports);
+}
+BENCHMARK(BM_LodTeleport)
+    ->ArgNames({"players", "view", "shared", "finest"})
+    ->Args({1, 0, 0, 0})
+    ->Args({1, 8, 0, 0})
+    ->Args({1, 0, 0, 5})
+    ->Args({50, 0, 0, 0})
+    ->Args({50, 0, 0, 5})
+    ->Args({50, 0, 1, 0})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(5);
+
+void BM_LodWalk(benchmark::State& state) {
+  const auto view_radius = static_cast<uint32_t>(state.range(0));
+  const auto finest = static_cast<uint32_t>(state.range(1));
+  auto stub = new_stub();
+  Player player(*stub);
+  const double z = -fresh_place();
+  double x = fresh_place();
+  if (!player.go(x, z, view_radius, finest)) return state.SkipWithError("the session ended");
+  const uint64_t before = player.tile_bytes;
+  uint64_t steps = 0;
+  for (auto _ : state) {
+    x += static_cast<double>(default_world().chunk_size());
+    if (!player.go(x, z, view_radius, finest)) return state.SkipWithError("the session ended");
+    ++steps;
+  }
+  const double per_step = static_cast<double>(player.tile_bytes - before) / static_cast<double>(steps);
+  state.counters["tile_bytes_per_step"] = per_step;
+  state.counters["tile_bytes_per_s_at_10_chunks_per_s"] = 10 * per_step;
+}
+BENCHMARK(BM_LodWalk)
+    ->ArgNames({"view", "finest"})
+    ->ArgsProduct({{0, 8}, {0, 3, 5}})
+    ->Iterations(200)
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace chunkforge::server
