@@ -195,6 +195,7 @@ void ViewSession::Impl::apply_view(std::unique_lock<std::mutex>& lock) {
   centre = chunk_at(position.x, position.z, world.chunk_size());
   applied_radius = radius;
   applied_lod_radius = lod_radius;
+  applied_lod_finest = lod_finest;
   std::vector<Action> actions;
   for (auto it = loaded.begin(); it != loaded.end();) {
     if (in_view(it->first)) {
@@ -231,6 +232,7 @@ void ViewSession::Impl::apply_view(std::unique_lock<std::mutex>& lock) {
     update.set_z(position.z);
     update.set_view_radius(applied_radius);
     update.set_lod_radius(applied_lod_radius);
+    update.set_lod_finest_level(applied_lod_finest);
     set_options(options.chunk, *update.mutable_options());
     update.set_accept_load_batches(true);  // a first view's chunks in a few events, not one each
     if (!std::exchange(first_update_sent, true)) ask_local(update, actions);
@@ -343,15 +345,6 @@ void ViewSession::set_radius(uint32_t view_radius) {
   std::lock_guard lock(impl_->mutex);
   impl_->radius = view_radius;
   if (view_radius != impl_->applied_radius) {
-    impl_->view_dirty = true;
-    impl_->wake.notify_all();
-  }
-}
-
-void ViewSession::set_lod_radius(uint32_t lod_radius) {
-  std::lock_guard lock(impl_->mutex);
-  impl_->lod_radius = lod_radius;
-  if (lod_radius != impl_->applied_lod_radius) {
     impl_->view_dirty = true;
     impl_->wake.notify_all();
   }

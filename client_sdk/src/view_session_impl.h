@@ -48,6 +48,7 @@ struct ViewSession::Impl {
         position(p),
         radius(options.view_radius),
         lod_radius(options.lod_radius),
+        lod_finest(options.lod_finest_level),
         backoff(options.initial_backoff, options.max_backoff) {
     if (options.generator) {
       local = std::make_unique<LocalLoads>(options.generator, options.chunk, options.generator_threads, [this] {
@@ -75,6 +76,7 @@ struct ViewSession::Impl {
   ChunkCoord centre{};
   uint32_t applied_radius = 0;
   uint32_t lod_radius, applied_lod_radius = 0;
+  uint32_t lod_finest, applied_lod_finest = 0;
   bool view_dirty = true, stopping = false, running = true;
   std::deque<Incoming> inbox;
   ViewStats stats;

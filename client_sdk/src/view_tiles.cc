@@ -104,6 +104,24 @@ void ViewSession::Impl::drop_tiles(std::vector<Action>& actions) {
   fresh_tiles.clear();
 }
 
+void ViewSession::set_lod_radius(uint32_t lod_radius) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->lod_radius = lod_radius;
+  if (lod_radius != impl_->applied_lod_radius) {
+    impl_->view_dirty = true;
+    impl_->wake.notify_all();
+  }
+}
+
+void ViewSession::set_lod_finest_level(uint32_t level) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->lod_finest = level;
+  if (level != impl_->applied_lod_finest) {
+    impl_->view_dirty = true;
+    impl_->wake.notify_all();
+  }
+}
+
 std::vector<LodKey> ViewSession::tiles() const {
   std::lock_guard lock(impl_->mutex);
   std::vector<LodKey> out;

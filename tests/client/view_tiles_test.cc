@@ -40,10 +40,10 @@ ChunkSquare around(Position p, int64_t radius) {
 }
 
 // What the server owes: lod_view's tiles that do not lie wholly inside the chunk view.
-std::set<LodKey> expected_tiles(Position p, int64_t lod_radius, int64_t view_radius = kViewRadius) {
+std::set<LodKey> expected_tiles(Position p, int64_t lod_radius, int64_t view_radius = kViewRadius, int finest = -1) {
   std::set<LodKey> out;
   if (lod_radius == 0) return out;
-  for (const chunkforge::LodKey& k : lod_view(64, p.x, p.z, lod_radius)) {
+  for (const chunkforge::LodKey& k : lod_view(64, p.x, p.z, lod_radius, {.finest_level = finest})) {
     const LodKey key{static_cast<uint32_t>(k.level), k.x, k.z};
     if (!around(p, view_radius).contains(square_of(key))) out.insert(key);
   }
@@ -127,10 +127,12 @@ class ViewTilesTest : public testing::Test {
     ASSERT_TRUE(server_->start());
   }
 
-  void watch(uint32_t lod_radius, Position at = kStart, std::shared_ptr<BaseGenerator> generator = nullptr) {
+  void watch(uint32_t lod_radius, Position at = kStart, std::shared_ptr<BaseGenerator> generator = nullptr,
+             uint32_t finest_level = 0) {
     ViewOptions view;
     view.view_radius = kViewRadius;
     view.lod_radius = lod_radius;
+    view.lod_finest_level = finest_level;
     view.generator = std::move(generator);
     Result<std::unique_ptr<ViewSession>> session = ViewSession::start(*client_, at, view, horizon_.callbacks());
     ASSERT_TRUE(session) << session.status().to_string();
@@ -215,6 +217,23 @@ TEST_F(ViewTilesTest, RadiusZeroGetsNoTilesAndSettingItToZeroUnloadsThemAll) {
   EXPECT_EQ(stats.tiles_unloaded, stats.tiles_loaded);
   EXPECT_EQ(stats.held_tile_bytes, 0u);
   EXPECT_EQ(stats.loaded_chunks, 25u);
+}
+
+// A finest level of 3: no tile finer than 8 x 8 chunks, far fewer of them; back to 0, the
+// default rings, and the level-3 tiles near the player give way to finer ones.
+TEST_F(ViewTilesTest, AFinestLevelCoarsensTheNearTilesAndMayChange) {
+  watch(256, kStart, nullptr, 3);
+  const std::set<LodKey> coarse = expected_tiles(kStart, 256, kViewRadius, 3);
+  ASSERT_TRUE(eventually([&] { return holds(coarse); }));
+  for (const LodKey& key : coarse) EXPECT_GE(key.level, 3u);
+  const std::set<LodKey> fine = expected_tiles(kStart, 256);
+  ASSERT_LT(coarse.size(), fine.size());
+  session_->set_lod_finest_level(0);
+  ASSERT_TRUE(eventually([&] { return holds(fine); }));
+  EXPECT_TRUE(horizon_.all_library_bytes());
+  std::lock_guard lock(horizon_.mutex);
+  EXPECT_EQ(horizon_.unloads_not_held, 0u);
+  EXPECT_EQ(horizon_.loads - horizon_.unloads, fine.size());
 }
 
 TEST_F(ViewTilesTest, ARadiusPastTheServersLimitEndsTheSession) {

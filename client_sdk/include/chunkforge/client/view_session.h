@@ -46,8 +46,8 @@
 //
 // Threading: every callback runs on the session's own thread, one at a time, never at the same
 // time as another callback of this session. Callbacks must not call stop() or destroy the
-// session; they may call set_position / set_radius / set_lod_radius. set_position, set_radius,
-// set_lod_radius, loaded(), tiles(), stats() and stop() may be called from any thread.
+// session; they may call set_position, set_radius, set_lod_radius and set_lod_finest_level.
+// Those, loaded(), tiles(), stats() and stop() may be called from any thread.
 // set_position is cheap: a message goes to the server only when the player enters another chunk
 // or a radius changes.
 #pragma once
@@ -75,6 +75,10 @@ struct ViewOptions {
   // of side 2 * lod_radius + 1 that do not lie wholly inside the chunk view. 0: no tiles. At most
   // the server's --max-lod-radius (1024 by default; past it the session ends, INVALID_ARGUMENT).
   uint32_t lod_radius = 0;
+  // The finest tile level wanted: nearer tiles are not split below it. Coarser means fewer tiles
+  // and far fewer bytes as the player walks, less detail next to the chunk view. [0, 24]; 0: the
+  // world's finest (docs/lod.md, "Levels and rings").
+  uint32_t lod_finest_level = 0;
   // Options of every chunk the session loads.
   ChunkOptions chunk;
   // Bytes of encoded chunks kept beyond the view (0: none).
@@ -185,6 +189,8 @@ class ViewSession {
   // ViewOptions::lod_radius, changed: the server sends the tiles of the new horizon and unloads
   // what left it (all of them for 0).
   void set_lod_radius(uint32_t lod_radius);
+  // ViewOptions::lod_finest_level, changed: the server sends the new rings' tiles and unloads the old.
+  void set_lod_finest_level(uint32_t level);
 
   // A polled session's events (view_event.h), oldest first, at most max_events: appended to
   // `out`, returning how many. None for a session with callbacks. From any thread, one at a time.
