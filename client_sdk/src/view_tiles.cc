@@ -11,6 +11,18 @@
 namespace chunkforge::client {
 namespace {
 
+// Whether a key can be a tile of a world of `chunk_size` (docs/lod.md): a level up to 24 and
+// the tile inside the supported world (|x|, |z| <= 2^40 units), so that its squares and bounds
+// cannot overflow. A server sends no other; one that did would not have its tile shown.
+bool plausible(const LodKey& key, uint32_t chunk_size) {
+  constexpr uint32_t kMaxLevel = 24;
+  constexpr int64_t kWorldUnits = int64_t{1} << 40;
+  if (key.level > kMaxLevel || chunk_size == 0) return false;
+  const int64_t side = key.chunks() * int64_t{chunk_size};
+  return key.x >= -kWorldUnits / side - 1 && key.x <= kWorldUnits / side && key.z >= -kWorldUnits / side - 1 &&
+         key.z <= kWorldUnits / side;
+}
+
 // The square of `radius` chunks around `centre`.
 ChunkSquare square_around(ChunkCoord centre, int64_t radius) {
   return {centre.x - radius, centre.z - radius, centre.x + radius, centre.z + radius};
@@ -23,6 +35,10 @@ void ViewSession::Impl::receive_tile(std::shared_ptr<v1::LodTile> message, std::
   LodTile tile(std::move(message), world);
   const LodKey key = tile.key();
   stats.tile_bytes_received += tile.encoded_bytes();
+  if (!plausible(key, world.chunk_size()) || tile.chunk_size() != world.chunk_size()) {
+    ++stats.tiles_refused;
+    return;
+  }
   fresh_tiles.add(key);
   stale_tiles.erase(key);
   std::vector<Action> actions;
