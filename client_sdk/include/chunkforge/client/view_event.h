@@ -32,7 +32,7 @@ namespace chunkforge::client {
 
 struct ViewEvent {
   // The callback each kind stands for: on_load, on_unload, on_change, on_error, on_tile,
-  // on_tile_unload (new kinds come last: the C ABI's CF_EVENT_* follow this order).
+  // on_tile_unload (the C ABI's CF_EVENT_* are the first four, in this order).
   enum class Kind { load, unload, change, error, tile, tile_unload };
   Kind kind = Kind::load;
   ChunkCoord coord;             // load, unload, change
