@@ -28,7 +28,8 @@ const std::map<std::string_view, std::string_view> kRpcBounds = {
      "view radius <= --max-radius (16); held <= 1089 chunks per update; one update read per 10 ms (a client "
      "that generates: 20,000 view chunks a second); 8 edited logs read at once for it; "
      "--max-sessions (1000) at once; 8 chunks under way; 8(r+1) prefetches, none after a jump; 4096 "
-     "owed unloads; reset after 30 s unread"},
+     "owed unloads; LOD radius <= --max-lod-radius (1024), 4 tiles under way, 512 tile unloads held back; "
+     "reset after 30 s unread"},
     {"Locate",
      "radius <= 4096 units (about 0.1 s of planning); limit <= 10000; 2 x --threads at once, then "
      "RESOURCE_EXHAUSTED; after every view and prefetch; abandoned when its client leaves"},

@@ -11,9 +11,7 @@
 //      appended. Every check comes before the first write: a refused batch leaves the
 //      transaction as it found it, so a group commit needs no savepoints.
 // The chunks a group works on are read from the store once per group (GroupChunks), and a
-// chunk's log is read from its newest snapshot on (read_log): every kSnapshotEvery-th version
-// of a chunk is stored as a reset plus the chunk's net edits, so neither a read nor an edit
-// replays more than kSnapshotEvery changes, however long the chunk's history.
+// chunk's log from its newest snapshot on (chunk_log.h).
 #pragma once
 
 #include <grpcpp/support/status.h>
@@ -26,6 +24,7 @@
 #include "chunkforge/v1/edit.pb.h"
 #include "chunkforge/world.h"
 #include "edit_store.h"
+#include "edits/chunk_log.h"
 #include "session/session_view.h"
 
 namespace chunkforge::server {
@@ -45,8 +44,6 @@ inline constexpr size_t kMaxEditChunks = 64;
 inline constexpr size_t kMaxAddedObjects = 4096;
 inline constexpr size_t kMaxChunkStateBytes = 256 << 10;
 inline constexpr size_t kMaxEditedChunkBytes = 1536 << 10;
-// Every version that is a multiple of this is stored as a snapshot (docs/edits.md, Compaction).
-inline constexpr uint64_t kSnapshotEvery = 32;
 
 // The generated chunks (all layers, no terrain) a batch works on.
 using BaseChunks = std::map<ChunkKey, v1::Chunk>;
@@ -80,19 +77,5 @@ using GroupChunks = std::map<ChunkKey, ChunkNow>;
 grpc::Status commit_batch(const World& world, EditStore::Transaction& tx, const v1::EditRequest& request,
                           const BaseChunks& bases, GroupChunks& group, v1::EditResponse& response,
                           std::vector<v1::ChunkChange>& changes);
-
-// The chunk's stored changes up to `version` from its newest snapshot or reset on, oldest
-// first (all of them if it has none). `log(after)` reads the changes after a version.
-std::vector<StoredChange> read_log(uint64_t version,
-                                   const std::function<std::vector<StoredChange>(uint64_t after)>& log);
-
-// A change holding the chunk's net edits over its base (removals of generated objects and
-// structures, added objects as they stand, states), marked reset: applied to the base it gives
-// `current`'s objects, structures and states.
-v1::ChunkChange snapshot_change(const v1::Chunk& base, const v1::Chunk& current);
-
-// A chunk as it is now: its base with the stored changes applied (a reset starts over).
-v1::Chunk current_chunk(const v1::Chunk& base, const std::vector<StoredChange>& log,
-                        const google::protobuf::RepeatedField<uint32_t>& layers);
 
 }  // namespace chunkforge::server

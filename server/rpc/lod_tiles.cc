@@ -1,28 +1,32 @@
 // LOD tiles for sessions (docs/lod.md, "Sessions"): fetched from the chunk cache under keys of
 // their own, or made on any generation worker from the terrain's pure functions and the
-// structure planner (lod_tile_bytes), never from generated chunks.
+// structure planner (lod_tile), never from generated chunks. A tile that lists structures leaves
+// out those edits removed: it is keyed by the count of structure-changing commits, so that a
+// commit makes such tiles anew, and each structure is checked against its origin chunk's
+// current state when that chunk was edited.
 #include <spdlog/spdlog.h>
 
+#include <map>
+#include <set>
 #include <string>
 
 #include "chunkforge/chunk.h"
+#include "chunkforge/chunk_hash.h"
+#include "chunkforge/coord.h"
 #include "rpc/world_service.h"
 
 namespace chunkforge::server {
-namespace {
 
 // Cannot collide with a chunk's key, which starts with a digit or '-'.
-std::string tile_cache_key(const LodKey& key) {
-  return "lod:" + std::to_string(key.level) + "/" + std::to_string(key.x) + "," + std::to_string(key.z);
+std::string WorldService::tile_cache_key(const LodKey& key) const {
+  std::string out = "lod:" + std::to_string(key.level) + "/" + std::to_string(key.x) + "," + std::to_string(key.z);
+  if (key.level <= kLodStructureMaxLevel && edits_ != nullptr) out += "@" + std::to_string(structure_epoch_->load());
+  return out;
 }
-
-}  // namespace
 
 // After every view's chunks and the look-ahead's nearest rings; finer levels first (a level's
 // tiles are asked for nearest first by each session).
-double WorldService::tile_priority(const LodKey& key) const {
-  return limits_.max_radius + 1.0 + key.level;
-}
+double WorldService::tile_priority(const LodKey& key) const { return limits_.max_radius + 1.0 + key.level; }
 
 WorldService::Fetched WorldService::fetch_tile(const LodKey& key, std::function<bool()> cancelled,
                                                std::function<void(Bytes)> on_ready) {
@@ -36,8 +40,12 @@ void WorldService::make_tile(const std::string& cache_key, const LodKey& key) {
   if (!cache_.start(cache_key)) return;
   Bytes bytes;
   try {
-    bytes = std::make_shared<const std::string>(lod_tile_bytes(world_, key, queue_.stopping()));
+    v1::LodTile tile = lod_tile(world_, key, queue_.stopping());
+    if (tile.structures_planned() && edits_ != nullptr) drop_removed_structures(tile);
+    bytes = std::make_shared<const std::string>(canonical_bytes(tile));
   } catch (const GenerationAbandoned&) {  // the server is stopping
+    return cache_.abandon(cache_key);
+  } catch (const StoreUnavailable&) {  // an edited origin chunk while the store is down: asked for again later
     return cache_.abandon(cache_key);
   } catch (const std::exception& e) {  // e.g. out of memory: fail this tile, not the server
     spdlog::error("making LOD tile {} ({}, {}) failed: {}", key.level, key.x, key.z, e.what());
@@ -45,6 +53,57 @@ void WorldService::make_tile(const std::string& cache_key, const LodKey& key) {
   }
   metrics_.tile_made();
   cache_.fulfil(cache_key, std::move(bytes));
+}
+
+// A removal takes a structure out of every chunk it touches in one commit, so its origin's chunk
+// (the box's lowest corner lies in it) tells. Only edited chunks are read: most tiles read none.
+void WorldService::drop_removed_structures(v1::LodTile& tile) {
+  const int64_t size = world_.chunk_size();
+  std::map<std::pair<int64_t, int64_t>, std::set<uint64_t>> present;  // an edited origin chunk's structures now
+  google::protobuf::RepeatedPtrField<v1::StructureInstance> kept;
+  for (v1::StructureInstance& s : *tile.mutable_structures()) {
+    const ChunkCoord origin{floor_div(s.x(), size), floor_div(s.z(), size)};
+    if (edits_->version(origin) == 0) {
+      *kept.Add() = std::move(s);
+      continue;
+    }
+    auto [it, fresh] = present.try_emplace({origin.x, origin.z});
+    if (fresh) {
+      v1::ChunkCoord coord;
+      coord.set_x(origin.x);
+      coord.set_z(origin.z);
+      ChunkJob job;
+      make_job(coord, {}, "chunk", job);  // the origin lies in the supported world: cannot fail
+      v1::Chunk chunk;
+      chunk.ParseFromString(*cached_or_generated(job));
+      for (const v1::StructureInstance& there : chunk.structures()) it->second.insert(there.id());
+    }
+    if (it->second.count(s.id()) > 0) *kept.Add() = std::move(s);
+  }
+  tile.mutable_structures()->Swap(&kept);
+}
+
+bool WorldService::changes_structures(const v1::ChunkChange& change) {
+  if (change.reset()) return true;
+  for (const v1::ChunkEdit& edit : change.edits()) {
+    if (edit.edit_case() == v1::ChunkEdit::kRemoveStructure) return true;
+  }
+  return false;
+}
+
+// The edit service calls its listeners in the order they came, this one first (from the
+// constructor): by the time a session hears of a change, new requests for its tiles miss.
+void WorldService::listen_for_structure_changes() {
+  edits_->listen(structure_epoch_, [weak = std::weak_ptr(structure_epoch_)](const ChangeList& changes) {
+    const std::shared_ptr<std::atomic<uint64_t>> epoch = weak.lock();
+    if (!epoch) return;
+    for (const auto& c : changes) {
+      if (changes_structures(c->change)) {
+        epoch->fetch_add(1);
+        return;
+      }
+    }
+  });
 }
 
 }  // namespace chunkforge::server

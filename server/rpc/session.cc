@@ -157,6 +157,8 @@ void SessionReactor::receive(const ChangeList& changes) {
   if (finished_) return;
   for (const auto& c : changes) {
     view_.changed({c->change.chunk().x(), c->change.chunk().z()}, c->change.version(), c->event, c->change.reset());
+    if (WorldService::changes_structures(c->change))
+      tiles_.refresh_structures(c->change.chunk().x(), c->change.chunk().z());
   }
   pump();
 }

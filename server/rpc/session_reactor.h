@@ -110,8 +110,8 @@ class SessionReactor final
   // queue priority is after the views' rings, and their events are written when no chunk's is.
   void request_tiles();
 
-  // A tile made, or dropped (null): a dropped one is asked for again after kTileRetry, not at
-  // once (a full queue refuses it again; a failing tile would loop).
+  // A tile made, or dropped (null): one the view still wants is asked for again after
+  // kTileRetry, not at once (a full queue refuses it again; a failing tile would loop).
   void tile_made(const LodKey& key, Bytes bytes);
   void write_tile(const TileView::Event& tile);
 

@@ -27,9 +27,7 @@ void SessionReactor::request_tiles() {
 
 void SessionReactor::tile_made(const LodKey& key, Bytes bytes) {
   if (finished_) return;
-  const bool dropped = !bytes;
-  tiles_.made(key, std::move(bytes));
-  if (dropped && !tile_alarm_) {
+  if (tiles_.made(key, std::move(bytes)) && !tile_alarm_) {
     tile_alarm_ = std::make_unique<grpc::Alarm>();
     tile_alarm_->Set(std::chrono::system_clock::now() + kTileRetry, [weak = std::weak_ptr<State>(state_)](bool ok) {
       if (!ok) return;

@@ -57,7 +57,9 @@ WorldService::WorldService(const World& world, ChunkCache& cache, GenerationQueu
       sessions_(limits.max_sessions),
       streams_(limits.max_streams),
       locates_(limits.max_locates != 0 ? limits.max_locates : 2 * static_cast<uint32_t>(queue.threads())),
-      info_bytes_(describe_world(world).SerializeAsString()) {}
+      info_bytes_(describe_world(world).SerializeAsString()) {
+  if (edits_ != nullptr) listen_for_structure_changes();
+}
 
 bool CallSlots::take() {
   uint32_t now = used_.load();
@@ -186,13 +188,14 @@ Bytes WorldService::produce(const ChunkJob& job) {
   return std::make_shared<const std::string>(canonical_bytes(chunk));
 }
 
-// From the cache, or generated here and stored (when no one else is generating it).
+// From the cache, or made here (generated, and an edited chunk's changes applied) and stored
+// (when no one else is making it).
 Bytes WorldService::cached_or_generated(const ChunkJob& job) {
   // A waiter that wants nothing: if another request is generating the chunk, this one does not
   // wait for it (the queue's threads could all end up waiting), it generates its own copy.
   ChunkCache::JoinResult r = cache_.join(job.key, {[](Bytes) {}, [] { return true; }});
   if (r.hit) return r.hit;
-  Bytes bytes = generate(job);
+  Bytes bytes = produce(job);
   if (r.produce) cache_.fulfil(job.key, bytes);
   return bytes;
 }

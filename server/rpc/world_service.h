@@ -158,6 +158,10 @@ class WorldService final : public WorldServiceBase {
   // (at most half the queue). `key` must be valid (lod_view's tiles are).
   Fetched fetch_tile(const LodKey& key, std::function<bool()> cancelled, std::function<void(Bytes)> on_ready);
   double tile_priority(const LodKey& key) const;
+  // Whether a committed change can add or remove a structure of its chunk (a structure removed,
+  // or the chunk reset to its generated state): the LOD tiles that show the chunk's structures
+  // change with it.
+  static bool changes_structures(const v1::ChunkChange& change);
   // Why a fetch came back without bytes: UNAVAILABLE for an edited chunk while the edit store
   // is down, else CANCELLED with `otherwise`.
   grpc::Status dropped_status(const ChunkJob& job, const char* otherwise) const;
@@ -205,6 +209,11 @@ class WorldService final : public WorldServiceBase {
                     std::function<void(Bytes)> on_ready);
   void make(const ChunkJob& job);
   void make_tile(const std::string& cache_key, const LodKey& key);
+  // lod_tiles.cc: a tile's cache key (with the structure epoch below up to the structures'
+  // level), the tile's structures less those edits removed, and the epoch's listener.
+  std::string tile_cache_key(const LodKey& key) const;
+  void drop_removed_structures(v1::LodTile& tile);
+  void listen_for_structure_changes();
   Bytes produce(const ChunkJob& job);
   Bytes generate(const ChunkJob& job) const;
   Bytes cached_or_generated(const ChunkJob& job);
@@ -218,6 +227,10 @@ class WorldService final : public WorldServiceBase {
   EditService* edits_;
   CallSlots sessions_, streams_, locates_;
   PlayerPositions players_;
+  // Committed changes that touched structures so far (changes_structures), counted on the edit
+  // service's tail thread before any session hears of them: tiles that show structures are
+  // cached under it, so a change makes them anew. Shared: the listener outlives nothing.
+  std::shared_ptr<std::atomic<uint64_t>> structure_epoch_ = std::make_shared<std::atomic<uint64_t>>(0);
   std::string info_bytes_;        // the WorldInfo every GetWorldInfo answers with
   std::string definition_bytes_;  // the same with the definition (include_definition); empty: kept
   // Edits' preparation (their generated chunks), one at a time, after every chunk in a

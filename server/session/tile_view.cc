@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "chunkforge/coord.h"
 #include "chunkforge/world_extent.h"
 
 namespace chunkforge::server {
@@ -64,9 +65,8 @@ void TileView::recompute(double x, double z) {
     if (!wanted(key)) owed_unloads_.insert(key);
   }
   std::erase_if(owed_unloads_, [this](const LodKey& key) { return wanted(key); });  // back in view: kept
-  loads_owed_ = static_cast<size_t>(std::count_if(order_.begin(), order_.end(), [this](const LodKey& key) {
-    return held_.count(key) == 0;
-  }));
+  loads_owed_ = static_cast<size_t>(
+      std::count_if(order_.begin(), order_.end(), [this](const LodKey& key) { return held_.count(key) == 0; }));
   cursor_ = 0;
 }
 
@@ -82,18 +82,20 @@ std::optional<TileView::Request> TileView::next_request() {
   return std::nullopt;
 }
 
-void TileView::made(const LodKey& key, Bytes bytes) {
+bool TileView::made(const LodKey& key, Bytes bytes) {
   const auto it = making_.find(key);
-  if (it == making_.end()) return;
+  if (it == making_.end()) return false;
   making_.erase(it);
-  if (!wanted(key)) return;
+  const bool stale = stale_.erase(key) > 0;  // from before a structure change: made again
+  if (!wanted(key)) return false;
   // A tile is the same whichever view asked for it: one made after the view turned away and
-  // back is as good. One dropped (its flag was raised, or the queue was full) is asked for again.
-  if (!bytes) {
+  // back is as good. One dropped or stale is asked for again.
+  if (!bytes || stale) {
     cursor_ = std::min(cursor_, order_of(key));
-    return;
+    return !bytes;
   }
   ready_.emplace(key, std::move(bytes));
+  return false;
 }
 
 std::optional<TileView::Event> TileView::next_event() {
@@ -114,6 +116,18 @@ std::optional<TileView::Event> TileView::next_event() {
   held_.insert(event.key);
   --loads_owed_;
   return event;
+}
+
+void TileView::refresh_structures(int64_t chunk_x, int64_t chunk_z) {
+  for (int level = 0; level <= kLodStructureMaxLevel; ++level) {
+    const int64_t n = int64_t{1} << level;
+    const LodKey key{level, floor_div(chunk_x, n), floor_div(chunk_z, n)};
+    if (!wanted(key)) continue;  // a later load of it is made afresh
+    if (making_.count(key) > 0) stale_.insert(key);
+    ready_.erase(key);
+    if (held_.erase(key) > 0) ++loads_owed_;  // sent again: the new copy replaces the client's
+    cursor_ = std::min(cursor_, order_of(key));
+  }
 }
 
 bool TileView::settled() const {

@@ -56,13 +56,19 @@ class TileView {
   // nullopt when there is none or `window` tiles are being made or ready.
   std::optional<Request> next_request();
   // A requested tile was made (bytes) or dropped (null: it will be asked for again, if still
-  // wanted, by a later next_request).
-  void made(const LodKey& key, Bytes bytes);
+  // wanted, by a later next_request). True when a tile the view wants was dropped (the queue
+  // refused it, or making it failed): the caller should pause before asking again.
+  bool made(const LodKey& key, Bytes bytes);
 
   // A ready tile (the first in the view's order), else an owed unload once no load is owed (the
   // client has every tile of its view, so dropping the old ones leaves no hole) or when too
   // many are owed. The event is taken as written.
   std::optional<Event> next_event();
+
+  // A committed change may have added or removed structures of chunk (x, z): the view's tiles
+  // that show its structures (levels up to kLodStructureMaxLevel) are made and sent again,
+  // replacing the client's copies; one being made now is made again once it arrives.
+  void refresh_structures(int64_t chunk_x, int64_t chunk_z);
 
   // Tiles held by the client that the view no longer wants.
   size_t owed_unloads() const { return owed_unloads_.size(); }
@@ -82,14 +88,15 @@ class TileView {
   uint32_t view_radius_ = 0, lod_radius_ = 0, finest_level_ = 0;
   bool placed_ = false;
 
-  std::vector<LodKey> order_;         // the wanted tiles, finer levels first, nearest first
-  std::map<LodKey, size_t> wanted_;   // key -> its index in order_
-  size_t cursor_ = 0;                 // order_ before it: held, being made or ready
+  std::vector<LodKey> order_;        // the wanted tiles, finer levels first, nearest first
+  std::map<LodKey, size_t> wanted_;  // key -> its index in order_
+  size_t cursor_ = 0;                // order_ before it: held, being made or ready
   std::map<LodKey, std::shared_ptr<std::atomic<bool>>> making_;
   std::map<LodKey, Bytes> ready_;
-  std::set<LodKey> held_;             // written to the client, not unloaded
-  std::set<LodKey> owed_unloads_;     // held, no longer wanted
-  size_t loads_owed_ = 0;             // wanted tiles not yet held
+  std::set<LodKey> held_;          // written to the client, not unloaded
+  std::set<LodKey> owed_unloads_;  // held, no longer wanted
+  std::set<LodKey> stale_;         // being made from before a structure change
+  size_t loads_owed_ = 0;          // wanted tiles not yet held
 };
 
 }  // namespace chunkforge::server

@@ -84,11 +84,11 @@ TEST(ServerBinaryTest, LoadGeneratorRunsSessionsWithoutErrors) {
   }
   const int port = reported_port(read_text(server.log));
   ASSERT_GT(port, 0) << read_text(server.log);
-  const auto run = [&](const std::string& mode, bool stagger) {
+  const auto run = [&](const std::string& mode, bool stagger, const std::string& more = "") {
     const std::string command = std::string(CHUNKFORGE_LOADGEN) + " --server 127.0.0.1:" + std::to_string(port) +
                                 " --mode " + mode +
                                 " --players 4 --radius 2 --speed 4 --duration 2 --json --server-pid " +
-                                std::to_string(server.pid) + (stagger ? " --stagger" : "") + " 2>&1";
+                                std::to_string(server.pid) + (stagger ? " --stagger" : "") + more + " 2>&1";
     std::string out;
     std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
     char buffer[4096];
@@ -101,7 +101,19 @@ TEST(ServerBinaryTest, LoadGeneratorRunsSessionsWithoutErrors) {
   for (const bool stagger : {false, true}) {  // players stepping together, then at spread phases
     const std::string out = run("session", stagger);
     EXPECT_NE(out.find(stagger ? "\"stagger\":true" : "\"stagger\":false"), std::string::npos) << out;
+    EXPECT_NE(out.find("\"players_joined\":4,"), std::string::npos) << out;
   }
+  // Joins spread over 4 s of a 2 s run: players 0 and 1 join (at 0 and 1 s), 2 and 3 never do.
+  for (const std::string mode : {"session", "local"}) {
+    const std::string out = run(mode, false, " --ramp 4");
+    EXPECT_NE(out.find("\"players_joined\":2,"), std::string::npos) << out;
+  }
+  std::unique_ptr<FILE, int (*)(FILE*)> bad(popen((std::string(CHUNKFORGE_LOADGEN) + " --ramp -1 2>&1").c_str(), "r"),
+                                            pclose);
+  char line[512] = {};
+  const std::string said = fgets(line, sizeof line, bad.get()) != nullptr ? line : "";
+  EXPECT_EQ(WEXITSTATUS(pclose(bad.release())), 2) << said;
+  EXPECT_NE(said.find("--ramp: must be a number of seconds in [0, 3600] (got \"-1\")"), std::string::npos) << said;
   // Players that generate: a few bytes per chunk where a whole chunk is hundreds.
   for (const std::string mode : {"local", "local-generate"}) {
     const std::string out = run(mode, false);

@@ -18,18 +18,11 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <cmath>
-#include <condition_variable>
-#include <deque>
 #include <fstream>
 #include <iostream>
 #include <limits>
-#include <map>
-#include <mutex>
 #include <optional>
-#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -38,46 +31,13 @@
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "local_players.h"
 #include "parse_command_line.h"
+#include "session_players.h"
+#include "walk.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using namespace chunkforge::loadgen;
 using chunkforge::v1::WorldService;
-
-struct Options {
-  std::string server = "127.0.0.1:50051", mode = "session";
-  int players = 10, radius = 4, duration = 10, server_pid = 0;
-  double speed = 2;          // chunks per second
-  double steady_after = 10;  // seconds: latencies before are the start burst, after the steady walk
-  bool stagger = false;      // players step at spread phases instead of all at the same instant
-  bool load_batches = true;  // session mode: the server may send several chunks in one event
-  bool json = false;
-  int generator_threads = 2;  // local-generate: the pool every player shares
-};
-
-// One chunk's latency and when it arrived (seconds from the start of the run).
-struct Sample {
-  double arrived_s, ms;
-};
-
-struct Results {
-  const std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  std::mutex mutex;
-  std::vector<Sample> samples;
-  std::atomic<uint64_t> chunks{0}, errors{0};
-  std::atomic<uint64_t> event_bytes{0};  // session events as serialized (gRPC adds 5 bytes each)
-  std::string first_error;
-  void latency(double ms) {
-    const double arrived = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::lock_guard lock(mutex);
-    samples.push_back({arrived, ms});
-  }
-  void error(const grpc::Status& s) {
-    ++errors;
-    std::lock_guard lock(mutex);
-    if (first_error.empty()) first_error = std::to_string(s.error_code()) + ": " + s.error_message();
-  }
-};
 
 struct Percentiles {
   double p50 = 0, p99 = 0, max = 0;
@@ -93,192 +53,6 @@ Percentiles percentiles(const std::vector<Sample>& samples, double from_s, doubl
   std::sort(ms.begin(), ms.end());
   const auto at = [&](double q) { return ms[static_cast<size_t>(q * static_cast<double>(ms.size() - 1))]; };
   return {at(0.5), at(0.99), ms.back()};
-}
-
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
-
-// Where in a step player p is at the start: 0, or with --stagger its own fraction of a step.
-double phase(int player, const Options& o) { return o.stagger ? std::fmod(player * 0.6180339887498949, 1.0) : 0.0; }
-
-// Player p walks straight along its own direction, one chunk every 1/speed seconds: all players
-// at the same instants (the worst case for a server: every step's new chunks at once), or with
-// --stagger each at its own phase, spread evenly over the step (golden-ratio offsets), as the
-// players of a game cross chunk borders independently.
-std::pair<int64_t, int64_t> position(int player, double seconds, const Options& o) {
-  static const int dirs[8][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}, {1, 1}, {-1, 1}, {1, -1}, {-1, -1}};
-  const int64_t steps = static_cast<int64_t>(seconds * o.speed + phase(player, o));
-  const auto* d = dirs[player % 8];
-  const int64_t base = (player / 8) * 1000;  // players start far apart
-  return {base + d[0] * steps, base * 3 + d[1] * steps};
-}
-
-// When (seconds from the start) player p takes its next step after `seconds`.
-double next_step(int player, double seconds, const Options& o) {
-  const double steps = std::floor(seconds * o.speed + phase(player, o));
-  return (steps + 1 - phase(player, o)) / o.speed;
-}
-
-// One player's Session as a callback reactor: events are taken on gRPC's own threads as they
-// arrive. (With a blocking reader thread per player, 200 players cost the load generator a
-// thread hand-off per event: CPU taken from the server it measures on a shared machine.)
-class SessionPlayer final
-    : public grpc::ClientBidiReactor<chunkforge::v1::SessionUpdate, chunkforge::v1::SessionEvent> {
- public:
-  using Key = std::pair<int64_t, int64_t>;
-
-  // `local`: the player declares it; `pool`: and generates on it (local-generate).
-  SessionPlayer(WorldService::Stub& stub, Results& r, const chunkforge::v1::LocalGeneration* local = nullptr,
-                chunkforge::loadgen::GenerationPool* pool = nullptr)
-      : r_(r), local_(local), pool_(pool) {
-    stub.async()->Session(&context_, this);
-    // Writes start from the player's thread, outside any reaction: without a hold the call could
-    // be done (OnDone) between move()'s check and its StartWrite. end() lets it go.
-    AddHold();
-    StartRead(&event_);
-    StartCall();
-  }
-
-  // The player is at `p`: chunks new to its view enter now, and the update is written after
-  // any still being written. False once the server has ended the stream.
-  bool move(Key p, const Options& o) {
-    std::unique_lock lock(mutex_);
-    if (read_all_) return false;
-    std::map<Key, Clock::time_point> view;
-    for (int64_t z = p.second - o.radius; z <= p.second + o.radius; ++z) {
-      for (int64_t x = p.first - o.radius; x <= p.first + o.radius; ++x) {
-        auto it = entered_.find({x, z});
-        view[{x, z}] = it != entered_.end() ? it->second : Clock::now();
-      }
-    }
-    entered_ = std::move(view);
-    chunkforge::v1::SessionUpdate update;
-    update.set_x(static_cast<double>(p.first) * 64 + 32);
-    update.set_z(static_cast<double>(p.second) * 64 + 32);
-    update.set_view_radius(static_cast<uint32_t>(o.radius));
-    update.set_accept_load_batches(o.load_batches);
-    if (local_ != nullptr && !asked_) *update.mutable_local_generation() = *local_;
-    asked_ = true;
-    unwritten_.push_back(std::move(update));
-    if (take_next_write()) {
-      lock.unlock();
-      StartWrite(&outgoing_);
-    }
-    return true;
-  }
-
-  // The walk is over: ends the call without waiting for the rest of the view, and returns its
-  // status once gRPC is done with it.
-  grpc::Status end() {
-    context_.TryCancel();
-    RemoveHold();
-    std::unique_lock lock(mutex_);
-    finished_.wait(lock, [&] { return done_; });
-    return status_;
-  }
-
-  void OnReadDone(bool ok) override {
-    {
-      std::lock_guard lock(mutex_);
-      if (!ok) {  // the server ended the stream; OnDone follows end()
-        read_all_ = true;
-        return;
-      }
-      r_.event_bytes += event_.ByteSizeLong();
-      if (event_.has_load()) arrived(event_.load().coord());
-      for (const chunkforge::v1::Chunk& chunk : event_.loads().chunks()) arrived(chunk.coord());
-      const auto& offsets = event_.pristine().offsets();
-      for (int k = 0; k + 1 < offsets.size(); k += 2) {
-        entered(event_.pristine().origin().x() + offsets[k], event_.pristine().origin().z() + offsets[k + 1], {});
-      }
-      if (event_.has_edited()) entered(event_.edited().chunk().x(), event_.edited().chunk().z(), event_.edited());
-    }
-    StartRead(&event_);  // outside the lock: gRPC may run OnReadDone inline
-  }
-
-  void OnWriteDone(bool ok) override {
-    std::unique_lock lock(mutex_);
-    writing_ = false;
-    if (ok && take_next_write()) {
-      lock.unlock();
-      StartWrite(&outgoing_);
-    }
-  }
-
-  void OnDone(const grpc::Status& status) override {
-    std::lock_guard lock(mutex_);
-    status_ = status;
-    done_ = true;
-    finished_.notify_all();
-  }
-
- private:
-  // Moves the next update into `outgoing_` if none is being written; the caller then starts
-  // its write outside the lock (gRPC may run a reaction inline, and it takes the lock).
-  bool take_next_write() {
-    if (writing_ || unwritten_.empty()) return false;
-    writing_ = true;
-    outgoing_ = std::move(unwritten_.front());
-    unwritten_.pop_front();
-    return true;
-  }
-
-  void arrived(const chunkforge::v1::ChunkCoord& c) {
-    ++r_.chunks;
-    auto it = entered_.find({c.x(), c.z()});
-    if (it != entered_.end()) r_.latency(ms_since(it->second));
-  }
-
-  // A chunk the player generates: arrived now, or once the pool made it.
-  void entered(int64_t x, int64_t z, std::optional<chunkforge::v1::ChunkChange> edited) {
-    chunkforge::v1::ChunkCoord c;
-    c.set_x(x);
-    c.set_z(z);
-    if (pool_ == nullptr) return arrived(c);
-    const auto it = entered_.find({x, z});
-    const std::optional<Clock::time_point> since =
-        it == entered_.end() ? std::nullopt : std::optional<Clock::time_point>(it->second);
-    pool_->submit(x, z, std::move(edited), [&r = r_, since] {
-      ++r.chunks;
-      if (since) r.latency(ms_since(*since));
-    });
-  }
-
-  Results& r_;
-  const chunkforge::v1::LocalGeneration* local_;
-  chunkforge::loadgen::GenerationPool* pool_;
-  bool asked_ = false;
-  grpc::ClientContext context_;
-  chunkforge::v1::SessionEvent event_;
-  chunkforge::v1::SessionUpdate outgoing_;
-  std::mutex mutex_;
-  std::condition_variable finished_;
-  std::map<Key, Clock::time_point> entered_;  // in view since
-  std::deque<chunkforge::v1::SessionUpdate> unwritten_;
-  bool writing_ = false, read_all_ = false, done_ = false;
-  grpc::Status status_;
-};
-
-void run_session(WorldService::Stub& stub, int player, const Options& o, Clock::time_point end, Results& r,
-                 const chunkforge::v1::LocalGeneration* local = nullptr,
-                 chunkforge::loadgen::GenerationPool* pool = nullptr) {
-  SessionPlayer session(stub, r, local, pool);
-  const auto start = Clock::now();
-  std::pair<int64_t, int64_t> last{INT64_MIN, 0};
-  while (Clock::now() < end) {
-    const double now_s = std::chrono::duration<double>(Clock::now() - start).count();
-    const auto p = position(player, now_s, o);
-    if (p != last) {
-      if (!session.move(p, o)) break;
-      last = p;
-    }
-    // Asleep until the next step: 200 players polling every 20 ms cost the load generator
-    // 10,000 wake-ups a second.
-    const auto step =
-        start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(next_step(player, now_s, o)));
-    std::this_thread::sleep_until(std::min(step, end));
-  }
-  const grpc::Status s = session.end();
-  if (!s.ok() && s.error_code() != grpc::StatusCode::CANCELLED) r.error(s);
 }
 
 void run_chunk(WorldService::Stub& stub, int player, const Options& o, Clock::time_point end, Results& r) {
@@ -373,6 +147,14 @@ std::string positive_number(const std::string& text) {
   return !text.empty() && *end == '\0' && value > 0 ? "" : "must be a number > 0 (got \"" + text + "\")";
 }
 
+// --ramp: seconds in [0, 3600] (CLI11's Range would print the bounds as 0.000000).
+std::string ramp_seconds(const std::string& text) {
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  const bool ok = !text.empty() && *end == '\0' && value >= 0 && value <= 3600;
+  return ok ? "" : "must be a number of seconds in [0, 3600] (got \"" + text + "\")";
+}
+
 // The options into `o`; nullopt to go on, else the exit code (--help: 0; a bad or unknown
 // option: 2, with one line naming it). The ranges are in the descriptions; CLI11's own
 // description of each check would repeat them.
@@ -407,6 +189,11 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
   app.add_option("--server-pid", o.server_pid, "a local server's process id: report its resident memory and CPU")
       ->type_name("PID")
       ->check(CLI::Range(0, std::numeric_limits<int>::max()).description(""));
+  app.add_option("--ramp", o.ramp,
+                 "session and local modes: players join evenly over this many seconds, 0 to 3600\n"
+                 "(default 0: all at once)")
+      ->type_name("S")
+      ->check(ramp_seconds);
   app.add_flag("--stagger", o.stagger, "players step at spread phases, not all at the same instant");
   app.add_flag("--load-batches,!--no-load-batches", o.load_batches,
                "session mode: accept several chunks per event (default; SessionUpdate.accept_load_batches)");
@@ -446,11 +233,18 @@ int main(int argc, char** argv) {
     if (local->world) pool = std::make_unique<chunkforge::loadgen::GenerationPool>(local->world, o.generator_threads);
   }
   std::vector<std::thread> players;
-  for (int p = 0; p < o.players; ++p) {
-    players.emplace_back([&, p] {
+  if (o.mode == "session" || local) {
+    const int drivers = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, std::min(o.players, 8));
+    for (int d = 0; d < drivers; ++d) {
+      players.emplace_back([&, d] {
+        drive_sessions(stubs, d, drivers, o, start, end, r, local ? &local->declared : nullptr, pool.get());
+      });
+    }
+  }
+  for (int p = 0; p < o.players && (o.mode == "chunk" || o.mode == "region"); ++p) {
+    players.emplace_back([&, p] {  // blocking calls: a thread per player
+      ++r.joined;
       WorldService::Stub& stub = *stubs[static_cast<size_t>(p) % stubs.size()];
-      if (o.mode == "session") run_session(stub, p, o, end, r);
-      if (local) run_session(stub, p, o, end, r, &local->declared, pool.get());
       if (o.mode == "chunk") run_chunk(stub, p, o, end, r);
       if (o.mode == "region") run_region(stub, p, o, end, r);
     });
@@ -469,8 +263,9 @@ int main(int argc, char** argv) {
   const double bytes_per_chunk = r.chunks > 0 ? static_cast<double>(r.event_bytes) / static_cast<double>(r.chunks) : 0;
   if (o.json) {
     std::cout << "{\"mode\":\"" << o.mode << "\",\"players\":" << o.players << ",\"radius\":" << o.radius
-              << ",\"stagger\":" << (o.stagger ? "true" : "false") << ",\"seconds\":" << seconds
-              << ",\"chunks\":" << r.chunks << ",\"chunks_per_second\":" << static_cast<double>(r.chunks) / seconds
+              << ",\"stagger\":" << (o.stagger ? "true" : "false") << ",\"ramp_s\":" << o.ramp
+              << ",\"players_joined\":" << r.joined << ",\"seconds\":" << seconds << ",\"chunks\":" << r.chunks
+              << ",\"chunks_per_second\":" << static_cast<double>(r.chunks) / seconds
               << ",\"latency_p50_ms\":" << all.p50 << ",\"latency_p99_ms\":" << all.p99
               << ",\"latency_max_ms\":" << all.max << ",\"start_latency_p50_ms\":" << burst.p50
               << ",\"start_latency_p99_ms\":" << burst.p99 << ",\"steady_latency_p50_ms\":" << steady.p50
@@ -490,6 +285,7 @@ int main(int argc, char** argv) {
     }
     std::cout << ", " << bytes_per_chunk << " event bytes per chunk";
     if (pool) std::cout << ", generation queue peak " << peak_generation_queue;
+    if (o.ramp > 0) std::cout << ", " << r.joined << " players joined over the " << o.ramp << " s ramp";
     std::cout << '\n';
   }
   if (!r.first_error.empty()) std::cerr << "first error: " << r.first_error << '\n';

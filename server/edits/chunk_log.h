@@ -1,0 +1,35 @@
+// File: server/edits/chunk_log.h
+//
+// A chunk's stored log and what it makes (docs/edits.md, "Compaction"): every kSnapshotEvery-th
+// version of a chunk is stored as a snapshot, a reset plus the chunk's net edits, so neither a
+// read nor an edit replays more than kSnapshotEvery changes, however long the chunk's history.
+// Pure functions of messages; the store is read through the callback given.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "chunkforge/v1/chunk.pb.h"
+#include "chunkforge/v1/edit.pb.h"
+#include "edit_store.h"
+
+namespace chunkforge::server {
+
+// Every version that is a multiple of this is stored as a snapshot (docs/edits.md, Compaction).
+inline constexpr uint64_t kSnapshotEvery = 32;
+
+// The chunk's stored changes up to `version` from its newest snapshot or reset on, oldest
+// first (all of them if it has none). `log(after)` reads the changes after a version.
+std::vector<StoredChange> read_log(uint64_t version,
+                                   const std::function<std::vector<StoredChange>(uint64_t after)>& log);
+
+// A change holding the chunk's net edits over its base (removals of generated objects and
+// structures, added objects as they stand, states), marked reset: applied to the base it gives
+// `current`'s objects, structures and states.
+v1::ChunkChange snapshot_change(const v1::Chunk& base, const v1::Chunk& current);
+
+// A chunk as it is now: its base with the stored changes applied (a reset starts over).
+v1::Chunk current_chunk(const v1::Chunk& base, const std::vector<StoredChange>& log,
+                        const google::protobuf::RepeatedField<uint32_t>& layers);
+
+}  // namespace chunkforge::server

@@ -1,0 +1,74 @@
+// Hostile LOD sessions (docs/lod.md, "Sessions") against the server binary: 16 sessions at the
+// largest LOD radius (1,024 chunks), each teleporting every 10 ms to ground nobody saw (every
+// tile of its view new), one of them switching its finest level between 0 and 24 on every
+// update, another its LOD radius between 1,024 and 0, and one more that never reads. Their
+// chunk view is one chunk: tiles come after every chunk, and radius-16 views teleporting every
+// 10 ms would leave the tiles nothing (hostile_client_test.cc and the local sessions' scenario
+// press the chunks). What bounds them: at most 4 tiles being made or ready per session, tiles
+// after every view's chunks in the queue and dropped once no view wants them, unloads held back
+// at most 512. Besides the harness's bounds: tiles were sent and unloaded, so the attack
+// measured that path.
+#include "harness.h"
+
+#include <atomic>
+
+namespace chunkforge::hostile {
+namespace {
+
+struct Seen {
+  std::atomic<int> tiles{0}, unloads{0};
+};
+
+void teleport(ServerProcess& server, Seen& seen, std::stop_token stop) {
+  struct Traveller {
+    grpc::ClientContext context;
+    std::unique_ptr<grpc::ClientReaderWriter<v1::SessionUpdate, v1::SessionEvent>> stream;
+    std::jthread reader;
+  };
+  auto stub = v1::WorldService::NewStub(server.channel());
+  std::vector<std::unique_ptr<Traveller>> travellers;
+  for (int s = 0; s < 17; ++s) {
+    auto t = std::make_unique<Traveller>();
+    t->stream = stub->Session(&t->context);
+    if (s > 0) {  // the first never reads
+      t->reader = std::jthread([stream = t->stream.get(), &seen] {
+        v1::SessionEvent event;
+        while (stream->Read(&event)) {
+          seen.tiles += event.has_lod_tile() ? 1 : 0;
+          seen.unloads += event.has_lod_unload() ? 1 : 0;
+        }
+      });
+    }
+    travellers.push_back(std::move(t));
+  }
+  v1::SessionUpdate update;
+  update.set_view_radius(0);
+  for (int64_t k = 1; !stop.stop_requested(); ++k) {
+    for (size_t s = 0; s < travellers.size(); ++s) {
+      update.set_x(static_cast<double>(k) * 3e6);
+      update.set_z(static_cast<double>(s) * 1e8);
+      update.set_lod_finest_level(s == 1 ? static_cast<uint32_t>(24 * (k % 2)) : 0);
+      update.set_lod_radius(s == 2 && k % 2 == 0 ? 0 : 1024);
+      travellers[s]->stream->Write(update);  // may fail once the server ended it: it goes on
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+  for (auto& t : travellers) t->context.TryCancel();
+  for (auto& t : travellers) {
+    if (t->reader.joinable()) t->reader.join();
+  }
+}
+
+TEST(HostileScenario, LodSessionsTeleportingOverFreshGround) {
+  Scenario scenario("lod_sessions", {});
+  ASSERT_TRUE(scenario.server().serving()) << scenario.server().log();
+  Seen seen;
+  scenario.attack(8s, [&](std::stop_token stop) { teleport(scenario.server(), seen, stop); });
+  scenario.expect_within_bounds();
+  std::printf("hostile lod_sessions: %d tiles, %d tile unloads\n", seen.tiles.load(), seen.unloads.load());
+  EXPECT_GT(seen.tiles, 0);
+  EXPECT_GT(seen.unloads, 0);
+}
+
+}  // namespace
+}  // namespace chunkforge::hostile
