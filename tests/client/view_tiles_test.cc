@@ -2,8 +2,9 @@
 // loopback port: the horizon it holds is exactly the tiles lod_view gives less those inside the
 // chunk view, each byte for byte lod_tile_bytes; walking far and changing lod_radius leave the
 // right set; the polled path delivers the same within its byte bound; an over-limit radius ends
-// the session; a local-generation session gets tiles alike; and across a server restart, with a
-// move while the server is away, the tiles held stay until the new server's cover their ground.
+// the session; a local-generation session gets tiles alike; across a server restart, with a
+// move while the server is away, the tiles held stay until the new server's cover their ground;
+// and an edit removing a structure replaces the tiles that showed it (a SQLite edit store).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -22,8 +23,9 @@
 #include "chunkforge/world.h"
 #include "support/eventually.h"
 #include "support/free_port.h"
+#include "support/temp_dir.h"
 #include "tile_cover.h"
-#include "world_server.h"
+#include "world_server.h"  // with the edit service's open_store and bind_store
 
 namespace chunkforge::client {
 namespace {
@@ -58,6 +60,7 @@ std::string library_bytes(const LodKey& key) {
 struct Horizon {
   std::mutex mutex;
   std::map<LodKey, std::string> held;  // canonical bytes
+  std::map<LodKey, LodTile> tiles;     // the same, as the game reads them
   size_t loads = 0, unloads = 0, unloads_not_held = 0, holes = 0;
   std::vector<Status> errors;
   // When set: the ground the horizon must show (needed less excluded); an unload that leaves
@@ -70,11 +73,13 @@ struct Horizon {
       std::lock_guard lock(mutex);
       ++loads;
       held.insert_or_assign(tile.key(), canonical_bytes(tile.message()));
+      tiles.insert_or_assign(tile.key(), tile);
     };
     c.on_tile_unload = [this](LodKey key) {
       std::lock_guard lock(mutex);
       ++unloads;
       unloads_not_held += held.erase(key) == 0;
+      tiles.erase(key);
       if (!no_holes) return;
       TileCover cover;
       for (const auto& entry : held) cover.add(entry.first);
@@ -118,6 +123,10 @@ class ViewTilesTest : public testing::Test {
 
   void start_server() {
     server::ServerOptions options;
+    const std::string dir = test::unique_temp_dir("view_tiles");
+    options.store = server::open_store("sqlite:" + dir + "edits.db");
+    ASSERT_EQ(server::bind_store(*options.store, default_world(), false), "");
+    options.open_edits = true;
     options.listen = "127.0.0.1:" + std::to_string(port_);
     options.http = "";
     options.threads = 2;
@@ -338,6 +347,45 @@ TEST_F(ViewTilesTest, ThePolledPathDeliversTheSameTilesWithinItsBound) {
   }));
   EXPECT_EQ(loads, expected.size());
   EXPECT_EQ(session_->stats().tiles_loaded, expected.size());
+}
+
+bool shows(const LodTile& tile, uint64_t structure) {
+  for (const Structure& s : tile.structures()) {
+    if (s.id == structure) return true;
+  }
+  return false;
+}
+
+// A structure removed by an edit: the server sends again the tiles that showed it, and the
+// session replaces them (on_tile, tiles_replaced), which no longer show it; the other tiles stay.
+TEST_F(ViewTilesTest, AnEditRemovingAStructureReplacesTheTilesThatShowedIt) {
+  watch(64);
+  const std::set<LodKey> expected = expected_tiles(kStart, 64);
+  ASSERT_TRUE(eventually([&] { return holds(expected); }));
+  std::optional<Structure> target;
+  std::set<LodKey> showing;
+  {
+    std::lock_guard lock(horizon_.mutex);
+    for (const auto& [key, tile] : horizon_.tiles) {
+      if (!target && key.level >= 1 && !tile.structures().empty()) target = tile.structures().front();
+    }
+    ASSERT_TRUE(target) << "no structure within 64 chunks of the player";
+    for (const auto& [key, tile] : horizon_.tiles) {
+      if (shows(tile, target->id)) showing.insert(key);
+    }
+  }
+  const uint64_t loads_before = session_->stats().tiles_loaded;
+  EditBatch removal;
+  removal.remove_structure(chunk_at(static_cast<double>(target->x), static_cast<double>(target->z), 64), target->id);
+  Result<EditResult> done = client_->edit(removal);
+  ASSERT_TRUE(done) << done.status().to_string();
+
+  ASSERT_TRUE(eventually([&] { return session_->stats().tiles_replaced == showing.size(); }));
+  EXPECT_EQ(session_->stats().tiles_loaded, loads_before + showing.size());
+  EXPECT_TRUE(holds(expected));
+  std::lock_guard lock(horizon_.mutex);
+  for (const auto& [key, tile] : horizon_.tiles) EXPECT_FALSE(shows(tile, target->id)) << key.level;
+  EXPECT_EQ(horizon_.loads, expected.size() + showing.size());
 }
 
 }  // namespace

@@ -11,7 +11,8 @@
 //   };
 //   if (auto s = tile.sample_under(player.x, player.z)) float ground = tile.height(s->i, s->j);
 //
-// Every server replica sends the same tile as the same bytes, and they never change with edits.
+// Every server replica sends the same tile as the same bytes; a tile changes only when an edit
+// removes a structure it lists (the session then hands the new copy, docs/sdk.md "LOD tiles").
 //
 // Thread safety: immutable; copies share the data and are cheap. Read from any thread.
 #pragma once
