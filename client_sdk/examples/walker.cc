@@ -1,27 +1,64 @@
-// A player walking east through the world: prints each chunk as it loads and unloads.
+// A player walking east through the world: prints each chunk as it loads and unloads, and with
+// --lod-radius the horizon its LOD tiles reach.
 //
-//   chunkforge-walker [HOST:PORT] [STEPS]      (default 127.0.0.1:50051, 40 steps of 8 units)
+//   chunkforge-walker [HOST:PORT] [STEPS] [--lod-radius N]   (default 127.0.0.1:50051, 40 steps
+//                                                             of 8 units, no tiles)
 #include <chunkforge/client.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <mutex>
 #include <string>
-
 #include <thread>
+#include <vector>
+
 #include "example_help.h"
 
+namespace {
+
+namespace cf = chunkforge::client;
+
+// How far the held tiles reach from the player along x or z, world units: the farthest tile
+// edge (the view is a square, so its reach is the larger of the two axes).
+double horizon_units(const std::vector<cf::LodKey>& tiles, cf::Position player, uint32_t chunk_size) {
+  double reach = 0;
+  for (const cf::LodKey& key : tiles) {
+    const double side = static_cast<double>(key.chunks()) * chunk_size;
+    const double x0 = static_cast<double>(key.x) * side, z0 = static_cast<double>(key.z) * side;
+    reach = std::max({reach, std::abs(player.x - x0), std::abs(x0 + side - player.x), std::abs(player.z - z0),
+                      std::abs(z0 + side - player.z)});
+  }
+  return reach;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  namespace cf = chunkforge::client;
   if (answered_help(argc, argv,
-                    "usage: chunkforge-walker [HOST:PORT] [STEPS]\n\n"
+                    "usage: chunkforge-walker [HOST:PORT] [STEPS] [--lod-radius N]\n\n"
                     "Walks a player east through the world served at HOST:PORT (default 127.0.0.1:50051),\n"
-                    "STEPS steps of 8 units (default 40), printing each chunk as it loads and unloads.\n")) {
+                    "STEPS steps of 8 units (default 40), printing each chunk as it loads and unloads.\n"
+                    "--lod-radius N also shows the LOD tiles of N chunks around the player (0, the default:\n"
+                    "none; the server allows up to its --max-lod-radius, 1024 by default) and prints the\n"
+                    "horizon they reach: the farthest tile edge, in chunks and world units, and the tiles'\n"
+                    "count and bytes.\n")) {
     return 0;
   }
-  const std::string target = argc > 1 ? argv[1] : "127.0.0.1:50051";
-  const int steps = argc > 2 ? std::atoi(argv[2]) : 40;
+  std::vector<std::string> words;
+  uint32_t lod_radius = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--lod-radius" && i + 1 < argc) {
+      lod_radius = static_cast<uint32_t>(std::strtoul(argv[++i], nullptr, 10));
+    } else {
+      words.push_back(word);
+    }
+  }
+  const std::string target = words.size() > 0 ? words[0] : "127.0.0.1:50051";
+  const int steps = words.size() > 1 ? std::atoi(words[1].c_str()) : 40;
 
   cf::Result<cf::Client> client = cf::Client::connect(target);
   if (!client) {
@@ -45,8 +82,10 @@ int main(int argc, char** argv) {
     std::lock_guard lock(out);
     std::cerr << "session: " << status.to_string() << '\n';
   };
+  callbacks.on_tile = [](const cf::LodTile&) {};  // a game would draw the far ground from it
   cf::ViewOptions options;
   options.view_radius = 2;
+  options.lod_radius = lod_radius;
   cf::Position player{0, 0};
   auto session = cf::ViewSession::start(*client, player, options, callbacks);
   if (!session) {
@@ -60,8 +99,17 @@ int main(int argc, char** argv) {
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   const cf::ViewStats stats = (*session)->stats();
+  const std::vector<cf::LodKey> tiles = (*session)->tiles();
   std::lock_guard lock(out);
   std::cout << "walked to x = " << player.x << ": " << stats.loaded_chunks << " chunks loaded, "
             << stats.chunks_downloaded << " downloaded, " << stats.chunks_from_cache << " from the local cache\n";
+  if (lod_radius > 0) {
+    const cf::Result<cf::WorldInfo> world = client->world_info();  // fetched by the session: from memory
+    const uint32_t chunk_size = world ? world->chunk_size() : 64;
+    const double reach = horizon_units(tiles, player, chunk_size);
+    std::cout << "horizon: " << std::floor(reach / chunk_size) << " chunks (" << reach << " units), "
+              << stats.held_tiles << " tiles, " << stats.held_tile_bytes << " bytes; " << stats.tiles_loaded
+              << " tiles loaded, " << stats.tiles_unloaded << " unloaded\n";
+  }
   return 0;
 }

@@ -10,7 +10,8 @@ namespace chunkforge::client {
 size_t ViewEvent::queued_bytes() const {
   const size_t ids = change.removed_objects.size() + change.placed_objects.size() + change.states_changed.size() +
                      change.removed_structures.size();
-  return sizeof(ViewEvent) + (chunk ? chunk->encoded_bytes() : 0) + ids * sizeof(uint64_t) + error.message.size();
+  return sizeof(ViewEvent) + (chunk ? chunk->encoded_bytes() : 0) + (tile ? tile->encoded_bytes() : 0) +
+         ids * sizeof(uint64_t) + error.message.size();
 }
 
 void EventQueue::push(ViewEvent event) {
@@ -75,6 +76,17 @@ ViewCallbacks queueing_callbacks(EventQueue& queue) {
   callbacks.on_error = [&queue](const Status& status) {
     ViewEvent event = event_of(ViewEvent::Kind::error, {});
     event.error = status;
+    queue.push(std::move(event));
+  };
+  callbacks.on_tile = [&queue](const LodTile& tile) {
+    ViewEvent event = event_of(ViewEvent::Kind::tile, {});
+    event.tile = tile;
+    event.tile_key = tile.key();
+    queue.push(std::move(event));
+  };
+  callbacks.on_tile_unload = [&queue](LodKey key) {
+    ViewEvent event = event_of(ViewEvent::Kind::tile_unload, {});
+    event.tile_key = key;
     queue.push(std::move(event));
   };
   return callbacks;

@@ -141,6 +141,7 @@ Status ViewSession::Impl::close(std::unique_lock<std::mutex>& lock, bool cancel)
   inbox.clear();  // anything left belongs to the old stream
   stream.reset();
   context.reset();
+  tiles_outlive_stream();
   return status;
 }
 
@@ -155,6 +156,8 @@ void ViewSession::Impl::receive(v1::SessionEvent event, std::unique_lock<std::mu
   if (event.has_local_generation()) receive_local_answer(event.local_generation(), lock);
   if (event.has_pristine()) receive_pristine(event.pristine());
   if (event.has_edited()) receive_edited(event.edited());
+  if (event.has_lod_tile()) receive_tile(std::make_shared<v1::LodTile>(std::move(*event.mutable_lod_tile())), lock);
+  if (event.has_lod_unload()) receive_tile_unload(event.lod_unload(), lock);
 }
 
 void ViewSession::Impl::receive_load(std::shared_ptr<v1::Chunk> message, std::unique_lock<std::mutex>& lock,
@@ -191,6 +194,8 @@ void ViewSession::Impl::apply_view(std::unique_lock<std::mutex>& lock) {
   view_dirty = false;
   centre = chunk_at(position.x, position.z, world.chunk_size());
   applied_radius = radius;
+  applied_lod_radius = lod_radius;
+  applied_lod_finest = lod_finest;
   std::vector<Action> actions;
   for (auto it = loaded.begin(); it != loaded.end();) {
     if (in_view(it->first)) {
@@ -205,6 +210,7 @@ void ViewSession::Impl::apply_view(std::unique_lock<std::mutex>& lock) {
     });
   }
   forget_local();
+  release_stale_tiles(actions);
   std::vector<Chunk> from_cache = cache.take_if([&](ChunkCoord c) { return in_view(c); });
   std::sort(from_cache.begin(), from_cache.end(), [&](const Chunk& a, const Chunk& b) {
     const auto key = [&](const Chunk& k) {
@@ -225,6 +231,8 @@ void ViewSession::Impl::apply_view(std::unique_lock<std::mutex>& lock) {
     update.set_x(position.x);
     update.set_z(position.z);
     update.set_view_radius(applied_radius);
+    update.set_lod_radius(applied_lod_radius);
+    update.set_lod_finest_level(applied_lod_finest);
     set_options(options.chunk, *update.mutable_options());
     update.set_accept_load_batches(true);  // a first view's chunks in a few events, not one each
     if (!std::exchange(first_update_sent, true)) ask_local(update, actions);
@@ -253,6 +261,7 @@ void ViewSession::Impl::switch_world(WorldInfo next, std::unique_lock<std::mutex
   }
   loaded.clear();
   cache.clear();
+  drop_tiles(actions);
   world = std::move(next);
   view_dirty = true;
   run_unlocked(std::move(actions), lock);
@@ -354,6 +363,8 @@ ViewStats ViewSession::stats() const {
   ViewStats stats = impl_->stats;
   stats.cached_bytes = impl_->cache.bytes();
   stats.loaded_chunks = impl_->loaded.size();
+  stats.held_tiles = impl_->tiles.size();
+  stats.held_tile_bytes = impl_->held_tile_bytes;
   if (impl_->events) {
     stats.queued_events = impl_->events->size();
     stats.queued_bytes = impl_->events->bytes();

@@ -2,7 +2,8 @@
 //
 // ViewSession's state and the methods of its session thread (view_session.h): private to the
 // SDK. Its methods live in view_session.cc (the stream, the view, loads), view_changes.cc
-// (change events and fetching a chunk again) and view_local.cc (chunks the client generates).
+// (change events and fetching a chunk again), view_local.cc (chunks the client generates) and
+// view_tiles.cc (LOD tiles).
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -14,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <variant>
 #include <vector>
@@ -25,6 +27,7 @@
 #include "event_queue.h"
 #include "local_cache.h"
 #include "local_loads.h"
+#include "tile_cover.h"
 
 namespace chunkforge::client {
 
@@ -44,6 +47,8 @@ struct ViewSession::Impl {
         cache(options.cache_bytes),
         position(p),
         radius(options.view_radius),
+        lod_radius(options.lod_radius),
+        lod_finest(options.lod_finest_level),
         backoff(options.initial_backoff, options.max_backoff) {
     if (options.generator) {
       local = std::make_unique<LocalLoads>(options.generator, options.chunk, options.generator_threads, [this] {
@@ -70,6 +75,8 @@ struct ViewSession::Impl {
   uint32_t radius;
   ChunkCoord centre{};
   uint32_t applied_radius = 0;
+  uint32_t lod_radius, applied_lod_radius = 0;
+  uint32_t lod_finest, applied_lod_finest = 0;
   bool view_dirty = true, stopping = false, running = true;
   std::deque<Incoming> inbox;
   ViewStats stats;
@@ -103,6 +110,13 @@ struct ViewSession::Impl {
   };
   std::map<ChunkCoord, Awaiting> awaiting;
   std::string refusal_reported;  // the last refusal on_error reported, so that it is said once
+
+  // LOD tiles (view_tiles.cc): those held, by key, and their bytes; those kept from an earlier
+  // stream (`stale_tiles`) until the tiles this stream sent (`fresh_tiles`) cover their ground.
+  std::map<LodKey, LodTile> tiles;
+  size_t held_tile_bytes = 0;
+  std::set<LodKey> stale_tiles;
+  TileCover fresh_tiles;
 
   // The session thread's own.
   std::unique_ptr<grpc::ClientContext> context;
@@ -201,6 +215,19 @@ struct ViewSession::Impl {
   void forget_local();
   // Stops the generation threads (their callback takes the lock: it is released meanwhile).
   void end_local(std::unique_lock<std::mutex>& lock);
+
+  // --- LOD tiles (view_tiles.cc) ---
+
+  // A tile loads, or replaces the copy of its key (identical bytes are not reported again).
+  void receive_tile(std::shared_ptr<v1::LodTile> message, std::unique_lock<std::mutex>& lock);
+  void receive_tile_unload(const v1::LodTileKey& key, std::unique_lock<std::mutex>& lock);
+  // The stream ended: every tile held is stale until the next stream's tiles cover its ground.
+  void tiles_outlive_stream();
+  // Unloads the stale tiles whose ground the view no longer needs or fresh tiles cover (after a
+  // tile `arrived`: only those it meets, the others' cover did not change).
+  void release_stale_tiles(std::vector<Action>& actions, const LodKey* arrived = nullptr);
+  // Another world: no tile held is of it.
+  void drop_tiles(std::vector<Action>& actions);
 
   // Callbacks run without the lock, so they may call set_position and loaded().
   void run_unlocked(std::vector<Action> actions, std::unique_lock<std::mutex>& lock);

@@ -11,6 +11,8 @@
 //       case ViewEvent::Kind::unload: despawn(e.coord); break;
 //       case ViewEvent::Kind::change: update(*e.chunk, e.change); break;
 //       case ViewEvent::Kind::error:  log(e.error.to_string()); break;
+//       case ViewEvent::Kind::tile:   draw_far(*e.tile); break;      // ViewOptions::lod_radius > 0
+//       case ViewEvent::Kind::tile_unload: erase_far(e.tile_key); break;
 //     }
 //   }
 //
@@ -22,22 +24,26 @@
 #include <optional>
 
 #include "chunkforge/client/chunk.h"
+#include "chunkforge/client/lod_tile.h"
 #include "chunkforge/client/status.h"
 #include "chunkforge/client/view_session.h"
 
 namespace chunkforge::client {
 
 struct ViewEvent {
-  // The callback each kind stands for: on_load, on_unload, on_change, on_error.
-  enum class Kind { load, unload, change, error };
+  // The callback each kind stands for: on_load, on_unload, on_change, on_error, on_tile,
+  // on_tile_unload (the C ABI's CF_EVENT_* are the first four, in this order).
+  enum class Kind { load, unload, change, error, tile, tile_unload };
   Kind kind = Kind::load;
-  ChunkCoord coord;            // load, unload, change
-  std::optional<Chunk> chunk;  // load, change: the chunk (a change's new copy)
-  ChunkChangeInfo change;      // change
-  Status error;                // error
+  ChunkCoord coord;             // load, unload, change
+  std::optional<Chunk> chunk;   // load, change: the chunk (a change's new copy)
+  ChunkChangeInfo change;       // change
+  Status error;                 // error
+  std::optional<LodTile> tile;  // tile: the tile (a load, or a replacement of its key)
+  LodKey tile_key;              // tile, tile_unload
 
-  // What the event weighs against ViewOptions::event_queue_bytes: the chunk's encoded size,
-  // the id lists and the message, plus the event itself.
+  // What the event weighs against ViewOptions::event_queue_bytes: the chunk's or tile's encoded
+  // size, the id lists and the message, plus the event itself.
   size_t queued_bytes() const;
 };
 

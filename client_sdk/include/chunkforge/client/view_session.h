@@ -8,6 +8,8 @@
 //   callbacks.on_unload = [&](ChunkCoord c) { game.queue_despawn(c); };      // session thread
 //   callbacks.on_error = [&](const Status& s) { log(s.to_string()); };       // session thread
 //   callbacks.on_change = [&](const Chunk& c, const ChunkChangeInfo&) { game.queue_update(c); };
+//   callbacks.on_tile = [&](const LodTile& t) { game.queue_horizon(t); };  // with lod_radius > 0
+//   callbacks.on_tile_unload = [&](LodKey k) { game.queue_horizon_drop(k); };
 //   auto session = chunkforge::client::ViewSession::start(client, {x, z}, options, callbacks);
 //   ...every frame: session->set_position(player.x, player.z);
 //
@@ -34,14 +36,20 @@
 //   change is not delivered; the chunk is fetched again (GetChunk, in the background, one fetch
 //   per chunk at a time, later changes to it folded into that fetch) and on_change delivers it
 //   with replaced = true. ViewStats counts each case.
+// - LOD tiles (ViewOptions::lod_radius, docs/sdk.md "LOD tiles"): on_tile runs for each tile of
+//   the horizon the server sends (a load, or new bytes for a key held), on_tile_unload once when
+//   the server drops it, after the tiles covering its ground came. Tiles held across a
+//   reconnection stay until the new server's tiles cover the ground they show (identical tiles
+//   it sends again are not reported), so the horizon never shows a hole.
 // - Errors a retry cannot fix (INVALID_ARGUMENT, UNAUTHENTICATED, PERMISSION_DENIED, ...) end
 //   the session: on_error, then running() is false.
 //
 // Threading: every callback runs on the session's own thread, one at a time, never at the same
 // time as another callback of this session. Callbacks must not call stop() or destroy the
-// session; they may call set_position / set_radius. set_position, set_radius, loaded(), stats()
-// and stop() may be called from any thread. set_position is cheap: a message goes to the
-// server only when the player enters another chunk or the radius changes.
+// session; they may call set_position, set_radius, set_lod_radius and set_lod_finest_level.
+// Those, loaded(), tiles(), stats() and stop() may be called from any thread.
+// set_position is cheap: a message goes to the server only when the player enters another chunk
+// or a radius changes.
 #pragma once
 
 #include <chrono>
@@ -55,6 +63,7 @@
 #include "chunkforge/client/base_generator.h"
 #include "chunkforge/client/chunk.h"
 #include "chunkforge/client/client.h"
+#include "chunkforge/client/lod_tile.h"
 #include "chunkforge/client/status.h"
 
 namespace chunkforge::client {
@@ -62,6 +71,14 @@ namespace chunkforge::client {
 struct ViewOptions {
   // Chunks around the player's chunk to keep loaded: the square of side 2 * view_radius + 1.
   uint32_t view_radius = 4;
+  // Chunks around the player's chunk to show as LOD tiles (docs/lod.md): the tiles of the square
+  // of side 2 * lod_radius + 1 that do not lie wholly inside the chunk view. 0: no tiles. At most
+  // the server's --max-lod-radius (1024 by default; past it the session ends, INVALID_ARGUMENT).
+  uint32_t lod_radius = 0;
+  // The finest tile level wanted: nearer tiles are not split below it. Coarser means fewer tiles
+  // and far fewer bytes as the player walks, less detail next to the chunk view. [0, 24]; 0: the
+  // world's finest (docs/lod.md, "Levels and rings").
+  uint32_t lod_finest_level = 0;
   // Options of every chunk the session loads.
   ChunkOptions chunk;
   // Bytes of encoded chunks kept beyond the view (0: none).
@@ -106,6 +123,10 @@ struct ViewCallbacks {
   // A loaded chunk changed (docs/edits.md): the new copy, which replaces the one on_load (or
   // the last on_change) gave. Not called for chunks outside the view.
   std::function<void(const Chunk&, const ChunkChangeInfo&)> on_change;
+  // A LOD tile entering the horizon, or new bytes for a key held (replace the old tile).
+  std::function<void(const LodTile&)> on_tile;
+  // A tile that left the horizon: drop it. The tiles that cover its ground came first.
+  std::function<void(LodKey)> on_tile_unload;
 };
 
 struct Position {
@@ -134,6 +155,15 @@ struct ViewStats {
   uint64_t edited_verified = 0;          // edited chunks generated here whose result hashed to the server's
   uint64_t edited_mismatches = 0;        // edited chunks that did not (or held an unknown edit): fetched instead
   std::string local_generation_refused;  // why it was refused ("" when not asked, or agreed)
+  // LOD tiles (ViewOptions::lod_radius):
+  uint64_t tiles_loaded = 0;             // on_tile calls (loads and replacements)
+  uint64_t tiles_replaced = 0;           // of those, new bytes for a key held
+  uint64_t tile_duplicates_ignored = 0;  // tiles sent again with the bytes held (after a reconnection)
+  uint64_t tiles_unloaded = 0;           // on_tile_unload calls
+  uint64_t tile_bytes_received = 0;      // encoded bytes of every tile the servers sent
+  uint64_t tiles_refused = 0;            // tiles of no possible key or another chunk size: not shown
+  size_t held_tiles = 0;                 // tiles loaded now
+  size_t held_tile_bytes = 0;            // and their encoded bytes
   size_t cached_bytes = 0;               // the local cache beyond the view
   size_t loaded_chunks = 0;
   size_t queued_events = 0;  // a polled session's events not yet taken by poll()
@@ -157,6 +187,11 @@ class ViewSession {
 
   void set_position(Position position);
   void set_radius(uint32_t view_radius);
+  // ViewOptions::lod_radius, changed: the server sends the tiles of the new horizon and unloads
+  // what left it (all of them for 0).
+  void set_lod_radius(uint32_t lod_radius);
+  // ViewOptions::lod_finest_level, changed: the server sends the new rings' tiles and unloads the old.
+  void set_lod_finest_level(uint32_t level);
 
   // A polled session's events (view_event.h), oldest first, at most max_events: appended to
   // `out`, returning how many. None for a session with callbacks. From any thread, one at a time.
@@ -165,6 +200,8 @@ class ViewSession {
 
   // The chunks loaded now (on_load called, on_unload not yet).
   std::vector<ChunkCoord> loaded() const;
+  // The LOD tiles loaded now (on_tile called, on_tile_unload not yet), by level, then x, then z.
+  std::vector<LodKey> tiles() const;
   ViewStats stats() const;
   // False once the session ended for good (stop(), or an error a retry cannot fix).
   bool running() const;

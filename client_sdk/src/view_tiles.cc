@@ -1,0 +1,149 @@
+// ViewSession's LOD tiles (view_session_impl.h, docs/sdk.md "LOD tiles"): the server decides
+// which tiles the horizon holds and sends loads and unloads; the session keeps the tiles,
+// reports them, and carries them across a reconnection. The new server knows nothing of them
+// and sends its view's tiles again, so each tile held then goes stale and stays, shown, until
+// the new stream's tiles cover the ground of it the view still needs: the horizon keeps no
+// hole and no leftover.
+#include "chunkforge/chunk_hash.h"
+#include "chunkforge/v1/lod.pb.h"
+#include "view_session_impl.h"
+
+namespace chunkforge::client {
+namespace {
+
+// Whether a key can be a tile of a world of `chunk_size` (docs/lod.md): a level up to 24 and
+// the tile inside the supported world (|x|, |z| <= 2^40 units), so that its squares and bounds
+// cannot overflow. A server sends no other; one that did would not have its tile shown.
+bool plausible(const LodKey& key, uint32_t chunk_size) {
+  constexpr uint32_t kMaxLevel = 24;
+  constexpr int64_t kWorldUnits = int64_t{1} << 40;
+  if (key.level > kMaxLevel || chunk_size == 0) return false;
+  const int64_t side = key.chunks() * int64_t{chunk_size};
+  return key.x >= -kWorldUnits / side - 1 && key.x <= kWorldUnits / side && key.z >= -kWorldUnits / side - 1 &&
+         key.z <= kWorldUnits / side;
+}
+
+// The square of `radius` chunks around `centre`.
+ChunkSquare square_around(ChunkCoord centre, int64_t radius) {
+  return {centre.x - radius, centre.z - radius, centre.x + radius, centre.z + radius};
+}
+
+}  // namespace
+
+void ViewSession::Impl::receive_tile(std::shared_ptr<v1::LodTile> message, std::unique_lock<std::mutex>& lock) {
+  backoff.reset();  // the connection works
+  LodTile tile(std::move(message), world);
+  const LodKey key = tile.key();
+  stats.tile_bytes_received += tile.encoded_bytes();
+  if (!plausible(key, world.chunk_size()) || tile.chunk_size() != world.chunk_size()) {
+    ++stats.tiles_refused;
+    return;
+  }
+  fresh_tiles.add(key);
+  stale_tiles.erase(key);
+  std::vector<Action> actions;
+  const auto held = tiles.find(key);
+  if (held != tiles.end() && canonical_bytes(held->second.message()) == canonical_bytes(tile.message())) {
+    ++stats.tile_duplicates_ignored;  // the game has these very bytes: nothing to redraw
+  } else {
+    if (held != tiles.end()) {
+      ++stats.tiles_replaced;
+      held_tile_bytes -= held->second.encoded_bytes();
+      held->second = tile;
+    } else {
+      tiles.emplace(key, tile);
+    }
+    held_tile_bytes += tile.encoded_bytes();
+    ++stats.tiles_loaded;
+    actions.push_back([this, tile = std::move(tile)] {
+      if (callbacks.on_tile) callbacks.on_tile(tile);
+    });
+  }
+  release_stale_tiles(actions, &key);
+  run_unlocked(std::move(actions), lock);
+}
+
+void ViewSession::Impl::receive_tile_unload(const v1::LodTileKey& message, std::unique_lock<std::mutex>& lock) {
+  const LodKey key{message.level(), message.x(), message.z()};
+  fresh_tiles.remove(key);
+  stale_tiles.erase(key);
+  const auto held = tiles.find(key);
+  if (held == tiles.end()) return;  // not held: nothing to drop
+  held_tile_bytes -= held->second.encoded_bytes();
+  tiles.erase(held);
+  ++stats.tiles_unloaded;
+  run_unlocked({[this, key] {
+                 if (callbacks.on_tile_unload) callbacks.on_tile_unload(key);
+               }},
+               lock);
+}
+
+void ViewSession::Impl::tiles_outlive_stream() {
+  fresh_tiles.clear();
+  for (const auto& entry : tiles) stale_tiles.insert(entry.first);
+}
+
+void ViewSession::Impl::release_stale_tiles(std::vector<Action>& actions, const LodKey* arrived) {
+  if (stale_tiles.empty()) return;
+  // A tile that arrived covers only stale tiles it meets: the others need no second look.
+  const ChunkSquare arrived_square = arrived ? square_of(*arrived) : ChunkSquare{};
+  // What the horizon shows: the lod square less the chunk view (lod_radius 0: nothing).
+  const ChunkSquare needed = applied_lod_radius == 0 ? ChunkSquare{} : square_around(centre, applied_lod_radius);
+  const ChunkSquare excluded = square_around(centre, applied_radius);
+  for (auto it = stale_tiles.begin(); it != stale_tiles.end();) {
+    if ((arrived && !arrived_square.meets(square_of(*it))) || !fresh_tiles.covers(*it, needed, excluded)) {
+      ++it;
+      continue;
+    }
+    const LodKey key = *it;
+    it = stale_tiles.erase(it);
+    const auto held = tiles.find(key);
+    held_tile_bytes -= held->second.encoded_bytes();
+    tiles.erase(held);
+    ++stats.tiles_unloaded;
+    actions.push_back([this, key] {
+      if (callbacks.on_tile_unload) callbacks.on_tile_unload(key);
+    });
+  }
+}
+
+void ViewSession::Impl::drop_tiles(std::vector<Action>& actions) {
+  for (const auto& entry : tiles) {
+    actions.push_back([this, key = entry.first] {
+      if (callbacks.on_tile_unload) callbacks.on_tile_unload(key);
+    });
+  }
+  stats.tiles_unloaded += tiles.size();
+  tiles.clear();
+  held_tile_bytes = 0;
+  stale_tiles.clear();
+  fresh_tiles.clear();
+}
+
+void ViewSession::set_lod_radius(uint32_t lod_radius) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->lod_radius = lod_radius;
+  if (lod_radius != impl_->applied_lod_radius) {
+    impl_->view_dirty = true;
+    impl_->wake.notify_all();
+  }
+}
+
+void ViewSession::set_lod_finest_level(uint32_t level) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->lod_finest = level;
+  if (level != impl_->applied_lod_finest) {
+    impl_->view_dirty = true;
+    impl_->wake.notify_all();
+  }
+}
+
+std::vector<LodKey> ViewSession::tiles() const {
+  std::lock_guard lock(impl_->mutex);
+  std::vector<LodKey> out;
+  out.reserve(impl_->tiles.size());
+  for (const auto& entry : impl_->tiles) out.push_back(entry.first);
+  return out;
+}
+
+}  // namespace chunkforge::client
