@@ -25,8 +25,8 @@ const std::map<std::string_view, std::string_view> kRpcBounds = {
      "radius <= --max-radius (16): at most 1089 chunks; --max-streams (256) at once; the queue's "
      "bound; reset after 30 s unread"},
     {"Session",
-     "view radius <= --max-radius (16); held <= 1089 chunks per update; one update read per 10 ms (a client "
-     "that generates: 20,000 view chunks a second); 8 edited logs read at once for it; "
+     "view radius <= --max-radius (16); held <= 1089 chunks per update; one update read per 10 ms (with a LOD "
+     "radius 50 ms; a client that generates: 20,000 view chunks a second); 8 edited logs read at once for it; "
      "--max-sessions (1000) at once; 8 chunks under way; 8(r+1) prefetches, none after a jump; 4096 "
      "owed unloads; LOD radius <= --max-lod-radius (1024), 4 tiles under way, 512 tile unloads held back; "
      "reset after 30 s unread"},

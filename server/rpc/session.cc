@@ -108,6 +108,7 @@ grpc::Status SessionReactor::apply(const std::string& bytes) {
   view_.move(update);
   tiles_.move(update.x(), update.z(), update.view_radius(), update.lod_radius(), update.lod_finest_level());
   view_radius_ = update.view_radius();
+  lod_radius_ = update.lod_radius();
   service_.players().move(player_, update.x(), update.z());  // the live map's players overlay
   catch_up_held();
   look_ahead(update.view_radius());
@@ -194,11 +195,12 @@ void SessionReactor::read_more() {
 }
 
 std::chrono::steady_clock::duration SessionReactor::update_interval() const {
-  if (!local_) return kMinUpdateInterval;
+  std::chrono::steady_clock::duration interval = kMinUpdateInterval;
+  if (lod_radius_ > 0) interval = std::max<std::chrono::steady_clock::duration>(interval, kMinLodUpdateInterval);
+  if (!local_) return interval;
   const double side = 2.0 * view_radius_ + 1;
   const auto local = std::chrono::duration<double>(side * side / kMaxLocalViewChunksPerSecond);
-  return std::max<std::chrono::steady_clock::duration>(
-      kMinUpdateInterval, std::chrono::duration_cast<std::chrono::steady_clock::duration>(local));
+  return std::max(interval, std::chrono::duration_cast<std::chrono::steady_clock::duration>(local));
 }
 
 void SessionReactor::pump() {

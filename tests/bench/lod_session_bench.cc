@@ -32,6 +32,7 @@ WorldServer& server() {
   static WorldServer* server = [] {
     ServerOptions options;
     options.listen = "127.0.0.1:0";
+    options.http = "";
     options.threads = 2;
     options.cache_mb = 256;
     options.limits.max_sessions = 200;

@@ -54,6 +54,7 @@ class LodSessionTest : public testing::Test {
   void SetUp() override {
     ServerOptions options;
     options.listen = "127.0.0.1:0";
+    options.http = "";  // no side port: the default, 8080, may be taken by another test
     options.threads = 2;
     options.cache_mb = 64;
     options.limits.max_radius = 8;
