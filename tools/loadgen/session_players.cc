@@ -18,8 +18,7 @@ using v1::WorldService;
 // One player's Session as a callback reactor: events are taken on gRPC's own threads as they
 // arrive. (With a blocking reader thread per player, 200 players cost the load generator a
 // thread hand-off per event: CPU taken from the server it measures on a shared machine.)
-class SessionPlayer final
-    : public grpc::ClientBidiReactor<v1::SessionUpdate, v1::SessionEvent> {
+class SessionPlayer final : public grpc::ClientBidiReactor<v1::SessionUpdate, v1::SessionEvent> {
  public:
   using Key = std::pair<int64_t, int64_t>;
 

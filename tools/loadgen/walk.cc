@@ -6,7 +6,9 @@
 namespace chunkforge::loadgen {
 
 // Where in a step player p is at the start: 0, or with --stagger its own fraction of a step.
-static double phase(int player, const Options& o) { return o.stagger ? std::fmod(player * 0.6180339887498949, 1.0) : 0.0; }
+static double phase(int player, const Options& o) {
+  return o.stagger ? std::fmod(player * 0.6180339887498949, 1.0) : 0.0;
+}
 
 std::pair<int64_t, int64_t> position(int player, double seconds, const Options& o) {
   static const int dirs[8][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}, {1, 1}, {-1, 1}, {1, -1}, {-1, -1}};
