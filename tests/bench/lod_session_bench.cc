@@ -28,25 +28,29 @@ namespace {
 
 constexpr uint32_t kLodRadius = 1024;
 
-WorldServer& server() {
-  static WorldServer* server = [] {
+// One server per benchmark, shut down as the benchmark ends (after its players): a server still
+// running at exit would meet the static destructors (ASan saw a use after free).
+class BenchServer {
+ public:
+  BenchServer() {
     ServerOptions options;
     options.listen = "127.0.0.1:0";
     options.http = "";
     options.threads = 2;
     options.cache_mb = 256;
     options.limits.max_sessions = 200;
-    auto* s = new WorldServer(default_world(), options);  // lives for the run
-    if (!s->start()) std::abort();
-    return s;
-  }();
-  return *server;
-}
+    server_ = std::make_unique<WorldServer>(default_world(), options);
+    if (!server_->start()) std::abort();
+  }
+  ~BenchServer() { server_->shutdown(std::chrono::seconds(2)); }
+  std::unique_ptr<v1::WorldService::Stub> new_stub() const {
+    return v1::WorldService::NewStub(
+        grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()), grpc::InsecureChannelCredentials()));
+  }
 
-std::unique_ptr<v1::WorldService::Stub> new_stub() {
-  return v1::WorldService::NewStub(
-      grpc::CreateChannel("127.0.0.1:" + std::to_string(server().port()), grpc::InsecureChannelCredentials()));
-}
+ private:
+  std::unique_ptr<WorldServer> server_;
+};
 
 // One player: its session, what it holds, and the tile bytes it read.
 class Player {
@@ -129,7 +133,8 @@ void BM_LodTeleport(benchmark::State& state) {
   const auto view_radius = static_cast<uint32_t>(state.range(1));
   const bool shared = state.range(2) != 0;
   const auto finest = static_cast<uint32_t>(state.range(3));
-  auto stub = new_stub();
+  const BenchServer server;
+  auto stub = server.new_stub();
   std::vector<std::unique_ptr<Player>> group;
   for (int i = 0; i < players; ++i) group.push_back(std::make_unique<Player>(*stub));
   uint64_t bytes = 0, tiles = 0, teleports = 0;
@@ -169,7 +174,8 @@ BENCHMARK(BM_LodTeleport)
 void BM_LodWalk(benchmark::State& state) {
   const auto view_radius = static_cast<uint32_t>(state.range(0));
   const auto finest = static_cast<uint32_t>(state.range(1));
-  auto stub = new_stub();
+  const BenchServer server;
+  auto stub = server.new_stub();
   Player player(*stub);
   const double z = -fresh_place();
   double x = fresh_place();

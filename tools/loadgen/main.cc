@@ -236,7 +236,7 @@ int main(int argc, char** argv) {
   if (o.mode == "session" || local) {
     const int drivers = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, std::min(o.players, 8));
     for (int d = 0; d < drivers; ++d) {
-      players.emplace_back([&, d] {
+      players.emplace_back([&, d, drivers] {  // by value: `drivers` ends with this block, the threads later
         drive_sessions(stubs, d, drivers, o, start, end, r, local ? &local->declared : nullptr, pool.get());
       });
     }
