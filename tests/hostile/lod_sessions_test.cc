@@ -66,9 +66,10 @@ void teleport(ServerProcess& server, Seen& seen, std::stop_token stop) {
 }
 
 TEST(HostileScenario, LodSessionsTeleportingOverFreshGround) {
-  // Tiles share the chunk cache's bytes: at 256 MB (the default) this attack fills it within its
-  // 8 s (45,000 tiles), and the harness's bound on RSS growth is the default cache itself. With
-  // 128 MB the growth shows the cache's bound and what the LOD path adds beside it.
+  // Tiles share the chunk cache's bytes: at 256 MB (the default), a form of this attack whose
+  // travellers all moved every 10 ms filled it within its 8 s (45,000 tiles), and the harness's
+  // bound on RSS growth is the default cache itself. With 128 MB the growth shows the cache's
+  // bound and what the LOD path adds beside it.
   Scenario scenario("lod_sessions", {"--cache-mb", "128"});
   ASSERT_TRUE(scenario.server().serving()) << scenario.server().log();
   Seen seen;
