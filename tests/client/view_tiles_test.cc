@@ -30,6 +30,11 @@
 namespace chunkforge::client {
 namespace {
 
+// How long a test waits for a view's tiles: some 0.1 to 0.3 s here, but tens of seconds under
+// ThreadSanitizer on two loaded cores (CI saw a radius-1,024 view pass 20 s). A passing wait
+// returns as soon as the tiles are held.
+constexpr std::chrono::seconds kTileWait{120};
+
 using namespace std::chrono_literals;
 using test::eventually;
 
@@ -165,7 +170,7 @@ TEST_F(ViewTilesTest, Radius1024GetsExactlyTheViewsTilesAsTheLibrarysBytes) {
   watch(1024);
   const std::set<LodKey> expected = expected_tiles(kStart, 1024);
   ASSERT_GT(expected.size(), 300u);
-  ASSERT_TRUE(eventually([&] { return holds(expected); }));
+  ASSERT_TRUE(eventually([&] { return holds(expected); }, kTileWait));
   EXPECT_TRUE(horizon_.all_library_bytes());
   const ViewStats stats = session_->stats();
   size_t bytes = 0;
@@ -185,7 +190,7 @@ TEST_F(ViewTilesTest, Radius1024GetsExactlyTheViewsTilesAsTheLibrarysBytes) {
 // server unloads what left and loads what entered, and the set ends as the last view's.
 TEST_F(ViewTilesTest, WalkingFarLeavesExactlyTheLastViewsTiles) {
   watch(256);
-  ASSERT_TRUE(eventually([&] { return holds(expected_tiles(kStart, 256)); }));
+  ASSERT_TRUE(eventually([&] { return holds(expected_tiles(kStart, 256)); }, kTileWait));
   Position at = kStart;
   for (int step = 1; step <= 6; ++step) {
     at.x += 150 * 64;
@@ -194,7 +199,7 @@ TEST_F(ViewTilesTest, WalkingFarLeavesExactlyTheLastViewsTiles) {
     session_->set_position(at);
     ASSERT_TRUE(eventually([&] { return session_->stats().tiles_loaded > before; }));
     if (step % 3 == 0) {
-      ASSERT_TRUE(eventually([&] { return holds(expected_tiles(at, 256)); })) << "step " << step;
+      ASSERT_TRUE(eventually([&] { return holds(expected_tiles(at, 256)); }, kTileWait)) << "step " << step;
     }
   }
   EXPECT_TRUE(horizon_.all_library_bytes());
@@ -218,10 +223,10 @@ TEST_F(ViewTilesTest, RadiusZeroGetsNoTilesAndSettingItToZeroUnloadsThemAll) {
 
   const Position at{kStart.x + 64, kStart.z};
   session_->set_lod_radius(64);
-  ASSERT_TRUE(eventually([&] { return holds(expected_tiles(at, 64)); }));
+  ASSERT_TRUE(eventually([&] { return holds(expected_tiles(at, 64)); }, kTileWait));
   EXPECT_TRUE(horizon_.all_library_bytes());
   session_->set_lod_radius(0);
-  ASSERT_TRUE(eventually([&] { return holds({}); }));
+  ASSERT_TRUE(eventually([&] { return holds({}); }, kTileWait));
   const ViewStats stats = session_->stats();
   EXPECT_EQ(stats.tiles_unloaded, stats.tiles_loaded);
   EXPECT_EQ(stats.held_tile_bytes, 0u);
@@ -233,12 +238,12 @@ TEST_F(ViewTilesTest, RadiusZeroGetsNoTilesAndSettingItToZeroUnloadsThemAll) {
 TEST_F(ViewTilesTest, AFinestLevelCoarsensTheNearTilesAndMayChange) {
   watch(256, kStart, nullptr, 3);
   const std::set<LodKey> coarse = expected_tiles(kStart, 256, kViewRadius, 3);
-  ASSERT_TRUE(eventually([&] { return holds(coarse); }));
+  ASSERT_TRUE(eventually([&] { return holds(coarse); }, kTileWait));
   for (const LodKey& key : coarse) EXPECT_GE(key.level, 3u);
   const std::set<LodKey> fine = expected_tiles(kStart, 256);
   ASSERT_LT(coarse.size(), fine.size());
   session_->set_lod_finest_level(0);
-  ASSERT_TRUE(eventually([&] { return holds(fine); }));
+  ASSERT_TRUE(eventually([&] { return holds(fine); }, kTileWait));
   EXPECT_TRUE(horizon_.all_library_bytes());
   std::lock_guard lock(horizon_.mutex);
   EXPECT_EQ(horizon_.unloads_not_held, 0u);
@@ -259,7 +264,7 @@ TEST_F(ViewTilesTest, ASessionThatGeneratesLocallyGetsTheSameTiles) {
   Result<std::shared_ptr<BaseGenerator>> generator = make_local_generator(*client_);
   ASSERT_TRUE(generator) << generator.status().to_string();
   watch(128, kStart, *generator);
-  ASSERT_TRUE(eventually([&] { return holds(expected_tiles(kStart, 128)); }));
+  ASSERT_TRUE(eventually([&] { return holds(expected_tiles(kStart, 128)); }, kTileWait));
   ASSERT_TRUE(eventually([&] { return session_->stats().loaded_chunks == 25; }));
   EXPECT_TRUE(horizon_.all_library_bytes());
   const ViewStats stats = session_->stats();
@@ -275,7 +280,7 @@ TEST_F(ViewTilesTest, ASessionThatGeneratesLocallyGetsTheSameTiles) {
 TEST_F(ViewTilesTest, AcrossARestartTheHorizonStaysAndEndsAsTheNewServersView) {
   watch(128);
   const std::set<LodKey> first = expected_tiles(kStart, 128);
-  ASSERT_TRUE(eventually([&] { return holds(first); }));
+  ASSERT_TRUE(eventually([&] { return holds(first); }, kTileWait));
   const uint64_t loaded_before = session_->stats().tiles_loaded;
 
   server_->shutdown(100ms);
@@ -298,7 +303,7 @@ TEST_F(ViewTilesTest, AcrossARestartTheHorizonStaysAndEndsAsTheNewServersView) {
   ASSERT_LT(kept, second.size());
 
   start_server();
-  ASSERT_TRUE(eventually([&] { return holds(second); }));
+  ASSERT_TRUE(eventually([&] { return holds(second); }, kTileWait));
   EXPECT_TRUE(horizon_.all_library_bytes());
   const ViewStats stats = session_->stats();
   EXPECT_GE(stats.reconnects, 1u);
@@ -361,7 +366,7 @@ bool shows(const LodTile& tile, uint64_t structure) {
 TEST_F(ViewTilesTest, AnEditRemovingAStructureReplacesTheTilesThatShowedIt) {
   watch(64);
   const std::set<LodKey> expected = expected_tiles(kStart, 64);
-  ASSERT_TRUE(eventually([&] { return holds(expected); }));
+  ASSERT_TRUE(eventually([&] { return holds(expected); }, kTileWait));
   std::optional<Structure> target;
   std::set<LodKey> showing;
   {
