@@ -254,8 +254,10 @@ struct HeldRequests {
     std::lock_guard lock(mutex);
     return held.size();
   }
+  // Up to 20 s (a passing wait returns at once): under TSan on two loaded cores, 2 s was not
+  // enough for a request to reach the handler.
   bool wait_for(size_t n) {
-    for (int k = 0; k < 200 && count() < n; ++k) std::this_thread::sleep_for(milliseconds(10));
+    for (int k = 0; k < 2000 && count() < n; ++k) std::this_thread::sleep_for(milliseconds(10));
     return count() >= n;
   }
 };
