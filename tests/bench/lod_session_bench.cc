@@ -21,6 +21,7 @@
 #include "chunkforge/lod.h"
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "chunkforge/world_extent.h"
+#include "support/lod_expected.h"
 #include "world_server.h"
 
 namespace chunkforge::server {
@@ -85,20 +86,7 @@ class Player {
 
  private:
   static std::set<LodKey> expected_tiles(double x, double z, int64_t view_radius, int finest_level) {
-    const int64_t size = default_world().chunk_size();
-    const int64_t cx = chunk_coordinate(x, static_cast<uint32_t>(size));
-    const int64_t cz = chunk_coordinate(z, static_cast<uint32_t>(size));
-    std::set<LodKey> out;
-    LodRings rings;
-    rings.finest_level = finest_level;
-    for (const LodKey& k : lod_view(size, x, z, kLodRadius, rings)) {
-      const int64_t n = k.chunks();
-      if (k.x * n < cx - view_radius || (k.x + 1) * n - 1 > cx + view_radius || k.z * n < cz - view_radius ||
-          (k.z + 1) * n - 1 > cz + view_radius) {
-        out.insert(k);
-      }
-    }
-    return out;
+    return test::expected_session_tiles(default_world().chunk_size(), x, z, view_radius, kLodRadius, finest_level);
   }
 
   void take(const v1::SessionEvent& event) {

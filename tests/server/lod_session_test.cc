@@ -13,6 +13,7 @@
 
 #include "chunkforge/lod.h"
 #include "chunkforge/v1/service.grpc.pb.h"
+#include "support/lod_expected.h"
 #include "world_server.h"
 
 namespace chunkforge::server {
@@ -79,19 +80,7 @@ class LodSessionTest : public testing::Test {
 
   // lod_view less the tiles wholly inside the chunk view, as the server promises.
   static std::set<LodKey> expected(double x, double z, int64_t view_radius, int64_t lod_radius, int finest_level = 0) {
-    const int64_t size = default_world().chunk_size();
-    const int64_t cx = chunk_coordinate(x, static_cast<uint32_t>(size));
-    const int64_t cz = chunk_coordinate(z, static_cast<uint32_t>(size));
-    std::set<LodKey> out;
-    LodRings rings;
-    rings.finest_level = finest_level;
-    for (const LodKey& k : lod_view(size, x, z, lod_radius, rings)) {
-      const int64_t n = k.chunks();
-      const bool inside = k.x * n >= cx - view_radius && (k.x + 1) * n - 1 <= cx + view_radius &&
-                          k.z * n >= cz - view_radius && (k.z + 1) * n - 1 <= cz + view_radius;
-      if (!inside) out.insert(k);
-    }
-    return out;
+    return test::expected_session_tiles(default_world().chunk_size(), x, z, view_radius, lod_radius, finest_level);
   }
 
   static void read_until_held(Session& session, HeldTiles& held, const std::set<LodKey>& want) {

@@ -1,0 +1,32 @@
+// File: tests/support/lod_expected.h
+//
+// The LOD tiles a Session promises a player (docs/lod.md, "Sessions"): lod_view around its
+// position, not split below the finest level, less the tiles wholly inside its chunk view. The
+// tests and lod_session_bench compare what they receive with it.
+#pragma once
+
+#include <cstdint>
+#include <set>
+
+#include "chunkforge/lod.h"
+#include "chunkforge/world_extent.h"
+
+namespace chunkforge::test {
+
+inline std::set<LodKey> expected_session_tiles(int64_t chunk_size, double x, double z, int64_t view_radius,
+                                               int64_t lod_radius, int finest_level = 0) {
+  const int64_t cx = chunk_coordinate(x, static_cast<uint32_t>(chunk_size));
+  const int64_t cz = chunk_coordinate(z, static_cast<uint32_t>(chunk_size));
+  LodRings rings;
+  rings.finest_level = finest_level;
+  std::set<LodKey> out;
+  for (const LodKey& k : lod_view(chunk_size, x, z, lod_radius, rings)) {
+    const int64_t n = k.chunks();
+    const bool inside = k.x * n >= cx - view_radius && (k.x + 1) * n - 1 <= cx + view_radius &&
+                        k.z * n >= cz - view_radius && (k.z + 1) * n - 1 <= cz + view_radius;
+    if (!inside) out.insert(k);
+  }
+  return out;
+}
+
+}  // namespace chunkforge::test
