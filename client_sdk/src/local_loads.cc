@@ -61,21 +61,81 @@ std::vector<LocalLoads::Done> LocalLoads::take() {
   return out;
 }
 
+void LocalLoads::request_tile(const LodKey& key) {
+  {
+    std::lock_guard lock(mutex_);
+    const uint64_t ticket = next_ticket_++;
+    latest_tiles_[key] = ticket;
+    std::erase_if(tile_queue_, [&](const auto& queued) { return queued.first == key; });
+    tile_queue_.emplace_back(key, ticket);
+  }
+  wake_.notify_one();
+}
+
+void LocalLoads::forget_tile(const LodKey& key) {
+  std::lock_guard lock(mutex_);
+  std::erase_if(tile_queue_, [&](const auto& queued) { return queued.first == key; });
+  latest_tiles_.erase(key);
+}
+
+void LocalLoads::forget_tiles() {
+  std::lock_guard lock(mutex_);
+  tile_queue_.clear();
+  latest_tiles_.clear();
+}
+
+size_t LocalLoads::tiles_pending() const {
+  std::lock_guard lock(mutex_);
+  return latest_tiles_.size();
+}
+
+std::vector<LocalLoads::TileDone> LocalLoads::take_tiles() {
+  std::lock_guard lock(mutex_);
+  std::vector<TileDone> out;
+  for (auto& [ticket, done] : tiles_done_) {
+    const auto latest = latest_tiles_.find(done.key);
+    if (latest == latest_tiles_.end() || latest->second != ticket) continue;
+    latest_tiles_.erase(latest);
+    out.push_back(std::move(done));
+  }
+  tiles_done_.clear();
+  return out;
+}
+
 void LocalLoads::work() {
   std::unique_lock lock(mutex_);
   while (true) {
-    wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    wake_.wait(lock, [&] { return stopping_ || !queue_.empty() || !tile_queue_.empty(); });
     if (stopping_) return;
-    const Request request = std::move(queue_.front());
-    queue_.pop_front();
-    lock.unlock();
-    Done done = make(request);
-    lock.lock();
-    if (stopping_) return;
-    done_.emplace_back(request.ticket, std::move(done));
+    if (queue_.empty()) {  // a tile, once no chunk waits
+      const auto [key, ticket] = tile_queue_.front();
+      tile_queue_.pop_front();
+      lock.unlock();
+      TileDone done = make_tile(key);
+      lock.lock();
+      if (stopping_) return;
+      tiles_done_.emplace_back(ticket, std::move(done));
+    } else {
+      const Request request = std::move(queue_.front());
+      queue_.pop_front();
+      lock.unlock();
+      Done done = make(request);
+      lock.lock();
+      if (stopping_) return;
+      done_.emplace_back(request.ticket, std::move(done));
+    }
     lock.unlock();
     on_done_();
     lock.lock();
+  }
+}
+
+// A key the library refuses (a server's mistake: the session checks keys first) gives no tile.
+LocalLoads::TileDone LocalLoads::make_tile(const LodKey& key) {
+  try {
+    return {key, generator_->generate_tile(key, &stopping_)};
+  } catch (const std::exception&) {
+    return {key, nullptr};
   }
 }
 

@@ -18,6 +18,7 @@ void ViewSession::Impl::ask_local(v1::SessionUpdate& update, std::vector<Action>
   v1::LocalGeneration& ask = *update.mutable_local_generation();
   for (uint32_t version : options.generator->generator_versions()) ask.add_generator_versions(version);
   ask.set_fingerprint(fingerprint);
+  ask.set_generates_tiles(options.generator->generates_tiles());
 }
 
 void ViewSession::Impl::receive_local_answer(const v1::LocalGenerationAnswer& answer,
@@ -81,6 +82,7 @@ void ViewSession::Impl::receive_generated(std::unique_lock<std::mutex>& lock) {
     if (waited.overflow > 0 && !refetching.count(c)) refetch(c, waited.overflow, lock);
     for (const v1::ChunkChange& change : waited.changes) receive_change(change, lock);
   }
+  receive_generated_tiles(lock);
 }
 
 bool ViewSession::Impl::await_generation(const v1::ChunkChange& change) {

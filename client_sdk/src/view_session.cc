@@ -158,6 +158,7 @@ void ViewSession::Impl::receive(v1::SessionEvent event, std::unique_lock<std::mu
   if (event.has_edited()) receive_edited(event.edited());
   if (event.has_lod_tile()) receive_tile(std::make_shared<v1::LodTile>(std::move(*event.mutable_lod_tile())), lock);
   if (event.has_lod_unload()) receive_tile_unload(event.lod_unload(), lock);
+  if (event.has_lod_pristine()) receive_pristine_tiles(event.lod_pristine());
 }
 
 void ViewSession::Impl::receive_load(std::shared_ptr<v1::Chunk> message, std::unique_lock<std::mutex>& lock,

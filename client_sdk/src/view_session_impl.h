@@ -117,6 +117,11 @@ struct ViewSession::Impl {
   size_t held_tile_bytes = 0;
   std::set<LodKey> stale_tiles;
   TileCover fresh_tiles;
+  // Unloads that came while tiles were being generated here: applied once none is, so that the
+  // horizon shows no hole while the tiles covering their ground are made (at most
+  // kMaxDeferredTileUnloads, the server's own bound on unloads it holds back).
+  std::vector<LodKey> deferred_tile_unloads;
+  static constexpr size_t kMaxDeferredTileUnloads = 512;
 
   // The session thread's own.
   std::unique_ptr<grpc::ClientContext> context;
@@ -218,9 +223,18 @@ struct ViewSession::Impl {
 
   // --- LOD tiles (view_tiles.cc) ---
 
-  // A tile loads, or replaces the copy of its key (identical bytes are not reported again).
-  void receive_tile(std::shared_ptr<v1::LodTile> message, std::unique_lock<std::mutex>& lock);
+  // A tile loads, or replaces the copy of its key (identical bytes are not reported again):
+  // sent by the server, or made here (`generated`).
+  void receive_tile(std::shared_ptr<const v1::LodTile> message, std::unique_lock<std::mutex>& lock,
+                    bool generated = false);
   void receive_tile_unload(const v1::LodTileKey& key, std::unique_lock<std::mutex>& lock);
+  void unload_tile(const LodKey& key, std::vector<Action>& actions);
+  // Tiles the server says no edit changed: made by the generation threads (local), and loaded
+  // when done (receive_generated_tiles), the deferred unloads then.
+  void receive_pristine_tiles(const v1::PristineTiles& pristine);
+  void receive_generated_tiles(std::unique_lock<std::mutex>& lock);
+  // Drops the tiles being made here and the unloads held back (the stream ended, or the world changed).
+  void forget_local_tiles();
   // The stream ended: every tile held is stale until the next stream's tiles cover its ground.
   void tiles_outlive_stream();
   // Unloads the stale tiles whose ground the view no longer needs or fresh tiles cover (after a

@@ -3,7 +3,11 @@
 // reports them, and carries them across a reconnection. The new server knows nothing of them
 // and sends its view's tiles again, so each tile held then goes stale and stays, shown, until
 // the new stream's tiles cover the ground of it the view still needs: the horizon keeps no
-// hole and no leftover.
+// hole and no leftover. A session whose generator makes tiles gets the pristine ones as keys and
+// makes them on its generation threads; unloads that come meanwhile wait until they are made.
+#include <utility>
+#include <vector>
+
 #include "chunkforge/chunk_hash.h"
 #include "chunkforge/v1/lod.pb.h"
 #include "view_session_impl.h"
@@ -14,8 +18,9 @@ namespace {
 // Whether a key can be a tile of a world of `chunk_size` (docs/lod.md): a level up to 24 and
 // the tile inside the supported world (|x|, |z| <= 2^40 units), so that its squares and bounds
 // cannot overflow. A server sends no other; one that did would not have its tile shown.
+constexpr uint32_t kMaxLevel = 24;
+
 bool plausible(const LodKey& key, uint32_t chunk_size) {
-  constexpr uint32_t kMaxLevel = 24;
   constexpr int64_t kWorldUnits = int64_t{1} << 40;
   if (key.level > kMaxLevel || chunk_size == 0) return false;
   const int64_t side = key.chunks() * int64_t{chunk_size};
@@ -30,14 +35,23 @@ ChunkSquare square_around(ChunkCoord centre, int64_t radius) {
 
 }  // namespace
 
-void ViewSession::Impl::receive_tile(std::shared_ptr<v1::LodTile> message, std::unique_lock<std::mutex>& lock) {
-  backoff.reset();  // the connection works
+void ViewSession::Impl::receive_tile(std::shared_ptr<const v1::LodTile> message, std::unique_lock<std::mutex>& lock,
+                                     bool generated) {
   LodTile tile(std::move(message), world);
   const LodKey key = tile.key();
-  stats.tile_bytes_received += tile.encoded_bytes();
+  if (generated) {
+    ++stats.tiles_generated;
+  } else {
+    backoff.reset();  // the connection works
+    stats.tile_bytes_received += tile.encoded_bytes();
+  }
   if (!plausible(key, world.chunk_size()) || tile.chunk_size() != world.chunk_size()) {
     ++stats.tiles_refused;
     return;
+  }
+  if (!generated) {  // newer than a pristine copy asked for or an unload held back
+    if (local) local->forget_tile(key);
+    std::erase(deferred_tile_unloads, key);
   }
   fresh_tiles.add(key);
   stale_tiles.erase(key);
@@ -65,6 +79,18 @@ void ViewSession::Impl::receive_tile(std::shared_ptr<v1::LodTile> message, std::
 
 void ViewSession::Impl::receive_tile_unload(const v1::LodTileKey& message, std::unique_lock<std::mutex>& lock) {
   const LodKey key{message.level(), message.x(), message.z()};
+  if (local) local->forget_tile(key);
+  if (local && local->tiles_pending() > 0 && deferred_tile_unloads.size() < kMaxDeferredTileUnloads) {
+    deferred_tile_unloads.push_back(key);  // the tiles covering its ground may still be being made
+    return;
+  }
+  std::vector<Action> actions;
+  for (const LodKey& deferred : std::exchange(deferred_tile_unloads, {})) unload_tile(deferred, actions);
+  unload_tile(key, actions);
+  run_unlocked(std::move(actions), lock);
+}
+
+void ViewSession::Impl::unload_tile(const LodKey& key, std::vector<Action>& actions) {
   fresh_tiles.remove(key);
   stale_tiles.erase(key);
   const auto held = tiles.find(key);
@@ -72,13 +98,50 @@ void ViewSession::Impl::receive_tile_unload(const v1::LodTileKey& message, std::
   held_tile_bytes -= held->second.encoded_bytes();
   tiles.erase(held);
   ++stats.tiles_unloaded;
-  run_unlocked({[this, key] {
-                 if (callbacks.on_tile_unload) callbacks.on_tile_unload(key);
-               }},
-               lock);
+  actions.push_back([this, key] {
+    if (callbacks.on_tile_unload) callbacks.on_tile_unload(key);
+  });
+}
+
+void ViewSession::Impl::receive_pristine_tiles(const v1::PristineTiles& pristine) {
+  if (!local) return;  // a server that ignored what it was not asked: nothing to make them with
+  backoff.reset();     // the connection works
+  const int64_t ox = pristine.origin().x(), oz = pristine.origin().z();
+  const auto& offsets = pristine.offsets();
+  for (int k = 0; k < pristine.levels_size() && 2 * k + 1 < offsets.size(); ++k) {
+    const uint32_t level = pristine.levels(k);
+    if (level > kMaxLevel) {
+      ++stats.tiles_refused;
+      continue;
+    }
+    // >> floors (C++20: arithmetic on negative values); the origin lies in the supported world.
+    const LodKey key{level, (ox >> level) + offsets[2 * k], (oz >> level) + offsets[2 * k + 1]};
+    if (!plausible(key, world.chunk_size())) {
+      ++stats.tiles_refused;
+      continue;
+    }
+    std::erase(deferred_tile_unloads, key);  // loaded again: its earlier unload is void
+    local->request_tile(key);
+  }
+}
+
+void ViewSession::Impl::receive_generated_tiles(std::unique_lock<std::mutex>& lock) {
+  if (!local) return;
+  for (LocalLoads::TileDone& done : local->take_tiles()) {
+    if (done.tile) {
+      receive_tile(std::move(done.tile), lock, /*generated=*/true);
+    } else if (!stopping) {
+      ++stats.tiles_refused;  // the generator could not make a tile the server named
+    }
+  }
+  if (!local || local->tiles_pending() > 0 || deferred_tile_unloads.empty()) return;
+  std::vector<Action> actions;
+  for (const LodKey& key : std::exchange(deferred_tile_unloads, {})) unload_tile(key, actions);
+  run_unlocked(std::move(actions), lock);
 }
 
 void ViewSession::Impl::tiles_outlive_stream() {
+  forget_local_tiles();
   fresh_tiles.clear();
   for (const auto& entry : tiles) stale_tiles.insert(entry.first);
 }
@@ -118,6 +181,12 @@ void ViewSession::Impl::drop_tiles(std::vector<Action>& actions) {
   held_tile_bytes = 0;
   stale_tiles.clear();
   fresh_tiles.clear();
+  forget_local_tiles();
+}
+
+void ViewSession::Impl::forget_local_tiles() {
+  deferred_tile_unloads.clear();  // the stream that sent them is over, or the world another
+  if (local) local->forget_tiles();
 }
 
 void ViewSession::set_lod_radius(uint32_t lod_radius) {

@@ -28,6 +28,13 @@ std::string WorldService::tile_cache_key(const LodKey& key) const {
 // tiles are asked for nearest first by each session).
 double WorldService::tile_priority(const LodKey& key) const { return limits_.max_radius + 1.0 + key.level; }
 
+bool WorldService::tile_pristine(const LodKey& key) const {
+  if (key.level > kLodStructureMaxLevel || edits_ == nullptr) return true;
+  const ChunkCoord lo{key.x * key.chunks(), key.z * key.chunks()};
+  const ChunkCoord hi{lo.x + key.chunks() - 1, lo.z + key.chunks() - 1};
+  return edits_->edited_in(lo, hi, 1).empty();
+}
+
 WorldService::Fetched WorldService::fetch_tile(const LodKey& key, std::function<bool()> cancelled,
                                                std::function<void(Bytes)> on_ready) {
   std::string cache_key = tile_cache_key(key);

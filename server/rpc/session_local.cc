@@ -16,6 +16,7 @@ namespace chunkforge::server {
 void SessionReactor::answer_local(const v1::LocalGeneration& client) {
   const std::string refusal = service_.local_generation_refusal(client);
   local_ = refusal.empty();
+  local_tiles_ = local_ && client.generates_tiles();
   answer_ = local_answer_event(local_, refusal);
   if (local_) {
     view_.set_window(kLocalWindow);

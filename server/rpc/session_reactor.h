@@ -76,6 +76,9 @@ class SessionReactor final
   static constexpr auto kMinLodUpdateInterval = std::chrono::milliseconds(50);
   // A tile the queue refused or that came back dropped is asked for again after this.
   static constexpr auto kTileRetry = std::chrono::milliseconds(100);
+  // Keys in one `lod_pristine` event: a whole LOD view (about 400 tiles, 3 to 5 bytes each) in
+  // a few events.
+  static constexpr size_t kMaxPristineTiles = 128;
 
   grpc::Status open();
 
@@ -119,6 +122,9 @@ class SessionReactor final
   // kTileRetry, not at once (a full queue refuses it again; a failing tile would loop).
   void tile_made(const LodKey& key, Bytes bytes);
   void write_tile(const TileView::Event& tile);
+  // The `lod_pristine` event of a client that makes tiles: `first` and every pristine tile ready
+  // after it, in order (a tile with bytes or an unload met on the way is stashed, written next).
+  std::string pristine_tiles(const LodKey& first);
 
   // The event for a ready chunk: a `load`, or for a client that reads batches, a `loads` with
   // every other chunk ready now (nearest first) as well. A burst of chunks (a first view) then
@@ -169,15 +175,17 @@ class SessionReactor final
   // Local generation (answer_local): accepted; the answer still to write; edited chunks waiting
   // for their log and logs being read; a ready edited chunk met while batching pristine ones.
   bool local_ = false;
+  bool local_tiles_ = false;                   // it also makes the pristine LOD tiles (LocalGeneration.generates_tiles)
   uint32_t view_radius_ = 0, lod_radius_ = 0;  // the last update's (update_interval)
   std::string answer_;
   std::deque<std::pair<SessionView::Generation, uint64_t>> edited_waiting_;
   size_t edited_reading_ = 0;
   std::optional<SessionView::Event> stashed_;
+  std::optional<TileView::Event> stashed_tile_;      // met while batching pristine tiles
   std::chrono::steady_clock::time_point last_read_;  // when the last read started
   std::unique_ptr<grpc::Alarm> read_alarm_;          // a paced read waiting (read_more)
   uint64_t loads_sent_ = 0, unloads_sent_ = 0, changes_sent_ = 0, pristine_sent_ = 0;
-  uint64_t tiles_sent_ = 0, tile_unloads_sent_ = 0;
+  uint64_t tiles_sent_ = 0, tile_unloads_sent_ = 0, pristine_tiles_sent_ = 0;
   std::unique_ptr<grpc::Alarm> tile_alarm_;  // dropped tiles wait for it (tile_made)
   uint64_t player_ = 0;                      // the session's number in service_.players(); 0 before it has one
   // Look-ahead prefetches queued or being made; their waiters count it down from worker threads.

@@ -1,10 +1,14 @@
 // WorldService::Session's LOD tiles (docs/lod.md, "Sessions"; session_reactor.h): asked for
 // within the TileView's window, shared through the chunk cache, written when no chunk event is
-// waiting; a dropped tile is asked for again after a pause.
+// waiting; a dropped tile is asked for again after a pause. A client that makes tiles itself
+// gets the pristine ones as keys, many per event.
 #include <grpcpp/alarm.h>
 
 #include <chrono>
 #include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "rpc/session_reactor.h"
 #include "session/session_events.h"
@@ -16,6 +20,10 @@ void SessionReactor::request_tiles() {
     const std::optional<TileView::Request> next = tiles_.next_request();
     if (!next) return;
     const LodKey key = next->key;
+    if (local_tiles_ && service_.tile_pristine(key)) {
+      tiles_.made(key, pristine_marker());  // the client makes it: ready at once
+      continue;
+    }
     WorldService::Fetched fetched = service_.fetch_tile(
         key, unwanted(next->unwanted), [state = std::weak_ptr<State>(state_), key](Bytes bytes) {  // a worker
           State::with_reactor(state, [&](SessionReactor& reactor) { reactor.tile_made(key, std::move(bytes)); });
@@ -45,9 +53,30 @@ void SessionReactor::write_tile(const TileView::Event& tile) {
     ++tile_unloads_sent_;
     return write(tile_unload_event(tile.key));
   }
+  if (tile.bytes->empty()) return write(pristine_tiles(tile.key));
   ++tiles_sent_;
   service_.metrics().tile_sent();
   write(tile_event(*tile.bytes));
+}
+
+// Pristine tiles are ready as soon as asked for, so the window refills as each is taken: one
+// event carries up to kMaxPristineTiles keys. A tile with bytes or an unload met on the way is
+// written next.
+std::string SessionReactor::pristine_tiles(const LodKey& first) {
+  const ChunkKey origin{first.x * first.chunks(), first.z * first.chunks()};  // its offsets are 0
+  std::vector<LodKey> keys{first};
+  while (keys.size() < kMaxPristineTiles) {
+    request_tiles();
+    std::optional<TileView::Event> next = tiles_.next_event();
+    if (!next) break;
+    if (!next->bytes || !next->bytes->empty() || !tile_offsets_fit(origin, next->key)) {
+      stashed_tile_ = std::move(next);
+      break;
+    }
+    keys.push_back(next->key);
+  }
+  pristine_tiles_sent_ += keys.size();
+  return pristine_tiles_event(origin, keys);
 }
 
 }  // namespace chunkforge::server

@@ -158,6 +158,12 @@ class WorldService final : public WorldServiceBase {
   // (at most half the queue). `key` must be valid (lod_view's tiles are).
   Fetched fetch_tile(const LodKey& key, std::function<bool()> cancelled, std::function<void(Bytes)> on_ready);
   double tile_priority(const LodKey& key) const;
+  // Whether the tile is the library's lod_tile as it stands, so that a client that generates
+  // can make it (docs/lod.md, "Clients that generate"): it lists no structures (a level past
+  // kLodStructureMaxLevel), or none of its chunks was ever edited. Edits change a tile only by
+  // removing structures, and a removal edits every chunk the structure touches, so one of the
+  // tile's own chunks among them. From the version index: no generation, no store.
+  bool tile_pristine(const LodKey& key) const;
   // Whether a committed change can add or remove a structure of its chunk (a structure removed,
   // or the chunk reset to its generated state): the LOD tiles that show the chunk's structures
   // change with it.

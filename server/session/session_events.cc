@@ -1,6 +1,7 @@
 // The SessionEvents a session writes, encoded (session_events.h).
 #include "session/session_events.h"
 
+#include "chunkforge/coord.h"
 #include "chunkforge/v1/service.pb.h"
 
 namespace chunkforge::server {
@@ -36,6 +37,24 @@ std::string tile_unload_event(const LodKey& key) {
   e.mutable_lod_unload()->set_level(static_cast<uint32_t>(key.level));
   e.mutable_lod_unload()->set_x(key.x);
   e.mutable_lod_unload()->set_z(key.z);
+  return e.SerializeAsString();
+}
+
+bool tile_offsets_fit(ChunkKey origin, const LodKey& key) {
+  const auto fits = [](int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; };
+  return fits(key.x - floor_div(origin.x, key.chunks())) && fits(key.z - floor_div(origin.z, key.chunks()));
+}
+
+std::string pristine_tiles_event(ChunkKey origin, const std::vector<LodKey>& keys) {
+  v1::SessionEvent e;
+  v1::PristineTiles& tiles = *e.mutable_lod_pristine();
+  tiles.mutable_origin()->set_x(origin.x);
+  tiles.mutable_origin()->set_z(origin.z);
+  for (const LodKey& key : keys) {
+    tiles.add_levels(static_cast<uint32_t>(key.level));
+    tiles.add_offsets(static_cast<int32_t>(key.x - floor_div(origin.x, key.chunks())));
+    tiles.add_offsets(static_cast<int32_t>(key.z - floor_div(origin.z, key.chunks())));
+  }
   return e.SerializeAsString();
 }
 

@@ -29,6 +29,11 @@ std::string unload_event(ChunkKey key);
 std::string tile_event(const std::string& tile);
 // SessionEvent{lod_unload: key}.
 std::string tile_unload_event(const LodKey& key);
+// SessionEvent{lod_pristine: {origin, levels, offsets}} of `keys` (tiles a client that
+// generates makes itself), in order, as offsets from the tile of `origin` at each key's level.
+// Every offset must fit an int32 (tile_offsets_fit).
+std::string pristine_tiles_event(ChunkKey origin, const std::vector<LodKey>& keys);
+bool tile_offsets_fit(ChunkKey origin, const LodKey& key);
 
 // SessionEvent{local_generation: {accepted, reason}}.
 std::string local_answer_event(bool accepted, const std::string& reason);

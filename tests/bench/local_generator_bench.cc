@@ -11,6 +11,9 @@
 // process's peak resident memory (VmHWM), which bounds the streams' (run one configuration
 // alone, with --benchmark_filter, to read it).
 //
+//   BM_LodViewCold/threads:1|2   a LOD view's tiles (lod_radius 1,024) through generate_tile, on
+//                                1 and 2 threads, as a session whose generator makes tiles.
+//
 //   ./build/tests/bench/local_generator_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only
 #include <benchmark/benchmark.h>
 
@@ -27,7 +30,9 @@
 
 #include "chunkforge/client/local_generator.h"
 #include "chunkforge/encode.h"
+#include "chunkforge/lod.h"
 #include "chunkforge/v1/chunk.pb.h"
+#include "chunkforge/v1/lod.pb.h"
 #include "chunkforge/world.h"
 
 namespace chunkforge::client {
@@ -111,6 +116,40 @@ BENCHMARK(BM_ViewCold)
     ->Args({2, 131072})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+// A LOD view (lod_radius 1,024, no chunk view) made by generate_tile, as a session whose
+// generator makes tiles does after a teleport: the view's tiles in the server's order, shared
+// by the threads.
+void BM_LodViewCold(benchmark::State& state) {
+  const auto threads = static_cast<size_t>(state.range(0));
+  const auto size = default_world().chunk_size();
+  std::vector<LodKey> tiles;
+  for (const chunkforge::LodKey& k : lod_view(size, kCentre * size + 0.5, kCentre * size + 0.5, 1024)) {
+    tiles.push_back({static_cast<uint32_t>(k.level), k.x, k.z});
+  }
+  const v1::WorldInfo info = served_info();
+  auto generator = make_local_generator(info, {.max_streams = threads});
+  if (!generator) std::abort();
+  std::atomic<size_t> bytes{0};
+  double cpu_seconds = 0;
+  for (auto _ : state) {
+    std::atomic<size_t> next{0};
+    const double cpu_start = process_cpu_seconds();
+    std::vector<std::thread> workers;
+    for (size_t t = 0; t < threads; ++t) {
+      workers.emplace_back([&] {
+        for (size_t k = next++; k < tiles.size(); k = next++)
+          bytes += (*generator)->generate_tile(tiles[k])->ByteSizeLong();
+      });
+    }
+    for (std::thread& worker : workers) worker.join();
+    cpu_seconds += process_cpu_seconds() - cpu_start;
+  }
+  state.counters["tiles"] = static_cast<double>(tiles.size());
+  state.counters["cpu_ms_per_view"] = cpu_seconds * 1e3 / static_cast<double>(state.iterations());
+  state.counters["MB_per_view"] = static_cast<double>(bytes.load()) / 1e6 / static_cast<double>(state.iterations());
+}
+BENCHMARK(BM_LodViewCold)->ArgNames({"threads"})->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace chunkforge::client

@@ -260,17 +260,32 @@ TEST_F(ViewTilesTest, ARadiusPastTheServersLimitEndsTheSession) {
   EXPECT_NE(horizon_.errors.back().message.find("1025"), std::string::npos) << horizon_.errors.back().message;
 }
 
-TEST_F(ViewTilesTest, ASessionThatGeneratesLocallyGetsTheSameTiles) {
+// A session whose generator makes tiles gets the pristine ones as keys and makes them: the
+// library's bytes, none downloaded; moving far, it ends holding exactly the new view.
+TEST_F(ViewTilesTest, ASessionThatGeneratesLocallyMakesTheSameTiles) {
   Result<std::shared_ptr<BaseGenerator>> generator = make_local_generator(*client_);
   ASSERT_TRUE(generator) << generator.status().to_string();
   watch(128, kStart, *generator);
-  ASSERT_TRUE(eventually([&] { return holds(expected_tiles(kStart, 128)); }, kTileWait));
+  const std::set<LodKey> first = expected_tiles(kStart, 128);
+  ASSERT_TRUE(eventually([&] { return holds(first); }, kTileWait));
   ASSERT_TRUE(eventually([&] { return session_->stats().loaded_chunks == 25; }));
   EXPECT_TRUE(horizon_.all_library_bytes());
-  const ViewStats stats = session_->stats();
+  ViewStats stats = session_->stats();
   EXPECT_TRUE(stats.generating_locally);
   EXPECT_EQ(stats.chunks_generated, 25u);
   EXPECT_EQ(stats.chunks_downloaded, 0u);
+  EXPECT_EQ(stats.tiles_generated, first.size());
+  EXPECT_EQ(stats.tile_bytes_received, 0u);
+
+  const Position far{kStart.x + 300 * 64.0, kStart.z - 200 * 64.0};
+  session_->set_position(far);
+  const std::set<LodKey> second = expected_tiles(far, 128);
+  ASSERT_TRUE(eventually([&] { return holds(second); }, kTileWait));
+  EXPECT_TRUE(horizon_.all_library_bytes());
+  stats = session_->stats();
+  EXPECT_EQ(stats.tile_bytes_received, 0u);
+  EXPECT_GE(stats.tiles_generated, first.size() + 1);
+  EXPECT_EQ(stats.tiles_refused, 0u);
 }
 
 // The server restarts while the player moves 40 chunks east: the horizon stays up while it is

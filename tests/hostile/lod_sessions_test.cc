@@ -1,8 +1,9 @@
 // Hostile LOD sessions (docs/lod.md, "Sessions") against the server binary: 16 sessions at the
 // largest LOD radius (1,024 chunks), each teleporting to ground nobody saw (every tile of its
 // view new), half of them every 10 ms and half every 500 ms, one switching its finest level
-// between 0 and 24 at each move, two their LOD radius between 1,024 and 0, and one more that
-// never reads. Their
+// between 0 and 24 at each move, two their LOD radius between 1,024 and 0, four making their
+// pristine tiles themselves (LocalGeneration.generates_tiles: keys, nothing made, so they
+// press the bookkeeping), and one more that never reads. Their
 // chunk view is one chunk: tiles come after every chunk, and radius-16 views teleporting every
 // 10 ms would leave the tiles nothing (hostile_client_test.cc and the local sessions' scenario
 // press the chunks). What bounds them: at most 4 tiles being made or ready per session, tiles
@@ -17,8 +18,20 @@ namespace chunkforge::hostile {
 namespace {
 
 struct Seen {
-  std::atomic<int> tiles{0}, unloads{0};
+  std::atomic<int> tiles{0}, unloads{0}, pristine_tiles{0};
 };
+
+// What a client that makes its tiles asks in its first update.
+v1::LocalGeneration makes_tiles(v1::WorldService::Stub& stub) {
+  grpc::ClientContext context;
+  v1::WorldInfo info;
+  EXPECT_TRUE(stub.GetWorldInfo(&context, {}, &info).ok());
+  v1::LocalGeneration local;
+  local.add_generator_versions(info.generator_version());
+  local.set_fingerprint(info.fingerprint());
+  local.set_generates_tiles(true);
+  return local;
+}
 
 void teleport(ServerProcess& server, Seen& seen, std::stop_token stop) {
   struct Traveller {
@@ -37,15 +50,19 @@ void teleport(ServerProcess& server, Seen& seen, std::stop_token stop) {
         while (stream->Read(&event)) {
           seen.tiles += event.has_lod_tile() ? 1 : 0;
           seen.unloads += event.has_lod_unload() ? 1 : 0;
+          seen.pristine_tiles += event.lod_pristine().levels_size();
         }
       });
     }
     travellers.push_back(std::move(t));
   }
+  const v1::LocalGeneration local = makes_tiles(*stub);
   v1::SessionUpdate update;
   update.set_view_radius(0);
   for (int64_t k = 0; !stop.stop_requested(); ++k) {
     for (size_t s = 0; s < travellers.size(); ++s) {
+      update.clear_local_generation();
+      if (k == 0 && s >= 13) *update.mutable_local_generation() = local;
       // The odd travellers stay 500 ms at each place, so that some tiles arrive and are unloaded
       // however slow the server (under a sanitizer, 5 to 10 times); the even ones never wait.
       const bool slow = s % 2 == 1;
@@ -75,8 +92,10 @@ TEST(HostileScenario, LodSessionsTeleportingOverFreshGround) {
   Seen seen;
   scenario.attack(8s, [&](std::stop_token stop) { teleport(scenario.server(), seen, stop); });
   scenario.expect_within_bounds();
-  std::printf("hostile lod_sessions: %d tiles, %d tile unloads\n", seen.tiles.load(), seen.unloads.load());
+  std::printf("hostile lod_sessions: %d tiles, %d tile unloads, %d pristine tile keys\n", seen.tiles.load(),
+              seen.unloads.load(), seen.pristine_tiles.load());
   EXPECT_GT(seen.tiles, 0);
+  EXPECT_GT(seen.pristine_tiles, 0);
   EXPECT_GT(seen.unloads, 0);
 }
 

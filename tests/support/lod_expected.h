@@ -2,13 +2,17 @@
 //
 // The LOD tiles a Session promises a player (docs/lod.md, "Sessions"): lod_view around its
 // position, not split below the finest level, less the tiles wholly inside its chunk view. The
-// tests and lod_session_bench compare what they receive with it.
+// tests and lod_session_bench compare what they receive with it. Also the keys of a
+// `lod_pristine` event, decoded as a raw-stub client must.
 #pragma once
 
 #include <cstdint>
 #include <set>
+#include <vector>
 
+#include "chunkforge/coord.h"
 #include "chunkforge/lod.h"
+#include "chunkforge/v1/service.pb.h"
 #include "chunkforge/world_extent.h"
 
 namespace chunkforge::test {
@@ -25,6 +29,17 @@ inline std::set<LodKey> expected_session_tiles(int64_t chunk_size, double x, dou
     const bool inside = k.x * n >= cx - view_radius && (k.x + 1) * n - 1 <= cx + view_radius &&
                         k.z * n >= cz - view_radius && (k.z + 1) * n - 1 <= cz + view_radius;
     if (!inside) out.insert(k);
+  }
+  return out;
+}
+
+inline std::vector<LodKey> pristine_tile_keys(const v1::PristineTiles& tiles) {
+  std::vector<LodKey> out;
+  for (int k = 0; k < tiles.levels_size() && 2 * k + 1 < tiles.offsets_size(); ++k) {
+    const auto level = static_cast<int>(tiles.levels(k));
+    const int64_t n = int64_t{1} << level;
+    out.push_back({level, floor_div(tiles.origin().x(), n) + tiles.offsets(2 * k),
+                   floor_div(tiles.origin().z(), n) + tiles.offsets(2 * k + 1)});
   }
   return out;
 }

@@ -1,6 +1,8 @@
 // LocalGenerator::generate: a pristine chunk as GetChunk serves it. The chunk comes from a
 // borrowed ChunkStream; the options are then applied as the server applies them
 // (server/rpc/world_service.cc, WorldService::generate), through the library's own encoder.
+// generate_tile: a LOD tile as the library makes it (lod_tile), as the server does for a tile no
+// edit changed.
 #include "local_generator_impl.h"
 
 #include <algorithm>
@@ -10,6 +12,7 @@
 #include <utility>
 
 #include "chunkforge/encode.h"
+#include "chunkforge/lod.h"
 #include "chunkforge/world_extent.h"
 #include "generator_versions.h"
 
@@ -73,6 +76,14 @@ std::shared_ptr<const v1::Chunk> LocalGenerator::generate(ChunkCoord coord, cons
   auto chunk = std::make_shared<v1::Chunk>(encode_chunk(world_, data));
   if (options.include_terrain) add_terrain(world_, options.terrain_step == 0 ? 1 : options.terrain_step, *chunk);
   return chunk;
+}
+
+std::shared_ptr<const v1::LodTile> LocalGenerator::generate_tile(const LodKey& key, const std::atomic<bool>* abandon) {
+  try {
+    return std::make_shared<const v1::LodTile>(lod_tile(world_, {static_cast<int>(key.level), key.x, key.z}, abandon));
+  } catch (const GenerationAbandoned&) {
+    return nullptr;
+  }
 }
 
 }  // namespace chunkforge::client

@@ -23,6 +23,10 @@ class LocalGenerator final : public BaseGenerator {
   std::string fingerprint() const override { return world_.fingerprint(); }
   std::shared_ptr<const v1::Chunk> generate(ChunkCoord coord, const ChunkOptions& options,
                                             const std::atomic<bool>* abandon = nullptr) override;
+  bool generates_tiles() const override { return true; }
+  // Throws std::invalid_argument for a key that is no tile of the world (lod_key_error).
+  std::shared_ptr<const v1::LodTile> generate_tile(const LodKey& key,
+                                                   const std::atomic<bool>* abandon = nullptr) override;
 
   const World& world() const { return world_; }
   // ChunkStreams that exist now: at most LocalGeneratorOptions::max_streams.

@@ -9,7 +9,7 @@
 //   ViewOptions options;
 //   options.generator = generator;  // the session then gets only what players changed
 //
-// Thread safety: generate() is called from several threads at once.
+// Thread safety: generate() and generate_tile() are called from several threads at once.
 #pragma once
 
 #include <atomic>
@@ -19,10 +19,12 @@
 #include <vector>
 
 #include "chunkforge/client/chunk.h"
+#include "chunkforge/client/lod_tile.h"
 
 namespace chunkforge::v1 {
 class Chunk;
-}
+class LodTile;
+}  // namespace chunkforge::v1
 
 namespace chunkforge::client {
 
@@ -37,6 +39,18 @@ class BaseGenerator {
   // chunk nobody edited. Null if `abandon` was raised before it was done.
   virtual std::shared_ptr<const v1::Chunk> generate(ChunkCoord coord, const ChunkOptions& options,
                                                     const std::atomic<bool>* abandon = nullptr) = 0;
+
+  // LOD tiles (docs/lod.md). A generator that makes them says so, and a ViewSession with a LOD
+  // radius then gets the tiles no edit changed as keys and makes them here; one that does not
+  // gets every tile's bytes from the server.
+  virtual bool generates_tiles() const { return false; }
+  // The tile at `key`, the message the server sends for a tile no edit changed (the library's
+  // lod_tile). Null if `abandon` was raised before it was done, or if generates_tiles() is false.
+  virtual std::shared_ptr<const v1::LodTile> generate_tile(const LodKey& key,
+                                                           const std::atomic<bool>* abandon = nullptr) {
+    (void)key, (void)abandon;
+    return nullptr;
+  }
 };
 
 }  // namespace chunkforge::client

@@ -161,6 +161,7 @@ struct ViewStats {
   uint64_t tile_duplicates_ignored = 0;  // tiles sent again with the bytes held (after a reconnection)
   uint64_t tiles_unloaded = 0;           // on_tile_unload calls
   uint64_t tile_bytes_received = 0;      // encoded bytes of every tile the servers sent
+  uint64_t tiles_generated = 0;          // tiles the generator made (ViewOptions::generator), not sent
   uint64_t tiles_refused = 0;            // tiles of no possible key or another chunk size: not shown
   size_t held_tiles = 0;                 // tiles loaded now
   size_t held_tile_bytes = 0;            // and their encoded bytes
