@@ -121,6 +121,9 @@ class SessionReactor final
   // A tile made, or dropped (null): one the view still wants is asked for again after
   // kTileRetry, not at once (a full queue refuses it again; a failing tile would loop).
   void tile_made(const LodKey& key, Bytes bytes);
+  // tile_made's bookkeeping, without the pump: request_tiles runs inside pump and inside the
+  // building of a `lod_pristine` event, which a nested pump's write would overtake.
+  void take_tile(const LodKey& key, Bytes bytes);
   void write_tile(const TileView::Event& tile);
   // The `lod_pristine` event of a client that makes tiles: `first` and every pristine tile ready
   // after it, in order (a tile with bytes or an unload met on the way is stashed, written next).

@@ -28,13 +28,18 @@ void SessionReactor::request_tiles() {
         key, unwanted(next->unwanted), [state = std::weak_ptr<State>(state_), key](Bytes bytes) {  // a worker
           State::with_reactor(state, [&](SessionReactor& reactor) { reactor.tile_made(key, std::move(bytes)); });
         });
-    if (fetched.refused) return tile_made(key, nullptr);
+    if (fetched.refused) return take_tile(key, nullptr);  // no pump here: a caller may be mid-event
     if (fetched.hit) tiles_.made(key, std::move(fetched.hit));
   }
 }
 
 void SessionReactor::tile_made(const LodKey& key, Bytes bytes) {
   if (finished_) return;
+  take_tile(key, std::move(bytes));
+  pump();
+}
+
+void SessionReactor::take_tile(const LodKey& key, Bytes bytes) {
   if (tiles_.made(key, std::move(bytes)) && !tile_alarm_) {
     tile_alarm_ = std::make_unique<grpc::Alarm>();
     tile_alarm_->Set(std::chrono::system_clock::now() + kTileRetry, [weak = std::weak_ptr<State>(state_)](bool ok) {
@@ -45,7 +50,6 @@ void SessionReactor::tile_made(const LodKey& key, Bytes bytes) {
       });
     });
   }
-  pump();
 }
 
 void SessionReactor::write_tile(const TileView::Event& tile) {
