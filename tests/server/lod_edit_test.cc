@@ -72,6 +72,26 @@ class LodEditTest : public EditServerTest {
     ASSERT_EQ(tiles.size(), want);
   }
 
+  // Removes a structure the view's tiles show (from a tile of level 1 or coarser), through an
+  // edit; `showing` gets the tiles that show it.
+  void remove_a_shown_structure(const std::map<LodKey, v1::LodTile>& tiles, v1::StructureInstance& structure,
+                                std::set<LodKey>& showing) {
+    const v1::StructureInstance* target = nullptr;
+    for (const auto& [key, tile] : tiles) {
+      if (key.level >= 1 && tile.structures_size() > 0) target = &tile.structures(0);
+    }
+    ASSERT_NE(target, nullptr) << "no structure within 64 chunks of the player";
+    structure = *target;
+    for (const auto& [key, tile] : tiles) {
+      if (shows(tile, structure.id())) showing.insert(key);
+    }
+    v1::EditRequest request;
+    const int64_t size = default_world().chunk_size();
+    op_at(request, floor_div(structure.x(), size), floor_div(structure.z(), size))
+        ->set_remove_structure(structure.id());
+    ASSERT_TRUE(edit(request).ok());
+  }
+
   static void finish(Session& session) {
     session.WritesDone();
     v1::SessionEvent event;
@@ -88,21 +108,9 @@ TEST_P(LodEditTest, ARemovedStructureLeavesTheTilesThatShowedIt) {
   auto session = open(context);
   std::map<LodKey, v1::LodTile> tiles;
   read_view(*session, tiles);
-  const v1::StructureInstance* target = nullptr;  // a structure the view's tiles show
-  for (const auto& [key, tile] : tiles) {
-    if (key.level >= 1 && tile.structures_size() > 0) target = &tile.structures(0);
-  }
-  ASSERT_NE(target, nullptr) << "no structure within 64 chunks of the player";
-  const v1::StructureInstance structure = *target;
+  v1::StructureInstance structure;
   std::set<LodKey> showing;
-  for (const auto& [key, tile] : tiles) {
-    if (shows(tile, structure.id())) showing.insert(key);
-  }
-
-  v1::EditRequest request;
-  const int64_t size = default_world().chunk_size();
-  op_at(request, floor_div(structure.x(), size), floor_div(structure.z(), size))->set_remove_structure(structure.id());
-  ASSERT_TRUE(edit(request).ok());
+  ASSERT_NO_FATAL_FAILURE(remove_a_shown_structure(tiles, structure, showing));
 
   std::set<LodKey> replaced;
   v1::SessionEvent event;
@@ -138,20 +146,9 @@ TEST_P(LodEditTest, AClientThatMakesTilesGetsOnlyTheEditedOnesAsBytes) {
   std::map<LodKey, v1::LodTile> tiles;
   read_view(*session, tiles);
   EXPECT_EQ(sent_, 0u) << "no edit yet: every tile a key";
-  const v1::StructureInstance* target = nullptr;
-  for (const auto& [key, tile] : tiles) {
-    if (key.level >= 1 && tile.structures_size() > 0) target = &tile.structures(0);
-  }
-  ASSERT_NE(target, nullptr) << "no structure within 64 chunks of the player";
-  const v1::StructureInstance structure = *target;
+  v1::StructureInstance structure;
   std::set<LodKey> showing;
-  for (const auto& [key, tile] : tiles) {
-    if (shows(tile, structure.id())) showing.insert(key);
-  }
-  v1::EditRequest request;
-  const int64_t size = default_world().chunk_size();
-  op_at(request, floor_div(structure.x(), size), floor_div(structure.z(), size))->set_remove_structure(structure.id());
-  ASSERT_TRUE(edit(request).ok());
+  ASSERT_NO_FATAL_FAILURE(remove_a_shown_structure(tiles, structure, showing));
 
   std::set<LodKey> replaced;
   v1::SessionEvent event;
