@@ -15,11 +15,11 @@
 namespace chunkforge::client {
 namespace {
 
+constexpr uint32_t kMaxLevel = 24;  // the library's kLodMaxLevel
+
 // Whether a key can be a tile of a world of `chunk_size` (docs/lod.md): a level up to 24 and
 // the tile inside the supported world (|x|, |z| <= 2^40 units), so that its squares and bounds
 // cannot overflow. A server sends no other; one that did would not have its tile shown.
-constexpr uint32_t kMaxLevel = 24;
-
 bool plausible(const LodKey& key, uint32_t chunk_size) {
   constexpr int64_t kWorldUnits = int64_t{1} << 40;
   if (key.level > kMaxLevel || chunk_size == 0) return false;

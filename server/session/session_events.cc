@@ -1,6 +1,8 @@
 // The SessionEvents a session writes, encoded (session_events.h).
 #include "session/session_events.h"
 
+#include <cstdint>
+
 #include "chunkforge/coord.h"
 #include "chunkforge/v1/service.pb.h"
 
