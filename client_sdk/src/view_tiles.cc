@@ -108,13 +108,18 @@ void ViewSession::Impl::receive_pristine_tiles(const v1::PristineTiles& pristine
   backoff.reset();     // the connection works
   const int64_t ox = pristine.origin().x(), oz = pristine.origin().z();
   const auto& offsets = pristine.offsets();
+  constexpr int64_t kWorldUnits = int64_t{1} << 40;  // an origin past it is no chunk of the world
+  if (ox < -kWorldUnits || ox > kWorldUnits || oz < -kWorldUnits || oz > kWorldUnits) {
+    stats.tiles_refused += static_cast<uint64_t>(pristine.levels_size());
+    return;
+  }
   for (int k = 0; k < pristine.levels_size() && 2 * k + 1 < offsets.size(); ++k) {
     const uint32_t level = pristine.levels(k);
     if (level > kMaxLevel) {
       ++stats.tiles_refused;
       continue;
     }
-    // >> floors (C++20: arithmetic on negative values); the origin lies in the supported world.
+    // >> floors (C++20: arithmetic on negative values); the sum cannot overflow (the bound above).
     const LodKey key{level, (ox >> level) + offsets[2 * k], (oz >> level) + offsets[2 * k + 1]};
     if (!plausible(key, world.chunk_size())) {
       ++stats.tiles_refused;
