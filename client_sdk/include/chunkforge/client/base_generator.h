@@ -45,7 +45,8 @@ class BaseGenerator {
   // gets every tile's bytes from the server.
   virtual bool generates_tiles() const { return false; }
   // The tile at `key`, the message the server sends for a tile no edit changed (the library's
-  // lod_tile). Null if `abandon` was raised before it was done, or if generates_tiles() is false.
+  // lod_tile). Null if `abandon` was raised before it was done, or if generates_tiles() is false;
+  // the local generator throws std::invalid_argument for a key that is no tile of its world.
   virtual std::shared_ptr<const v1::LodTile> generate_tile(const LodKey& key,
                                                            const std::atomic<bool>* abandon = nullptr) {
     (void)key, (void)abandon;
