@@ -37,6 +37,11 @@ const std::map<std::string_view, std::string_view> kRpcBounds = {
      "<= 256 operations on <= 64 chunks; request <= 128 KiB, id <= 128 bytes; a removed structure's box "
      "<= 1024 chunks; 16 under way per connection, 512 (16 MiB) in all; per chunk 4096 added objects, "
      "256 KiB of state; the write token (or --open-edits); only with an edit store"},
+    {"GetChunkEdits",
+     "<= (2 --max-radius + 1)^2 chunks listed (1089) and a region of radius <= --max-radius, each within +-2^40 "
+     "units; a version lookup each; the edited "
+     "chunks' logs read in one job on the queue (its bound), <= 512 KiB of changes answered (the rest named, "
+     "unread); abandoned when its client leaves; nothing generated"},
 };
 
 // The side port's own routes, answered on its I/O thread even when every general slot is taken.

@@ -19,10 +19,10 @@ struct CacheStats;
 
 class Metrics {
  public:
-  enum Method { kGetWorldInfo, kGetChunk, kStreamRegion, kSession, kLocate, kEdit, kMethodCount };
+  enum Method { kGetWorldInfo, kGetChunk, kStreamRegion, kSession, kLocate, kEdit, kGetChunkEdits, kMethodCount };
   // The RPC names, as /metrics labels and log prefixes, in the enum's order.
-  static constexpr auto kMethodNames =
-      std::to_array<std::string_view>({"GetWorldInfo", "GetChunk", "StreamRegion", "Session", "Locate", "Edit"});
+  static constexpr auto kMethodNames = std::to_array<std::string_view>(
+      {"GetWorldInfo", "GetChunk", "StreamRegion", "Session", "Locate", "Edit", "GetChunkEdits"});
   static_assert(kMethodNames.size() == kMethodCount, "one name per Method");
 
   void request(Method m) { ++requests_[m]; }

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "client_impl.h"
+#include "client_local.h"
 
 namespace chunkforge::client {
 
@@ -101,23 +102,32 @@ void set_options(const ChunkOptions& from, v1::ChunkOptions& to) {
   for (uint32_t layer : from.layers) to.add_layers(layer);
 }
 
-Result<Chunk> Client::chunk(ChunkCoord coord, const ChunkOptions& options) {
-  Result<WorldInfo> world = world_info();
-  if (!world) return world.status();
+Result<Chunk> server_chunk(Client::Impl& impl, const WorldInfo& world, ChunkCoord coord, const ChunkOptions& options) {
   v1::GetChunkRequest request;
   request.mutable_coord()->set_x(coord.x);
   request.mutable_coord()->set_z(coord.z);
   set_options(options, *request.mutable_options());
   auto message = std::make_shared<v1::Chunk>();
-  const grpc::Status status = with_retries(impl_->options, [&] {
+  const grpc::Status status = with_retries(impl.options, [&] {
     grpc::ClientContext context;
-    impl_->prepare(context);
+    impl.prepare(context);
     // The load balancer's key (docs/deploy.md): each chunk is cached on one replica.
     context.AddMetadata("x-chunkforge-chunk-key", std::to_string(coord.x) + "," + std::to_string(coord.z));
-    return impl_->stub->GetChunk(&context, request, message.get());
+    return impl.stub->GetChunk(&context, request, message.get());
   });
   if (!status.ok()) return to_status(status);
-  return Chunk(std::move(message), *world);
+  return Chunk(std::move(message), world);
+}
+
+Result<Chunk> Client::chunk(ChunkCoord coord, const ChunkOptions& options) {
+  Result<WorldInfo> world = world_info();
+  if (!world) return world.status();
+  if (std::shared_ptr<BaseGenerator> generator = local_generator(*impl_)) {
+    Result<std::optional<Chunk>> made = local_chunk(*impl_, generator, *world, coord, options);
+    if (!made) return made.status();
+    if (*made) return std::move(**made);
+  }
+  return server_chunk(*impl_, *world, coord, options);
 }
 
 Result<std::vector<Structure>> Client::locate(const std::string& type, int64_t x, int64_t z, double radius,
@@ -150,6 +160,7 @@ struct RegionStream::State {
   v1::StreamRegionRequest request;
   std::unique_ptr<grpc::ClientContext> context;
   std::unique_ptr<grpc::ClientReader<v1::Chunk>> reader;
+  std::unique_ptr<LocalRegion> local;  // set: the region is made here (client_local.h)
   bool received_any = false, done = false;
   Status status;
 
@@ -164,6 +175,11 @@ struct RegionStream::State {
 
   std::optional<Chunk> next() {
     if (done) return std::nullopt;
+    if (local) {
+      std::optional<Chunk> chunk = local->next();
+      if (!chunk) finish(local->status());
+      return chunk;
+    }
     Backoff backoff(client->options.initial_backoff, client->options.max_backoff);
     for (int attempt = 1;; ++attempt) {
       auto message = std::make_shared<v1::Chunk>();
@@ -179,10 +195,14 @@ struct RegionStream::State {
         open();
         continue;
       }
-      done = true;
-      status = to_status(end);
+      finish(to_status(end));
       return std::nullopt;
     }
+  }
+
+  void finish(Status end) {
+    done = true;
+    status = std::move(end);
   }
 };
 
@@ -209,11 +229,17 @@ RegionStream Client::open_region(ChunkCoord centre, uint32_t radius, const Chunk
   set_options(options, *request.mutable_options());
   auto state = std::make_unique<RegionStream::State>(impl_, world ? *world : WorldInfo(v1::WorldInfo{}), request);
   if (!world) {
-    state->done = true;
-    state->status = world.status();
-  } else {
-    state->open();
+    state->finish(world.status());
+    return RegionStream(std::move(state));
   }
+  if (std::shared_ptr<BaseGenerator> generator = local_generator(*impl_)) {
+    Result<std::unique_ptr<LocalRegion>> local =
+        LocalRegion::open(impl_, std::move(generator), *world, centre, radius, options);
+    if (!local) state->finish(local.status());
+    state->local = local ? std::move(*local) : nullptr;
+    if (state->local || state->done) return RegionStream(std::move(state));
+  }
+  state->open();
   return RegionStream(std::move(state));
 }
 

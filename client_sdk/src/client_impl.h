@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "chunkforge/client/base_generator.h"
 #include "chunkforge/client/client.h"
 #include "chunkforge/v1/service.grpc.pb.h"
 
@@ -26,6 +27,9 @@ struct Client::Impl {
 
   std::mutex mutex;
   std::optional<WorldInfo> world;  // fetched once
+  // Local generation (Client::generate_locally; client_local.h), under `mutex`.
+  std::shared_ptr<BaseGenerator> generator;
+  LocalGenerationStats local;
 
   // Sets the deadline (none when `deadline` is zero) and the token on a new call's context.
   void prepare(grpc::ClientContext& context, std::chrono::milliseconds deadline) const;
@@ -33,6 +37,9 @@ struct Client::Impl {
 };
 
 Status to_status(const grpc::Status& status);
+
+// GetChunk: the chunk as the server sends it, retried as every unary call is.
+Result<Chunk> server_chunk(Client::Impl& impl, const WorldInfo& world, ChunkCoord coord, const ChunkOptions& options);
 
 // The wire form of a request's chunk options.
 void set_options(const ChunkOptions& from, v1::ChunkOptions& to);

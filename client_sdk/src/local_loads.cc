@@ -3,9 +3,6 @@
 
 #include <algorithm>
 
-#include "chunk_change.h"
-#include "chunkforge/chunk_edits.h"
-#include "chunkforge/chunk_hash.h"
 #include "chunkforge/v1/chunk.pb.h"
 
 namespace chunkforge::client {
@@ -139,42 +136,16 @@ LocalLoads::TileDone LocalLoads::make_tile(const LodKey& key) {
   }
 }
 
-// The chunk as the server would send it. An edited chunk is checked: with a layer filter, the
-// copy is not the chunk the hash is of, so the whole chunk is generated once more for the check.
+// The generator throws only for a chunk that does not exist: never one the server sent.
 LocalLoads::Done LocalLoads::make(const Request& request) {
   Done done;
+  try {
+    static_cast<LocalChunk&>(done) =
+        make_local_chunk(*generator_, request.coord, options_, request.edited ? &*request.edited : nullptr, &stopping_);
+  } catch (const std::exception&) {
+    done.mismatch = true;  // fetched from the server, which says what is wrong
+  }
   done.coord = request.coord;
-  std::shared_ptr<const v1::Chunk> base = generator_->generate(request.coord, options_, &stopping_);
-  if (!base) return done;
-  auto chunk = std::make_shared<v1::Chunk>(*base);
-  if (!request.edited) {
-    done.chunk = std::move(chunk);
-    return done;
-  }
-  v1::ChunkChange change = *request.edited;
-  change.set_reset(false);  // the base is the start already
-  done.edited = true;
-  done.version = change.version();
-  const auto layers = layer_filter(options_);
-  apply_change(*chunk, change, layers);
-  const bool known = understood(change);
-  if (change.chunk_hash() == 0) {
-    done.mismatch = !known;  // nothing to check against: an edit unknown here is never half applied
-  } else {
-    uint64_t hash = 0;
-    if (layers.empty()) {
-      hash = served_hash(*chunk);
-    } else {
-      std::shared_ptr<const v1::Chunk> whole = generator_->generate(request.coord, {}, &stopping_);
-      if (!whole) return done;
-      v1::Chunk full = *whole;
-      apply_change(full, change, {});
-      hash = chunk_hash(full);
-    }
-    done.verified = hash == change.chunk_hash();
-    done.mismatch = !done.verified;
-  }
-  if (!done.mismatch) done.chunk = std::move(chunk);
   return done;
 }
 

@@ -31,18 +31,14 @@
 #include "chunkforge/client/chunk.h"
 #include "chunkforge/client/lod_tile.h"
 #include "chunkforge/v1/edit.pb.h"
+#include "local_chunk.h"
 
 namespace chunkforge::client {
 
 class LocalLoads {
  public:
-  struct Done {
+  struct Done : LocalChunk {
     ChunkCoord coord;
-    std::shared_ptr<v1::Chunk> chunk;  // null when `mismatch`
-    uint64_t version = 0;              // the edit version it was generated at
-    bool edited = false;               // an edited chunk (its hash was checked if `verified`)
-    bool verified = false;
-    bool mismatch = false;  // the result did not hash to the server's, or held an edit this SDK does not know
   };
 
   LocalLoads(std::shared_ptr<BaseGenerator> generator, ChunkOptions options, size_t threads,

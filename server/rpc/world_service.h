@@ -102,10 +102,11 @@ struct ChunkJob {
 };
 
 // Every method raw: ByteBuffer in and out.
-using WorldServiceBase = v1::WorldService::WithRawCallbackMethod_GetWorldInfo<
-    v1::WorldService::WithRawCallbackMethod_GetChunk<v1::WorldService::WithRawCallbackMethod_StreamRegion<
-        v1::WorldService::WithRawCallbackMethod_Session<v1::WorldService::WithRawCallbackMethod_Locate<
-            v1::WorldService::WithRawCallbackMethod_Edit<v1::WorldService::Service>>>>>>;
+using WorldServiceBase =
+    v1::WorldService::WithRawCallbackMethod_GetWorldInfo<v1::WorldService::WithRawCallbackMethod_GetChunk<
+        v1::WorldService::WithRawCallbackMethod_StreamRegion<v1::WorldService::WithRawCallbackMethod_Session<
+            v1::WorldService::WithRawCallbackMethod_Locate<v1::WorldService::WithRawCallbackMethod_Edit<
+                v1::WorldService::WithRawCallbackMethod_GetChunkEdits<v1::WorldService::Service>>>>>>>;
 
 class WorldService final : public WorldServiceBase {
  public:
@@ -125,6 +126,8 @@ class WorldService final : public WorldServiceBase {
                                    grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* Edit(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
                                  grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* GetChunkEdits(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+                                          grpc::ByteBuffer* response) override;
 
   // What fetch() did: the bytes of a hit, or refused (the generation queue is full: nothing was
   // queued, on_ready is never called, the caller answers RESOURCE_EXHAUSTED), or neither (on_ready
@@ -141,6 +144,10 @@ class WorldService final : public WorldServiceBase {
                         ChunkJob& job) const;
   // StreamRegion's request as jobs, nearest first; the error names the field.
   grpc::Status region_jobs(const v1::StreamRegionRequest& request, std::vector<ChunkJob>& jobs) const;
+  // GetChunkEdits' request checked: INVALID_ARGUMENT naming a bad field, then
+  // FAILED_PRECONDITION when the client may not generate. The chunks it asks for in `asked`, in
+  // its order.
+  grpc::Status check_chunk_edits(const v1::GetChunkEditsRequest& request, std::vector<ChunkCoord>& asked) const;
   // Locate's request checked; the structure type's id in `type`.
   grpc::Status check_locate(const v1::LocateRequest& request, uint32_t& type) const;
   // The job's bytes now on a cache hit; otherwise on_ready gets them later (null if the

@@ -80,15 +80,14 @@ std::string pristine_event(ChunkKey origin, const std::vector<ChunkKey>& chunks)
   return event.SerializeAsString();
 }
 
-std::string edited_event(ChunkCoord chunk, uint64_t version, const std::vector<StoredChange>& log) {
+v1::ChunkChange edited_change(ChunkCoord chunk, uint64_t version, const std::vector<StoredChange>& log) {
   size_t from = 0;  // the last reset: what came before it no longer counts
   std::vector<v1::ChunkChange> changes(log.size());
   for (size_t k = 0; k < log.size(); ++k) {
     changes[k].ParseFromString(log[k].change);
     if (changes[k].reset()) from = k;
   }
-  v1::SessionEvent event;
-  v1::ChunkChange& edited = *event.mutable_edited();
+  v1::ChunkChange edited;
   edited.mutable_chunk()->set_x(chunk.x);
   edited.mutable_chunk()->set_z(chunk.z);
   edited.set_version(version);
@@ -97,6 +96,12 @@ std::string edited_event(ChunkCoord chunk, uint64_t version, const std::vector<S
     for (v1::ChunkEdit& e : *changes[k].mutable_edits()) *edited.add_edits() = std::move(e);
   }
   if (!changes.empty() && log.back().version == version) edited.set_chunk_hash(changes.back().chunk_hash());
+  return edited;
+}
+
+std::string edited_event(ChunkCoord chunk, uint64_t version, const std::vector<StoredChange>& log) {
+  v1::SessionEvent event;
+  *event.mutable_edited() = edited_change(chunk, version, log);
   return event.SerializeAsString();
 }
 

@@ -13,6 +13,7 @@
 
 #include "chunkforge/chunk.h"
 #include "chunkforge/lod.h"
+#include "chunkforge/v1/edit.pb.h"
 #include "session/session_view.h"
 #include "store/edit_store.h"
 
@@ -48,5 +49,7 @@ std::string pristine_event(ChunkKey origin, const std::vector<ChunkKey>& chunks)
 // store holds for the newest. Applying the edits one change after another, or all at once in
 // this order, gives the same chunk (apply_change takes edits in order).
 std::string edited_event(ChunkCoord chunk, uint64_t version, const std::vector<StoredChange>& log);
+// The change of that event alone (GetChunkEdits answers with it).
+v1::ChunkChange edited_change(ChunkCoord chunk, uint64_t version, const std::vector<StoredChange>& log);
 
 }  // namespace chunkforge::server

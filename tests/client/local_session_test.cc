@@ -26,6 +26,7 @@
 #include "chunkforge/world.h"
 #include "edits/edit_service.h"
 #include "support/eventually.h"
+#include "support/lying_generator.h"
 #include "support/postgres_cluster.h"
 #include "support/temp_dir.h"
 #include "world_server.h"
@@ -36,34 +37,7 @@ namespace {
 using namespace std::chrono_literals;
 using test::eventually;
 
-// A generator that lies: about its world or versions, or spoils one chunk's base. The real
-// one (chunkforge::client_local) underneath.
-class LyingGenerator : public BaseGenerator {
- public:
-  explicit LyingGenerator(std::shared_ptr<BaseGenerator> real) : real_(std::move(real)) {}
-  std::vector<uint32_t> versions;  // empty: the real one's
-  std::string other_fingerprint;
-  std::optional<ChunkCoord> spoiled;
-
-  std::vector<uint32_t> generator_versions() const override {
-    return versions.empty() ? real_->generator_versions() : versions;
-  }
-  std::string fingerprint() const override {
-    return other_fingerprint.empty() ? real_->fingerprint() : other_fingerprint;
-  }
-  std::shared_ptr<const v1::Chunk> generate(ChunkCoord coord, const ChunkOptions& options,
-                                            const std::atomic<bool>* abandon) override {
-    std::shared_ptr<const v1::Chunk> chunk = real_->generate(coord, options, abandon);
-    if (!spoiled || coord != *spoiled || !chunk || chunk->objects().x_size() == 0) return chunk;
-    auto bad = std::make_shared<v1::Chunk>(*chunk);
-    const int last = bad->objects().x_size() - 1;                        // (edit_some removes the first)
-    bad->mutable_objects()->set_x(last, bad->objects().x(last) + 0.5f);  // one object half a unit off
-    return bad;
-  }
-
- private:
-  std::shared_ptr<BaseGenerator> real_;
-};
+using test::LyingGenerator;
 
 Position centre_of(ChunkCoord c) { return {static_cast<double>(c.x) * 64 + 32, static_cast<double>(c.z) * 64 + 32}; }
 

@@ -50,6 +50,9 @@ rpc edit_mixed Edit 'ops { chunk { x: 0 z: 0 } remove_object: 12345 }
   ops { chunk { x: 0 z: 0 } set_state { id: 12345 state: "open" } }
   ops { chunk { x: -1 z: 0 } move_object { id: 7 x: 1 z: 2 } }
   ops { chunk { x: 3 z: 3 } remove_structure: 99 } expect { chunk { x: 0 z: 0 } version: 4 }'
+rpc chunk_edits GetChunkEdits 'local_generation { generator_versions: [1, 2] fingerprint: "44ed0f2ae44a28d3" }
+  coords { x: 1 z: 2 } coords { x: 1 z: 2 } centre { x: -4 z: 4 } radius: 2'
+rpc chunk_edits_many GetChunkEdits 'coords { x: 17179869184 } coords { z: -17179869185 } radius: 16'
 
 session() {  # session FILE TEXT...: each update behind its one-byte length
   local file="$here/corpus/session_update/$1" update

@@ -78,6 +78,11 @@ grpc::Status check_locate(const WorldService& service, const v1::LocateRequest& 
   return service.check_locate(request, type);
 }
 
+grpc::Status check_chunk_edits(const WorldService& service, const v1::GetChunkEditsRequest& request) {
+  std::vector<ChunkCoord> asked;
+  return service.check_chunk_edits(request, asked);
+}
+
 grpc::Status check_edit(const WorldService& service, const v1::EditRequest& request) {
   return check_request(service.world(), request, service.chunk_limit());
 }
@@ -85,7 +90,8 @@ grpc::Status check_edit(const WorldService& service, const v1::EditRequest& requ
 const std::map<std::string, Check> kChecks = {
     {"GetChunk", check_of(check_get_chunk)}, {"StreamRegion", check_of(check_stream_region)},
     {"Session", check_of(check_session)},    {"Locate", check_of(check_locate)},
-    {"Edit", check_of(check_edit)},  // GetWorldInfo's empty request has nothing to check
+    {"Edit", check_of(check_edit)},          {"GetChunkEdits", check_of(check_chunk_edits)},
+    // GetWorldInfo's empty request has nothing to check
 };
 
 // One RPC: its request's empty message and its check (null: parsed only).

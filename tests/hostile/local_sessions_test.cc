@@ -4,6 +4,8 @@
 // from the store's log, at most 8 reads per session at once) and far pristine ground (answered
 // from the version index alone), and one more that never reads. Besides the harness's bounds:
 // the sessions were accepted and got both kinds of entries, so the attack measured that path.
+// Also GetChunkEdits, the same question for a client's chunks and regions, flooded over the same
+// edited middle.
 #include "harness.h"
 
 #include <atomic>
@@ -100,6 +102,41 @@ TEST(HostileScenario, LocalSessionsJumpingOverEditedChunks) {
   EXPECT_EQ(seen.accepted, 16);
   EXPECT_GT(seen.pristine, 0);
   EXPECT_GT(seen.edited, 0);
+}
+
+// GetChunkEdits flooded: 8 threads asking back to back for the radius-16 region over the edited
+// middle (256 logs read from the store per call, on the generation queue), every other call
+// given up after 5 ms (abandoned: queued or reading).
+void flood_chunk_edits(ServerProcess& server, const v1::LocalGeneration& local, std::atomic<int>& answered,
+                       std::stop_token stop) {
+  std::vector<std::jthread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      auto stub = v1::WorldService::NewStub(server.channel());
+      v1::GetChunkEditsRequest request;
+      *request.mutable_local_generation() = local;
+      request.mutable_centre();
+      request.set_radius(16);
+      for (int k = 0; !stop.stop_requested(); ++k) {
+        grpc::ClientContext context;
+        if ((k + t) % 2 == 0) context.set_deadline(std::chrono::system_clock::now() + 5ms);
+        v1::ChunkEdits answer;
+        if (stub->GetChunkEdits(&context, request, &answer).ok()) answered += answer.edited_size() > 0 ? 1 : 0;
+      }
+    });
+  }
+}
+
+TEST(HostileScenario, ChunkEditsFloodOverEditedChunks) {
+  Scenario scenario("chunk_edits", {"--data", test::unique_temp_dir("hostile_chunk_edits"), "--open-edits"});
+  ASSERT_TRUE(scenario.server().serving()) << scenario.server().log();
+  edit_the_middle(scenario.server());
+  const v1::LocalGeneration local = declared(scenario.server());
+  std::atomic<int> answered{0};
+  scenario.attack(8s, [&](std::stop_token stop) { flood_chunk_edits(scenario.server(), local, answered, stop); });
+  scenario.expect_within_bounds();
+  std::printf("hostile chunk_edits: %d answers with edited chunks\n", answered.load());
+  EXPECT_GT(answered, 0) << "the flood never reached the store's logs";
 }
 
 }  // namespace

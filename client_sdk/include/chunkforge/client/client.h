@@ -59,7 +59,18 @@ struct ConnectOptions {
 
 enum class Health { serving, not_serving };
 
+class BaseGenerator;
 class RegionStream;
+
+// What a Client generating locally did (Client::generate_locally), as ViewStats names it.
+struct LocalGenerationStats {
+  bool generating_locally = false;       // a generator is set and the server has not refused it
+  std::string local_generation_refused;  // why the server refused ("" if it did not): chunks come whole
+  uint64_t chunks_generated = 0;         // chunks made here, pristine and edited
+  uint64_t edited_verified = 0;          // edited chunks made here whose result hashed to the server's
+  uint64_t edited_mismatches = 0;        // edited chunks that did not (or held an unknown edit): fetched
+  uint64_t chunks_downloaded = 0;        // chunks fetched whole meanwhile: mismatches, too many changes
+};
 
 class Client {
  public:
@@ -98,6 +109,19 @@ class Client {
   // apply it once. DEADLINE_EXCEEDED is not retried and leaves the outcome unknown: a caller
   // that wants to retry then gives the batch its own request id and sends it again.
   Result<EditResult> edit(const EditBatch& batch);
+
+  // Local generation (docs/client-generation.md, "Single chunks and regions"): from now on
+  // chunk(), stream_region() and open_region() make every chunk no player changed with
+  // `generator` (make_local_generator in chunkforge::client_local) and ask the server only for
+  // players' changes (GetChunkEdits, one call per chunk or region); an edited chunk is its
+  // generated base with the server's change applied and checked against the server's hash. A
+  // chunk that fails the check, or whose changes the server did not send, is fetched whole. A
+  // server that refuses (another fingerprint, a generator version it lacks, --client-generation
+  // off) or that predates GetChunkEdits gets every call answered whole from then on, and
+  // local_generation() says why. A region is then made on the calling thread, nearest first,
+  // as the server would send it. Null: every chunk from the server again.
+  void generate_locally(std::shared_ptr<BaseGenerator> generator);
+  LocalGenerationStats local_generation() const;
 
   // The standard gRPC health check of the server (grpc.health.v1, service "").
   Result<Health> health();

@@ -1,0 +1,160 @@
+// WorldService::GetChunkEdits: for a client that generates pristine chunks itself
+// (docs/client-generation.md, "Single chunks and regions"), which of the asked chunks players
+// changed, each as one change from its generated base. Nothing is generated: the version index
+// says which chunks were edited, on the gRPC thread (a lookup each); their logs are read from
+// the store on the generation queue, as a view's chunks are, never on a gRPC thread.
+//
+// Bounded: at most two regions' squares of chunks asked (the listed ones and a region), at most kMaxAnswerBytes of
+// changes answered (the rest named in not_sent, unread), one queued job per call under the queue's bound, abandoned
+// once its client leaves.
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "edits/store_health.h"
+#include "rpc/byte_buffer.h"
+#include "rpc/rpc_call.h"
+#include "rpc/world_service.h"
+#include "session/session_events.h"
+
+namespace chunkforge::server {
+namespace {
+
+// As large as the largest chunk GetChunk sends (a terrain grid of 65536 samples): what one answer
+// holds in memory until the client has read it.
+constexpr size_t kMaxAnswerBytes = size_t{512} << 10;
+
+// One call. Its own reactor for OnCancel: the client's leaving raises the flag the reading job
+// watches. Every path ends through end(), exactly once.
+class ChunkEditsReactor final : public grpc::ServerUnaryReactor {
+ public:
+  ChunkEditsReactor(WorldService& service, grpc::CallbackServerContext* context, grpc::ByteBuffer* response)
+      : service_(service), context_(context), response_(response) {}
+
+  // Checks the request and answers, or queues the reading of the edited chunks' logs.
+  void start(const grpc::ByteBuffer* raw);
+  void OnCancel() override { cancelled_ = true; }
+  void OnDone() override { delete this; }
+
+ private:
+  void read_logs();
+  void answer();
+  void end(const grpc::Status& status);  // the last thing that touches this reactor
+
+  WorldService& service_;
+  grpc::CallbackServerContext* context_;
+  grpc::ByteBuffer* response_;
+  v1::GetChunkEditsRequest request_;
+  std::vector<std::pair<ChunkCoord, uint64_t>> edited_;  // asked, edited, in the order asked
+  v1::ChunkEdits answer_;
+  std::atomic<bool> cancelled_{false};
+};
+
+}  // namespace
+
+grpc::Status WorldService::check_chunk_edits(const v1::GetChunkEditsRequest& request,
+                                             std::vector<ChunkCoord>& asked) const {
+  const uint64_t side = 2 * uint64_t{limits_.max_radius} + 1;
+  if (static_cast<uint64_t>(request.coords_size()) > side * side) {
+    return {grpc::StatusCode::INVALID_ARGUMENT,
+            "coords: at most " + std::to_string(side * side) + " chunks (a region of radius " +
+                std::to_string(limits_.max_radius) + ", the server's --max-radius) (got " +
+                std::to_string(request.coords_size()) + ")"};
+  }
+  ChunkJob job;
+  for (int k = 0; k < request.coords_size(); ++k) {
+    const std::string field = "coords[" + std::to_string(k) + "]";
+    if (grpc::Status status = make_job(request.coords(k), {}, field, job); !status.ok()) return status;
+    asked.push_back(job.coord);
+  }
+  if (request.has_centre()) {
+    v1::StreamRegionRequest region;
+    *region.mutable_centre() = request.centre();
+    region.set_radius(request.radius());
+    std::vector<ChunkJob> jobs;
+    if (grpc::Status status = region_jobs(region, jobs); !status.ok()) return status;
+    for (const ChunkJob& j : jobs) asked.push_back(j.coord);
+  }
+  if (const std::string refusal = local_generation_refusal(request.local_generation()); !refusal.empty()) {
+    return {grpc::StatusCode::FAILED_PRECONDITION, "local generation: " + refusal};
+  }
+  return grpc::Status::OK;
+}
+
+grpc::ServerUnaryReactor* WorldService::GetChunkEdits(grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw,
+                                                      grpc::ByteBuffer* response) {
+  auto* reactor = new ChunkEditsReactor(*this, context, response);
+  reactor->start(raw);
+  return reactor;
+}
+
+namespace {
+
+void ChunkEditsReactor::start(const grpc::ByteBuffer* raw) {
+  grpc::Status status = open_call(service_, Metrics::kGetChunkEdits, *context_, raw, &request_);
+  std::vector<ChunkCoord> asked;
+  if (status.ok()) status = service_.check_chunk_edits(request_, asked);
+  if (!status.ok()) return end(status);
+  if (EditService* edits = service_.edits()) {
+    std::set<std::pair<int64_t, int64_t>> seen;
+    for (const ChunkCoord& coord : asked) {
+      if (!seen.emplace(coord.x, coord.z).second) continue;
+      if (const uint64_t version = edits->version(coord); version > 0) edited_.emplace_back(coord, version);
+    }
+  }
+  if (edited_.empty()) return answer();
+  QueuedJob job{Work::view, 0, [this] { read_logs(); },
+                [this]() -> std::function<void()> {
+                  if (!cancelled_.load()) return nullptr;
+                  return [this] { end({grpc::StatusCode::CANCELLED, "cancelled"}); };
+                }};
+  // The job may run (and end the call) before offer returns: nothing touches `this` after it.
+  if (!service_.queue().offer(std::nullopt, std::move(job))) end(WorldService::queue_full());
+}
+
+// On a generation worker. Once a change does not fit, it and every later edited chunk are
+// named in not_sent, unread.
+void ChunkEditsReactor::read_logs() {
+  size_t bytes = 0;
+  bool full = false;
+  for (const auto& [coord, version] : edited_) {
+    if (cancelled_.load()) return end({grpc::StatusCode::CANCELLED, "cancelled"});
+    if (!full) {
+      v1::ChunkChange change;
+      try {
+        change = edited_change(coord, version, service_.edits()->log(coord, version));
+      } catch (const StoreUnavailable&) {  // logged once, by the store's health
+        return end(service_.edits()->health().unavailable());
+      } catch (const std::exception& e) {
+        spdlog::error("GetChunkEdits: reading the log of chunk ({}, {}) failed: {}", coord.x, coord.z, e.what());
+        return end({grpc::StatusCode::INTERNAL, "reading the edits failed; see the server log"});
+      }
+      bytes += change.ByteSizeLong();
+      full = bytes > kMaxAnswerBytes;
+      if (!full) {
+        *answer_.add_edited() = std::move(change);
+        continue;
+      }
+    }
+    v1::ChunkCoord& skipped = *answer_.add_not_sent();
+    skipped.set_x(coord.x);
+    skipped.set_z(coord.z);
+  }
+  answer();
+}
+
+void ChunkEditsReactor::answer() {
+  *response_ = buffer_of(answer_.SerializeAsString());
+  end(grpc::Status::OK);
+}
+
+void ChunkEditsReactor::end(const grpc::Status& status) {
+  UnaryCall(this, service_.metrics(), Metrics::kGetChunkEdits).finish(status);
+}
+
+}  // namespace
+}  // namespace chunkforge::server

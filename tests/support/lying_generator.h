@@ -1,0 +1,46 @@
+// File: tests/support/lying_generator.h
+//
+// A BaseGenerator that lies, for tests of clients that generate (docs/client-generation.md):
+// about its world or its generator versions, or by spoiling one chunk's base (the last object
+// half a unit off). The real generator (chunkforge::client_local) underneath.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "chunkforge/client/base_generator.h"
+#include "chunkforge/v1/chunk.pb.h"
+
+namespace chunkforge::test {
+
+class LyingGenerator : public client::BaseGenerator {
+ public:
+  explicit LyingGenerator(std::shared_ptr<client::BaseGenerator> real) : real_(std::move(real)) {}
+  std::vector<uint32_t> versions;  // empty: the real one's
+  std::string other_fingerprint;
+  std::optional<client::ChunkCoord> spoiled;
+
+  std::vector<uint32_t> generator_versions() const override {
+    return versions.empty() ? real_->generator_versions() : versions;
+  }
+  std::string fingerprint() const override {
+    return other_fingerprint.empty() ? real_->fingerprint() : other_fingerprint;
+  }
+  std::shared_ptr<const v1::Chunk> generate(client::ChunkCoord coord, const client::ChunkOptions& options,
+                                            const std::atomic<bool>* abandon) override {
+    std::shared_ptr<const v1::Chunk> chunk = real_->generate(coord, options, abandon);
+    if (!spoiled || coord != *spoiled || !chunk || chunk->objects().x_size() == 0) return chunk;
+    auto bad = std::make_shared<v1::Chunk>(*chunk);
+    const int last = bad->objects().x_size() - 1;                        // (tests' edits remove the first)
+    bad->mutable_objects()->set_x(last, bad->objects().x(last) + 0.5f);  // one object half a unit off
+    return bad;
+  }
+
+ private:
+  std::shared_ptr<client::BaseGenerator> real_;
+};
+
+}  // namespace chunkforge::test
