@@ -29,6 +29,7 @@ struct Client::Impl {
   std::optional<WorldInfo> world;  // fetched once
   // Local generation (Client::generate_locally; client_local.h), under `mutex`.
   std::shared_ptr<BaseGenerator> generator;
+  size_t region_threads = 2;
   LocalGenerationStats local;
 
   // Sets the deadline (none when `deadline` is zero) and the token on a new call's context.

@@ -1,6 +1,7 @@
 // Client's chunks and regions made on the client (client_local.h).
 #include "client_local.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "chunkforge/region_order.h"
@@ -9,15 +10,12 @@
 namespace chunkforge::client {
 namespace {
 
-// Counts into the client's LocalGenerationStats.
+// Counts into the client's LocalGenerationStats (an abandoned chunk is not counted).
 void count(Client::Impl& impl, const LocalChunk& made) {
   std::lock_guard lock(impl.mutex);
-  if (made.mismatch) {
-    ++impl.local.edited_mismatches;
-    return;
-  }
-  ++impl.local.chunks_generated;
-  impl.local.edited_verified += made.verified ? 1 : 0;
+  impl.local.edited_mismatches += made.mismatch ? 1 : 0;
+  impl.local.chunks_generated += made.chunk ? 1 : 0;
+  impl.local.edited_verified += made.verified && made.chunk ? 1 : 0;
 }
 
 void count_download(Client::Impl& impl) {
@@ -72,13 +70,14 @@ Result<std::optional<AskedEdits>> ask_edits(Client::Impl& impl, const std::share
 // The chunk at `coord` made here, or nullopt when it must be fetched (a failed check, changes
 // left out). A chunk the generator says does not exist is INVALID_ARGUMENT with its reason.
 Result<std::optional<Chunk>> make(Client::Impl& impl, BaseGenerator& generator, const WorldInfo& world,
-                                  const AskedEdits& asked, ChunkCoord coord, const ChunkOptions& options) {
+                                  const AskedEdits& asked, ChunkCoord coord, const ChunkOptions& options,
+                                  const std::atomic<bool>* abandon = nullptr) {
   if (asked.not_sent.count(coord)) return std::optional<Chunk>();
   const auto edited = asked.edited.find(coord);
   LocalChunk made;
   try {
     made =
-        make_local_chunk(generator, coord, options, edited == asked.edited.end() ? nullptr : &edited->second, nullptr);
+        make_local_chunk(generator, coord, options, edited == asked.edited.end() ? nullptr : &edited->second, abandon);
   } catch (const std::invalid_argument& e) {
     return Status{StatusCode::invalid_argument, e.what()};
   }
@@ -89,9 +88,10 @@ Result<std::optional<Chunk>> make(Client::Impl& impl, BaseGenerator& generator, 
 
 }  // namespace
 
-void Client::generate_locally(std::shared_ptr<BaseGenerator> generator) {
+void Client::generate_locally(std::shared_ptr<BaseGenerator> generator, size_t region_threads) {
   std::lock_guard lock(impl_->mutex);
   impl_->local = {};
+  impl_->region_threads = std::clamp<size_t>(region_threads, 1, 64);
   impl_->local.generating_locally = generator != nullptr;
   impl_->generator = std::move(generator);
 }
@@ -127,26 +127,50 @@ Result<std::unique_ptr<LocalRegion>> LocalRegion::open(std::shared_ptr<Client::I
   Result<std::optional<AskedEdits>> asked = ask_edits(*impl, generator, request);
   if (!asked) return asked.status();
   if (!*asked) return std::unique_ptr<LocalRegion>();
+  size_t threads = 1;
+  {
+    std::lock_guard lock(impl->mutex);
+    threads = impl->region_threads;
+  }
   std::unique_ptr<LocalRegion> region(
-      new LocalRegion(std::move(impl), std::move(generator), std::move(world), std::move(options)));
+      new LocalRegion(std::move(impl), std::move(generator), std::move(world), std::move(options), threads));
   region->asked_ = std::move(**asked);
   region->order_ = nearest_first(centre, radius);  // the server checked the radius
   return region;
 }
 
+LocalRegion::~LocalRegion() {
+  abandon_ = true;
+  ahead_.clear();  // each future's destructor waits for its chunk
+}
+
+void LocalRegion::launch() {
+  const ChunkCoord coord = order_[launched_++];
+  ahead_.push_back(std::async(std::launch::async, [this, coord] {
+    return make(*impl_, *generator_, world_, asked_, coord, options_, &abandon_);
+  }));
+}
+
 std::optional<Chunk> LocalRegion::next() {
   if (next_ >= order_.size()) return std::nullopt;
+  while (launched_ < order_.size() && ahead_.size() < threads_) launch();
   const ChunkCoord coord = order_[next_++];
-  Result<std::optional<Chunk>> made = make(*impl_, *generator_, world_, asked_, coord, options_);
-  if (made && *made) return std::move(**made);
-  Result<Chunk> fetched = made.status();
-  if (made) {
-    count_download(*impl_);
-    fetched = server_chunk(*impl_, world_, coord, options_);
-  }
-  if (fetched) return std::move(*fetched);
-  status_ = fetched.status();  // the region ends here, as a server's stream would
+  Made made = ahead_.front().get();
+  ahead_.pop_front();
+  if (!made) return fail(made.status());
+  if (*made) return std::move(**made);
+  count_download(*impl_);
+  Result<Chunk> fetched = server_chunk(*impl_, world_, coord, options_);
+  if (!fetched) return fail(fetched.status());
+  return std::move(*fetched);
+}
+
+// The region ends here, as a server's stream would.
+std::optional<Chunk> LocalRegion::fail(Status status) {
+  status_ = std::move(status);
   next_ = order_.size();
+  abandon_ = true;
+  ahead_.clear();
   return std::nullopt;
 }
 

@@ -124,7 +124,8 @@ void BM_LodViewCold(benchmark::State& state) {
   const auto threads = static_cast<size_t>(state.range(0));
   const auto size = default_world().chunk_size();
   std::vector<LodKey> tiles;
-  for (const chunkforge::LodKey& k : lod_view(size, kCentre * size + 0.5, kCentre * size + 0.5, 1024)) {
+  for (const chunkforge::LodKey& k :
+       lod_view(size, static_cast<double>(kCentre * size) + 0.5, static_cast<double>(kCentre * size) + 0.5, 1024)) {
     tiles.push_back({static_cast<uint32_t>(k.level), k.x, k.z});
   }
   const v1::WorldInfo info = served_info();

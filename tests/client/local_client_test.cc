@@ -4,6 +4,7 @@
 // the test). Every chunk a generating client returns is compared, byte for byte, with what a
 // plain client gets from GetChunk or StreamRegion of the same server:
 // - a pristine chunk is made here and the server generates nothing;
+// - a region given up early abandons the chunks being made ahead; one read to its end ends OK;
 // - a walk of regions while chunks are edited: every chunk the server's, in the server's order,
 //   edited ones hash-checked;
 // - a corrupted base fails the hash and is fetched whole;
@@ -166,6 +167,21 @@ TEST_P(LocalClientWalkTest, RegionsAndChunksWhileChunksAreEditedAreTheServers) {
   EXPECT_GE(stats.edited_verified, 12u);
   EXPECT_EQ(stats.edited_mismatches, 0u);
   EXPECT_EQ(stats.chunks_downloaded, 0u);
+}
+
+TEST_P(LocalClientTest, ARegionGivenUpEarlyAbandonsTheChunksBeingMade) {
+  local_->generate_locally(generator(), 4);
+  int seen = 0;
+  const Status status = local_->stream_region({40, 40}, 8, {}, [&](const Chunk&) { return ++seen < 5; });
+  EXPECT_TRUE(status.ok()) << status.to_string();
+  EXPECT_EQ(seen, 5);
+  const uint64_t made = local_->local_generation().chunks_generated;
+  EXPECT_GE(made, 5u);
+  EXPECT_LE(made, 5u + 4u) << "at most the chunks already under way were finished";
+  RegionStream stream = local_->open_region({-40, 40}, 2);
+  for (int k = 0; k < 25; ++k) ASSERT_TRUE(stream.next()) << stream.status().to_string();
+  EXPECT_FALSE(stream.next());
+  EXPECT_TRUE(stream.status().ok()) << stream.status().to_string();
 }
 
 TEST_P(LocalClientTest, ACorruptedBaseFailsTheHashAndIsFetchedWhole) {

@@ -118,9 +118,10 @@ class Client {
   // chunk that fails the check, or whose changes the server did not send, is fetched whole. A
   // server that refuses (another fingerprint, a generator version it lacks, --client-generation
   // off) or that predates GetChunkEdits gets every call answered whole from then on, and
-  // local_generation() says why. A region is then made on the calling thread, nearest first,
-  // as the server would send it. Null: every chunk from the server again.
-  void generate_locally(std::shared_ptr<BaseGenerator> generator);
+  // local_generation() says why. A region's chunks are handed out in StreamRegion's order, the
+  // next `region_threads` (in [1, 64]) being made at once, each on a thread of its own; a single
+  // chunk is made on the calling thread. Null: every chunk from the server again.
+  void generate_locally(std::shared_ptr<BaseGenerator> generator, size_t region_threads = 2);
   LocalGenerationStats local_generation() const;
 
   // The standard gRPC health check of the server (grpc.health.v1, service "").
