@@ -20,23 +20,10 @@
 #include "chunkforge/client.h"
 #include "chunkforge/client/local_generator.h"
 #include "chunkforge/v1/chunk.pb.h"
-#include "world_server.h"
+#include "in_process_server.h"
 
 namespace chunkforge {
 namespace {
-
-server::WorldServer& shared_server() {
-  static server::WorldServer* server = [] {
-    server::ServerOptions options;
-    options.listen = "127.0.0.1:0";
-    options.http = "";
-    options.threads = 2;
-    auto* s = new server::WorldServer(default_world(), options);
-    if (!s->start()) std::abort();
-    return s;
-  }();
-  return *server;
-}
 
 double process_cpu_ms() {
   timespec t{};
@@ -46,7 +33,7 @@ double process_cpu_ms() {
 
 // A client of the shared server, generating locally when `local`.
 client::Client client_of(bool local) {
-  client::Client c = *client::Client::connect("127.0.0.1:" + std::to_string(shared_server().port()));
+  client::Client c = *client::Client::connect(bench::in_process_server(2));
   if (local) c.generate_locally(*client::make_local_generator(c));
   return c;
 }

@@ -9,25 +9,12 @@
 
 #include "chunkforge/client.h"
 #include "chunkforge/v1/service.grpc.pb.h"
-#include "world_server.h"
+#include "in_process_server.h"
 
 namespace chunkforge {
 namespace {
 
-server::WorldServer& shared_server() {
-  static server::WorldServer* server = [] {
-    server::ServerOptions options;
-    options.listen = "127.0.0.1:0";
-    options.http = "";
-    options.threads = 1;
-    auto* s = new server::WorldServer(default_world(), options);
-    if (!s->start()) std::abort();
-    return s;
-  }();
-  return *server;
-}
-
-std::string target() { return "127.0.0.1:" + std::to_string(shared_server().port()); }
+std::string target() { return bench::in_process_server(1); }
 
 void BM_GetChunkThroughSdk(benchmark::State& state) {
   client::Client c = *client::Client::connect(target());

@@ -16,7 +16,6 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include <chrono>
 #include <memory>
 #include <random>
 #include <string>
@@ -29,42 +28,18 @@
 #include "chunkforge/world.h"
 #include "edits/edit_service.h"
 #include "support/lying_generator.h"
-#include "support/postgres_cluster.h"
-#include "support/temp_dir.h"
-#include "world_server.h"
+#include "support/store_server.h"
 
 namespace chunkforge::client {
 namespace {
 
-using namespace std::chrono_literals;
-
 class LocalClientTest : public testing::TestWithParam<std::string> {
  protected:
-  void SetUp() override {
-    dir_ = test::unique_temp_dir("local_client");
-    if (GetParam() == "postgres") {
-      postgres_ = std::make_unique<test::PostgresCluster>("local_client");
-      ASSERT_TRUE(postgres_->started()) << postgres_->failure();
-    }
-    start();
-  }
-  void TearDown() override {
-    if (server_) server_->shutdown(100ms);
-  }
+  void SetUp() override { start(); }
 
   void start(bool client_generation = true) {
-    server::ServerOptions options;
-    options.listen = "127.0.0.1:0";
-    options.http = "";
-    options.threads = 2;
-    options.cache_mb = 64;
-    options.client_generation = client_generation;
-    options.store = server::open_store(postgres_ ? postgres_->uri() : "sqlite:" + dir_ + "edits.db");
-    ASSERT_EQ(server::bind_store(*options.store, default_world(), false), "");
-    options.open_edits = true;
-    server_ = std::make_unique<server::WorldServer>(default_world(), options);
-    ASSERT_TRUE(server_->start());
-    target_ = "127.0.0.1:" + std::to_string(server_->port());
+    ASSERT_EQ(store_.start(client_generation), "");
+    target_ = store_.target();
     plain_.emplace(connect());
     local_.emplace(connect());
   }
@@ -124,9 +99,8 @@ class LocalClientTest : public testing::TestWithParam<std::string> {
     return request;
   }
 
-  std::string dir_, target_;
-  std::unique_ptr<test::PostgresCluster> postgres_;
-  std::unique_ptr<server::WorldServer> server_;
+  test::StoreServer store_{GetParam(), "local_client"};
+  std::string target_;
   std::optional<Client> plain_, local_;  // plain_ gets every chunk from the server
 };
 
@@ -136,7 +110,7 @@ TEST_P(LocalClientTest, APristineChunkIsMadeHereAndTheServerGeneratesNothing) {
   options.include_terrain = true;
   options.terrain_step = 4;
   const std::string made = bytes_of(*local_, {5, -3}, options);
-  EXPECT_EQ(server_->cache().stats().entries, 0u) << "the server generated a chunk for a generating client";
+  EXPECT_EQ(store_.server().cache().stats().entries, 0u) << "the server generated a chunk for a generating client";
   EXPECT_EQ(made, bytes_of(*plain_, {5, -3}, options));
   const LocalGenerationStats stats = local_->local_generation();
   EXPECT_TRUE(stats.generating_locally) << stats.local_generation_refused;
@@ -234,7 +208,6 @@ TEST_P(LocalClientTest, AGeneratorOfAnotherWorldGetsWholeChunksAndSaysWhy) {
 
 TEST_P(LocalClientTest, AServerThatKeepsItsDefinitionGetsWholeChunks) {
   std::shared_ptr<BaseGenerator> made = generator();  // while the definition is shared
-  server_->shutdown(100ms);
   start(/*client_generation=*/false);
   local_->generate_locally(made);
   EXPECT_EQ(region(*local_, {0, 0}, 1), region(*plain_, {0, 0}, 1));
@@ -270,7 +243,7 @@ TEST_P(LocalClientTest, BadRequestsAreRefusedNamingTheField) {
   status = ask(stranger, answer);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_NE(status.error_message().find("generator version"), std::string::npos) << status.error_message();
-  EXPECT_EQ(server_->cache().stats().entries, 0u);
+  EXPECT_EQ(store_.server().cache().stats().entries, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Sqlite, LocalClientTest, testing::Values("sqlite"));

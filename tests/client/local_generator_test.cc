@@ -23,6 +23,7 @@
 #include "generator_versions.h"
 #include "local_generator_impl.h"
 #include "support/free_port.h"
+#include "support/store_server.h"
 #include "world_server.h"
 
 namespace chunkforge::client {
@@ -35,13 +36,7 @@ class ServedWorld {
  public:
   explicit ServedWorld(const World& world, bool client_generation = true) {
     const int port = test::free_port();
-    server::ServerOptions options;
-    options.listen = "127.0.0.1:" + std::to_string(port);
-    options.http = "";
-    options.threads = 2;
-    options.cache_mb = 64;
-    options.client_generation = client_generation;
-    server_ = std::make_unique<server::WorldServer>(world, options);
+    server_ = std::make_unique<server::WorldServer>(world, test::client_test_options(client_generation, port));
     if (!server_->start()) server_.reset();
     Result<Client> client = Client::connect("127.0.0.1:" + std::to_string(port));
     if (client) client_.emplace(std::move(*client));

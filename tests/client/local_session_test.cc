@@ -12,7 +12,6 @@
 // - a session that resumes after the server restarts keeps its chunks.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -27,9 +26,7 @@
 #include "edits/edit_service.h"
 #include "support/eventually.h"
 #include "support/lying_generator.h"
-#include "support/postgres_cluster.h"
-#include "support/temp_dir.h"
-#include "world_server.h"
+#include "support/store_server.h"
 
 namespace chunkforge::client {
 namespace {
@@ -75,33 +72,15 @@ struct Copies {
 
 class LocalSessionTest : public testing::TestWithParam<std::string> {
  protected:
-  void SetUp() override {
-    dir_ = test::unique_temp_dir("local_session");
-    if (GetParam() == "postgres") {
-      postgres_ = std::make_unique<test::PostgresCluster>("local_session");
-      ASSERT_TRUE(postgres_->started()) << postgres_->failure();
-    }
-    start();
-  }
+  void SetUp() override { start(); }
   void TearDown() override {
     session_.reset();
-    if (server_) server_->shutdown(100ms);
+    store_.stop();
   }
 
   void start(bool client_generation = true, int port = 0) {
-    server::ServerOptions options;
-    options.listen = "127.0.0.1:" + std::to_string(port);
-    options.http = "";
-    options.threads = 2;
-    options.cache_mb = 64;
-    options.client_generation = client_generation;
-    options.store = server::open_store(postgres_ ? postgres_->uri() : "sqlite:" + dir_ + "edits.db");
-    ASSERT_EQ(server::bind_store(*options.store, default_world(), false), "");
-    options.open_edits = true;
-    server_ = std::make_unique<server::WorldServer>(default_world(), options);
-    ASSERT_TRUE(server_->start());
-    target_ = "127.0.0.1:" + std::to_string(server_->port());
-    Result<Client> client = Client::connect(target_);
+    ASSERT_EQ(store_.start(client_generation, port), "");
+    Result<Client> client = Client::connect(store_.target());
     ASSERT_TRUE(client) << client.status().to_string();
     client_.emplace(std::move(*client));
   }
@@ -150,9 +129,7 @@ class LocalSessionTest : public testing::TestWithParam<std::string> {
     return result ? result->versions.at(0).version : 0;
   }
 
-  std::string dir_, target_;
-  std::unique_ptr<test::PostgresCluster> postgres_;
-  std::unique_ptr<server::WorldServer> server_;
+  test::StoreServer store_{GetParam(), "local_session"};
   std::optional<Client> client_;
   ChunkOptions options_;
   Copies copies_;
@@ -169,7 +146,7 @@ TEST_P(LocalSessionTest, PristineChunksComeAsOffsetsAndTheServerGeneratesNothing
   EXPECT_TRUE(stats.generating_locally) << stats.local_generation_refused;
   EXPECT_EQ(stats.chunks_generated, 49u);
   EXPECT_EQ(stats.chunks_downloaded, 0u);
-  EXPECT_EQ(server_->cache().stats().entries, 0u) << "the server generated chunks for a local session";
+  EXPECT_EQ(store_.server().cache().stats().entries, 0u) << "the server generated chunks for a local session";
   EXPECT_TRUE(holds_served_view({10, -7}, 3));
 }
 
@@ -232,7 +209,7 @@ TEST_P(LocalSessionTest, AServerWithoutTheGeneratorVersionSendsChunksWhole) {
 
 TEST_P(LocalSessionTest, AServerThatKeepsItsDefinitionSendsChunksWhole) {
   std::shared_ptr<BaseGenerator> made = generator();  // while the definition is shared
-  server_->shutdown(100ms);
+  store_.stop();
   start(/*client_generation=*/false);
   watch({0, 0}, 1, made);
   ASSERT_TRUE(eventually([&] { return holds_served_view({0, 0}, 1); }));
@@ -243,14 +220,14 @@ TEST_P(LocalSessionTest, AServerThatKeepsItsDefinitionSendsChunksWhole) {
 TEST_P(LocalSessionTest, AResumedSessionKeepsItsChunksAndGetsOnlyWhatChanged) {
   watch({0, 0}, 2, generator());
   ASSERT_TRUE(eventually([&] { return holds_served_view({0, 0}, 2); }));
-  const int port = server_->port();
-  server_->shutdown(100ms);
+  const int port = store_.port();
+  store_.stop();
   // While the session is away (its port closed), a server on another port of the same store
   // takes an edit; then the session's server comes back.
   start(true, 0);
   std::mt19937 random(11);
   edit_some({1, 1}, random);
-  server_->shutdown(100ms);
+  store_.stop();
   start(true, port);
   ASSERT_TRUE(eventually([&] { return session_->stats().reconnects >= 1 && holds_served_view({0, 0}, 2); }));
   const ViewStats stats = session_->stats();
