@@ -1,10 +1,38 @@
 // ViewSession's change events (view_session_impl.h): a committed change applied to a loaded or
 // cached copy and checked against the event's hash, and a chunk fetched again (GetChunk) when a
-// change cannot be applied faithfully.
+// change cannot be applied faithfully, tried again after a backoff when that fetch fails.
+#include <algorithm>
+
 #include "chunkforge/chunk_hash.h"
 #include "view_session_impl.h"
 
 namespace chunkforge::client {
+namespace {
+
+// A fetch that failed for a while (the server or its store down, its queue full, a deadline);
+// not one cancelled (the session is ending) or refused for what it asked.
+bool worth_retrying(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::UNKNOWN:
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+    case grpc::StatusCode::ABORTED:
+    case grpc::StatusCode::INTERNAL:
+    case grpc::StatusCode::UNAVAILABLE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The wait before a fetch's next try, after `waited` before this one: initial_backoff, doubling
+// up to max_backoff, and at least 10 ms whatever the options say.
+std::chrono::milliseconds next_wait(std::chrono::milliseconds waited, const ViewOptions& options) {
+  return std::max(std::chrono::milliseconds(10),
+                  std::min(std::max(waited * 2, options.initial_backoff), options.max_backoff));
+}
+
+}  // namespace
 
 void ViewSession::Impl::receive_change(const v1::ChunkChange& change, std::unique_lock<std::mutex>& lock) {
   using Outcome = AppliedChange::Outcome;
@@ -56,10 +84,12 @@ void ViewSession::Impl::receive_cached_change(ChunkCoord c, const v1::ChunkChang
   cache.put(c, std::move(*result.chunk));
 }
 
-void ViewSession::Impl::refetch(ChunkCoord c, uint64_t wanted, std::unique_lock<std::mutex>& lock) {
+void ViewSession::Impl::refetch(ChunkCoord c, uint64_t wanted, std::unique_lock<std::mutex>& lock,
+                                std::chrono::milliseconds waited) {
   auto owned = std::make_unique<Refetch>();
   Refetch& r = *owned;
   r.wanted = wanted;
+  r.waited = waited;
   client.impl()->prepare(r.context);
   r.context.AddMetadata("x-chunkforge-chunk-key", std::to_string(c.x) + "," + std::to_string(c.z));
   r.request.mutable_coord()->set_x(c.x);
@@ -84,7 +114,11 @@ void ViewSession::Impl::refetch(ChunkCoord c, uint64_t wanted, std::unique_lock<
 void ViewSession::Impl::receive_refetch(ChunkCoord c, std::unique_lock<std::mutex>& lock) {
   const std::unique_ptr<Refetch> r = std::move(refetching.extract(c).mapped());
   if (!r->status.ok()) {
-    ++stats.refetches_failed;  // the copy stays; the next change (a gap) or a resume fetches it
+    ++stats.refetches_failed;  // the copy, if any, stays at its version meanwhile
+    if (worth_retrying(r->status.error_code())) {
+      const auto wait = next_wait(r->waited, options);
+      refetch_retries.insert_or_assign(c, RefetchRetry{std::chrono::steady_clock::now() + wait, r->wanted, wait});
+    }
     return;
   }
   if (r->response->world_fingerprint() != world.fingerprint()) return;  // the world changed meanwhile
@@ -112,6 +146,34 @@ void ViewSession::Impl::receive_refetch(ChunkCoord c, std::unique_lock<std::mute
   report_change(std::move(fetched), std::move(info), lock);
 }
 
+void ViewSession::Impl::retry_refetches(std::unique_lock<std::mutex>& lock) {
+  const auto now = std::chrono::steady_clock::now();
+  std::vector<std::pair<ChunkCoord, RefetchRetry>> due;
+  for (auto it = refetch_retries.begin(); it != refetch_retries.end();) {
+    if (it->second.due > now) {
+      ++it;
+      continue;
+    }
+    due.emplace_back(*it);
+    it = refetch_retries.erase(it);
+  }
+  for (const auto& [c, retry] : due) {
+    const auto held = loaded.find(c);
+    const bool wanted = in_view(c) && (held == loaded.end() || held->second.edit_version() < retry.wanted);
+    if (!wanted || refetching.count(c)) continue;
+    ++stats.refetches_retried;
+    refetch(c, retry.wanted, lock, retry.waited);
+  }
+}
+
+std::optional<std::chrono::steady_clock::time_point> ViewSession::Impl::next_refetch_retry() const {
+  std::optional<std::chrono::steady_clock::time_point> first;
+  for (const auto& [c, retry] : refetch_retries) {
+    if (!first || retry.due < *first) first = retry.due;
+  }
+  return first;
+}
+
 void ViewSession::Impl::end_refetches(std::unique_lock<std::mutex>& lock) {
   std::vector<grpc::ClientContext*> under_way;
   for (const auto& entry : refetching) under_way.push_back(&entry.second->context);
@@ -121,6 +183,7 @@ void ViewSession::Impl::end_refetches(std::unique_lock<std::mutex>& lock) {
   wake.wait(lock, [&] { return refetch_callbacks_owed == 0; });
   refetching.clear();
   refetched.clear();
+  refetch_retries.clear();
 }
 
 void ViewSession::Impl::report_change(Chunk chunk, ChunkChangeInfo info, std::unique_lock<std::mutex>& lock) {

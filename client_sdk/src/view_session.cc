@@ -48,9 +48,15 @@ void ViewSession::Impl::run() {
       if (opened == Opened::fatal) break;
       if (opened == Opened::retry) continue;
     }
-    wake.wait(lock, [&] { return stopping || view_dirty || !inbox.empty() || !refetched.empty() || local_done; });
+    const auto woken = [&] { return stopping || view_dirty || !inbox.empty() || !refetched.empty() || local_done; };
+    if (const auto retry = next_refetch_retry()) {
+      wake.wait_until(lock, *retry, woken);
+    } else {
+      wake.wait(lock, woken);
+    }
     if (stopping) break;
     apply_view(lock);
+    retry_refetches(lock);
     while (!refetched.empty()) {
       const ChunkCoord c = refetched.front();
       refetched.pop_front();

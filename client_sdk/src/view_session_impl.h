@@ -92,10 +92,19 @@ struct ViewSession::Impl {
     std::shared_ptr<v1::Chunk> response = std::make_shared<v1::Chunk>();
     grpc::Status status;
     uint64_t wanted = 0;
+    std::chrono::milliseconds waited{0};  // the backoff before this attempt (0: the first)
   };
   std::map<ChunkCoord, std::unique_ptr<Refetch>> refetching;
   std::deque<ChunkCoord> refetched;
   size_t refetch_callbacks_owed = 0;  // fetches whose callback has not run yet
+  // Fetches that failed with a status worth another try, waiting for it: at most one per chunk
+  // (so at most the view and its cache), dropped when due if the chunk is no longer wanted.
+  struct RefetchRetry {
+    std::chrono::steady_clock::time_point due;
+    uint64_t wanted = 0;
+    std::chrono::milliseconds waited{0};
+  };
+  std::map<ChunkCoord, RefetchRetry> refetch_retries;
 
   // Local generation (view_local.cc): the session's generation threads (null without a
   // generator), set when they have something done; whether the stream's first update (which
@@ -177,7 +186,17 @@ struct ViewSession::Impl {
 
   // Asks the server for `c` again (GetChunk with the view's options), in the background: the
   // answer comes back through `refetched`. The caller made sure no fetch of `c` is under way.
-  void refetch(ChunkCoord c, uint64_t wanted, std::unique_lock<std::mutex>& lock);
+  // `waited`: the backoff that preceded this attempt, for a retry (retry_refetches).
+  void refetch(ChunkCoord c, uint64_t wanted, std::unique_lock<std::mutex>& lock,
+               std::chrono::milliseconds waited = std::chrono::milliseconds(0));
+  // Fetches that failed (UNAVAILABLE, RESOURCE_EXHAUSTED, a deadline ...) are tried again after
+  // a backoff, initial_backoff doubling up to max_backoff, while the chunk is still wanted: in
+  // view, and not loaded (a chunk generated here whose check failed) or loaded at an older
+  // version than the one wanted. Otherwise an edited chunk would stay missing, or stale, until
+  // its next change or a resume.
+  void retry_refetches(std::unique_lock<std::mutex>& lock);
+  // When the earliest retry is due; nullopt when none waits.
+  std::optional<std::chrono::steady_clock::time_point> next_refetch_retry() const;
 
   // A chunk fetched again replaces the copy (on_change, replaced) unless the copy is newer by
   // now (a load came meanwhile). An answer still older than a change heard of meanwhile (from a

@@ -9,9 +9,12 @@
 // - a generator of another world, a server without the generator version, and a server that
 //   keeps its definition: the session falls back to server-sent chunks, says why once, and its
 //   copies are still right;
-// - a session that resumes after the server restarts keeps its chunks.
+// - a session that resumes after the server restarts keeps its chunks;
+// - an edited chunk whose check failed, fetched during a store outage (PostgreSQL stopped), is
+//   fetched again after a backoff until the store is back and the chunk is shown.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -234,7 +237,30 @@ TEST_P(LocalSessionTest, AResumedSessionKeepsItsChunksAndGetsOnlyWhatChanged) {
   EXPECT_EQ(stats.chunks_generated, 25u + 1u) << "only the chunk edited meanwhile is made again";
 }
 
+// A store outage, timed between the server's answer and the client's fetch: PostgreSQL only.
+using LocalOutageTest = LocalSessionTest;
+
+TEST_P(LocalOutageTest, AFetchThatFailsInAStoreOutageIsTriedAgainUntilTheChunkIsShown) {
+  std::mt19937 random(5);
+  const ChunkCoord spoiled{1, 0};
+  edit_some(spoiled, random);
+  auto generator = liar();
+  generator->spoiled = spoiled;  // its check fails: the session fetches it whole,
+  generator->held = spoiled;     // once the store is down
+  watch({0, 0}, 1, generator);
+  ASSERT_TRUE(generator->wait_holding(std::chrono::seconds(20)));
+  store_.postgres()->stop();
+  generator->release();
+  ASSERT_TRUE(eventually([&] { return session_->stats().refetches_failed >= 1; }));
+  EXPECT_EQ(copies_.snapshot().count(spoiled), 0u) << "a chunk whose check failed is shown";
+  ASSERT_TRUE(store_.postgres()->start());
+  ASSERT_TRUE(eventually([&] { return holds_served_view({0, 0}, 1); }));
+  EXPECT_GE(session_->stats().refetches_retried, 1u);
+  EXPECT_EQ(session_->stats().edited_mismatches, 1u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Sqlite, LocalSessionTest, testing::Values("sqlite"));
+INSTANTIATE_TEST_SUITE_P(Postgres, LocalOutageTest, testing::Values("postgres"));
 INSTANTIATE_TEST_SUITE_P(Stores, LocalWalkTest, testing::Values("sqlite", "postgres"));
 
 }  // namespace

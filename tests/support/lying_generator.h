@@ -2,11 +2,16 @@
 //
 // A BaseGenerator that lies, for tests of clients that generate (docs/client-generation.md):
 // about its world or its generator versions, or by spoiling one chunk's base (the last object
-// half a unit off). The real generator (chunkforge::client_local) underneath.
+// half a unit off); and it can hold one chunk's generation until the test releases it, to act
+// between the server's answer and the client's use of it. The real generator
+// (chunkforge::client_local) underneath.
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +27,18 @@ class LyingGenerator : public client::BaseGenerator {
   std::vector<uint32_t> versions;  // empty: the real one's
   std::string other_fingerprint;
   std::optional<client::ChunkCoord> spoiled;
+  std::optional<client::ChunkCoord> held;  // its generation waits for release()
+
+  // Whether a generation of `held` is waiting, within `limit`.
+  bool wait_holding(std::chrono::milliseconds limit) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, limit, [&] { return holding_; });
+  }
+  void release() {
+    std::lock_guard lock(mutex_);
+    released_ = true;
+    changed_.notify_all();
+  }
 
   std::vector<uint32_t> generator_versions() const override {
     return versions.empty() ? real_->generator_versions() : versions;
@@ -31,6 +48,7 @@ class LyingGenerator : public client::BaseGenerator {
   }
   std::shared_ptr<const v1::Chunk> generate(client::ChunkCoord coord, const client::ChunkOptions& options,
                                             const std::atomic<bool>* abandon) override {
+    if (held && coord == *held) hold(abandon);
     std::shared_ptr<const v1::Chunk> chunk = real_->generate(coord, options, abandon);
     if (!spoiled || coord != *spoiled || !chunk || chunk->objects().x_size() == 0) return chunk;
     auto bad = std::make_shared<v1::Chunk>(*chunk);
@@ -40,7 +58,20 @@ class LyingGenerator : public client::BaseGenerator {
   }
 
  private:
+  // Until release(), or until the caller abandons the generation (a session ending).
+  void hold(const std::atomic<bool>* abandon) {
+    std::unique_lock lock(mutex_);
+    holding_ = true;
+    changed_.notify_all();
+    while (!released_ && !(abandon != nullptr && abandon->load())) {
+      changed_.wait_for(lock, std::chrono::milliseconds(10));
+    }
+  }
+
   std::shared_ptr<client::BaseGenerator> real_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool holding_ = false, released_ = false;
 };
 
 }  // namespace chunkforge::test

@@ -42,17 +42,27 @@ class PostgresCluster {
       failure_ = "initdb failed: " + read_text(dir_ + "initdb.log");
       return;
     }
-    const std::string options = "-p " + std::to_string(port_) + " -k " + dir_ + " -c listen_addresses=127.0.0.1";
-    if (run({bin_ + "/pg_ctl", "-D", data, "-o", options, "-l", dir_ + "server.log", "-w", "-t", "60", "start"},
-            dir_ + "pg_ctl.log") != 0) {
-      failure_ = "pg_ctl start failed: " + read_text(dir_ + "pg_ctl.log") + read_text(dir_ + "server.log");
-      return;
-    }
-    started_ = true;
+    start();
   }
   PostgresCluster(const PostgresCluster&) = delete;
-  ~PostgresCluster() {
+  ~PostgresCluster() { stop(); }
+
+  // Stops the cluster (fast: open connections are closed), as an outage; start() brings it back
+  // on the same port with the same data.
+  void stop() {
     if (started_) run({bin_ + "/pg_ctl", "-D", dir_ + "data", "-m", "fast", "-w", "stop"}, dir_ + "pg_ctl.log");
+    started_ = false;
+  }
+  bool start() {
+    const std::string options = "-p " + std::to_string(port_) + " -k " + dir_ + " -c listen_addresses=127.0.0.1";
+    if (run({bin_ + "/pg_ctl", "-D", dir_ + "data", "-o", options, "-l", dir_ + "server.log", "-w", "-t", "60",
+             "start"},
+            dir_ + "pg_ctl.log") != 0) {
+      failure_ = "pg_ctl start failed: " + read_text(dir_ + "pg_ctl.log") + read_text(dir_ + "server.log");
+      return false;
+    }
+    started_ = true;
+    return true;
   }
 
   bool started() const { return started_; }

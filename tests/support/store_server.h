@@ -58,6 +58,7 @@ class StoreServer {
   }
 
   server::WorldServer& server() { return *server_; }
+  PostgresCluster* postgres() { return postgres_.get(); }  // null on SQLite
   int port() const { return server_->port(); }
   std::string target() const { return "127.0.0.1:" + std::to_string(port()); }
 

@@ -149,6 +149,7 @@ struct ViewStats {
   uint64_t changes_coalesced = 0;       // changes that came while their chunk was being fetched again
   uint64_t changes_refetched = 0;       // chunks fetched again and delivered (on_change, replaced)
   uint64_t refetches_failed = 0;        // fetches that failed: the copy stays at its version meanwhile
+  uint64_t refetches_retried = 0;       // failed fetches tried again, after a backoff
   // Local generation (ViewOptions::generator):
   bool generating_locally = false;       // the server agreed: chunks are generated here
   uint64_t chunks_generated = 0;         // chunks generated here and loaded (pristine and edited)
