@@ -6,6 +6,25 @@
 #include "chunkforge/v1/chunk.pb.h"
 
 namespace chunkforge::client {
+namespace {
+
+// The results whose ticket is still their key's newest, in order, each key then no longer
+// pending; results of superseded or forgotten requests are dropped. `done` is emptied.
+template <class Result, class Key, class KeyOf>
+std::vector<Result> take_newest(std::vector<std::pair<uint64_t, Result>>& done, std::map<Key, uint64_t>& latest,
+                                KeyOf key_of) {
+  std::vector<Result> out;
+  for (auto& [ticket, result] : done) {
+    const auto newest = latest.find(key_of(result));
+    if (newest == latest.end() || newest->second != ticket) continue;
+    latest.erase(newest);
+    out.push_back(std::move(result));
+  }
+  done.clear();
+  return out;
+}
+
+}  // namespace
 
 LocalLoads::LocalLoads(std::shared_ptr<BaseGenerator> generator, ChunkOptions options, size_t threads,
                        std::function<void()> on_done)
@@ -44,18 +63,9 @@ bool LocalLoads::pending(ChunkCoord c) const {
   return latest_.count(c) != 0;
 }
 
-// Results of superseded or forgotten requests are dropped here: only a chunk's newest counts.
 std::vector<LocalLoads::Done> LocalLoads::take() {
   std::lock_guard lock(mutex_);
-  std::vector<Done> out;
-  for (auto& [ticket, done] : done_) {
-    const auto latest = latest_.find(done.coord);
-    if (latest == latest_.end() || latest->second != ticket) continue;
-    latest_.erase(latest);
-    out.push_back(std::move(done));
-  }
-  done_.clear();
-  return out;
+  return take_newest(done_, latest_, [](const Done& done) { return done.coord; });
 }
 
 void LocalLoads::request_tile(const LodKey& key) {
@@ -88,15 +98,7 @@ size_t LocalLoads::tiles_pending() const {
 
 std::vector<LocalLoads::TileDone> LocalLoads::take_tiles() {
   std::lock_guard lock(mutex_);
-  std::vector<TileDone> out;
-  for (auto& [ticket, done] : tiles_done_) {
-    const auto latest = latest_tiles_.find(done.key);
-    if (latest == latest_tiles_.end() || latest->second != ticket) continue;
-    latest_tiles_.erase(latest);
-    out.push_back(std::move(done));
-  }
-  tiles_done_.clear();
-  return out;
+  return take_newest(tiles_done_, latest_tiles_, [](const TileDone& done) { return done.key; });
 }
 
 void LocalLoads::work() {

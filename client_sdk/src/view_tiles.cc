@@ -10,6 +10,7 @@
 
 #include "chunkforge/chunk_hash.h"
 #include "chunkforge/v1/lod.pb.h"
+#include "chunkforge/world_extent.h"
 #include "view_session_impl.h"
 
 namespace chunkforge::client {
@@ -21,7 +22,6 @@ constexpr uint32_t kMaxLevel = 24;  // the library's kLodMaxLevel
 // the tile inside the supported world (|x|, |z| <= 2^40 units), so that its squares and bounds
 // cannot overflow. A server sends no other; one that did would not have its tile shown.
 bool plausible(const LodKey& key, uint32_t chunk_size) {
-  constexpr int64_t kWorldUnits = int64_t{1} << 40;
   if (key.level > kMaxLevel || chunk_size == 0) return false;
   const int64_t side = key.chunks() * int64_t{chunk_size};
   return key.x >= -kWorldUnits / side - 1 && key.x <= kWorldUnits / side && key.z >= -kWorldUnits / side - 1 &&
@@ -108,7 +108,7 @@ void ViewSession::Impl::receive_pristine_tiles(const v1::PristineTiles& pristine
   backoff.reset();     // the connection works
   const int64_t ox = pristine.origin().x(), oz = pristine.origin().z();
   const auto& offsets = pristine.offsets();
-  constexpr int64_t kWorldUnits = int64_t{1} << 40;  // an origin past it is no chunk of the world
+  // An origin past the supported world is no chunk of it.
   if (ox < -kWorldUnits || ox > kWorldUnits || oz < -kWorldUnits || oz > kWorldUnits) {
     stats.tiles_refused += static_cast<uint64_t>(pristine.levels_size());
     return;

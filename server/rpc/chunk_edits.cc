@@ -4,9 +4,10 @@
 // says which chunks were edited, on the gRPC thread (a lookup each); their logs are read from
 // the store on the generation queue, as a view's chunks are, never on a gRPC thread.
 //
-// Bounded: at most two regions' squares of chunks asked (the listed ones and a region), at most kMaxAnswerBytes of
-// changes answered (the rest named in not_sent, unread), one queued job per call under the queue's bound, abandoned
-// once its client leaves.
+// Bounded: at most two regions' squares of chunks asked (the listed ones and a region), at most
+// kMaxAnswerBytes of changes answered (the rest named in not_sent, unread), one queued job per call
+// at a time under the queue's bound, each reading at most kLogsPerJob logs, abandoned once its
+// client leaves.
 #include <spdlog/spdlog.h>
 
 #include <atomic>
@@ -27,6 +28,10 @@ namespace {
 // As large as the largest chunk GetChunk sends (a terrain grid of 65536 samples): what one answer
 // holds in memory until the client has read it.
 constexpr size_t kMaxAnswerBytes = size_t{512} << 10;
+// Logs one queued job reads; the rest are read by another, queued behind the jobs queued
+// meanwhile, so that a call over many edited chunks never holds a worker long (a session reads
+// at most 8 at once too).
+constexpr size_t kLogsPerJob = 8;
 
 // One call. Its own reactor for OnCancel: the client's leaving raises the flag the reading job
 // watches. Every path ends through end(), exactly once.
@@ -41,7 +46,9 @@ class ChunkEditsReactor final : public grpc::ServerUnaryReactor {
   void OnDone() override { delete this; }
 
  private:
+  void queue_reading();  // read_logs as a view job on the generation queue
   void read_logs();
+  void answer_without(size_t from);  // edited_ from `from` on named in not_sent, unread
   void answer();
   void end(const grpc::Status& status);  // the last thing that touches this reactor
 
@@ -50,6 +57,8 @@ class ChunkEditsReactor final : public grpc::ServerUnaryReactor {
   grpc::ByteBuffer* response_;
   v1::GetChunkEditsRequest request_;
   std::vector<std::pair<ChunkCoord, uint64_t>> edited_;  // asked, edited, in the order asked
+  size_t next_ = 0;                                      // edited_ read up to here
+  size_t bytes_ = 0;                                     // of the changes in answer_
   v1::ChunkEdits answer_;
   std::atomic<bool> cancelled_{false};
 };
@@ -107,6 +116,10 @@ void ChunkEditsReactor::start(const grpc::ByteBuffer* raw) {
     }
   }
   if (edited_.empty()) return answer();
+  queue_reading();
+}
+
+void ChunkEditsReactor::queue_reading() {
   QueuedJob job{Work::view, 0, [this] { read_logs(); },
                 [this]() -> std::function<void()> {
                   if (!cancelled_.load()) return nullptr;
@@ -116,33 +129,34 @@ void ChunkEditsReactor::start(const grpc::ByteBuffer* raw) {
   if (!service_.queue().offer(std::nullopt, std::move(job))) end(WorldService::queue_full());
 }
 
-// On a generation worker. Once a change does not fit, it and every later edited chunk are
-// named in not_sent, unread.
+// On a generation worker: up to kLogsPerJob logs, then the rest in a job of its own. Once a
+// change does not fit the answer, it and every later edited chunk are named in not_sent, unread.
 void ChunkEditsReactor::read_logs() {
-  size_t bytes = 0;
-  bool full = false;
-  for (const auto& [coord, version] : edited_) {
+  for (size_t read = 0; next_ < edited_.size(); ++next_, ++read) {
+    if (read == kLogsPerJob) return queue_reading();
     if (cancelled_.load()) return end({grpc::StatusCode::CANCELLED, "cancelled"});
-    if (!full) {
-      v1::ChunkChange change;
-      try {
-        change = edited_change(coord, version, service_.edits()->log(coord, version));
-      } catch (const StoreUnavailable&) {  // logged once, by the store's health
-        return end(service_.edits()->health().unavailable());
-      } catch (const std::exception& e) {
-        spdlog::error("GetChunkEdits: reading the log of chunk ({}, {}) failed: {}", coord.x, coord.z, e.what());
-        return end({grpc::StatusCode::INTERNAL, "reading the edits failed; see the server log"});
-      }
-      bytes += change.ByteSizeLong();
-      full = bytes > kMaxAnswerBytes;
-      if (!full) {
-        *answer_.add_edited() = std::move(change);
-        continue;
-      }
+    const auto& [coord, version] = edited_[next_];
+    v1::ChunkChange change;
+    try {
+      change = edited_change(coord, version, service_.edits()->log(coord, version));
+    } catch (const StoreUnavailable&) {  // logged once, by the store's health
+      return end(service_.edits()->health().unavailable());
+    } catch (const std::exception& e) {
+      spdlog::error("GetChunkEdits: reading the log of chunk ({}, {}) failed: {}", coord.x, coord.z, e.what());
+      return end({grpc::StatusCode::INTERNAL, "reading the edits failed; see the server log"});
     }
+    bytes_ += change.ByteSizeLong();
+    if (bytes_ > kMaxAnswerBytes) return answer_without(next_);
+    *answer_.add_edited() = std::move(change);
+  }
+  answer();
+}
+
+void ChunkEditsReactor::answer_without(size_t from) {
+  for (size_t k = from; k < edited_.size(); ++k) {
     v1::ChunkCoord& skipped = *answer_.add_not_sent();
-    skipped.set_x(coord.x);
-    skipped.set_z(coord.z);
+    skipped.set_x(edited_[k].first.x);
+    skipped.set_z(edited_[k].first.z);
   }
   answer();
 }

@@ -2,6 +2,7 @@
 #include "session/session_events.h"
 
 #include <cstdint>
+#include <utility>
 
 #include "chunkforge/coord.h"
 #include "chunkforge/v1/service.pb.h"
@@ -42,9 +43,19 @@ std::string tile_unload_event(const LodKey& key) {
   return e.SerializeAsString();
 }
 
+namespace {
+
+// The key's offsets from the tile of `origin` at the key's level.
+std::pair<int64_t, int64_t> tile_offsets(ChunkKey origin, const LodKey& key) {
+  return {key.x - floor_div(origin.x, key.chunks()), key.z - floor_div(origin.z, key.chunks())};
+}
+
+}  // namespace
+
 bool tile_offsets_fit(ChunkKey origin, const LodKey& key) {
   const auto fits = [](int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; };
-  return fits(key.x - floor_div(origin.x, key.chunks())) && fits(key.z - floor_div(origin.z, key.chunks()));
+  const auto [dx, dz] = tile_offsets(origin, key);
+  return fits(dx) && fits(dz);
 }
 
 std::string pristine_tiles_event(ChunkKey origin, const std::vector<LodKey>& keys) {
@@ -53,9 +64,10 @@ std::string pristine_tiles_event(ChunkKey origin, const std::vector<LodKey>& key
   tiles.mutable_origin()->set_x(origin.x);
   tiles.mutable_origin()->set_z(origin.z);
   for (const LodKey& key : keys) {
+    const auto [dx, dz] = tile_offsets(origin, key);
     tiles.add_levels(static_cast<uint32_t>(key.level));
-    tiles.add_offsets(static_cast<int32_t>(key.x - floor_div(origin.x, key.chunks())));
-    tiles.add_offsets(static_cast<int32_t>(key.z - floor_div(origin.z, key.chunks())));
+    tiles.add_offsets(static_cast<int32_t>(dx));
+    tiles.add_offsets(static_cast<int32_t>(dz));
   }
   return e.SerializeAsString();
 }

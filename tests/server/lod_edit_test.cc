@@ -92,6 +92,24 @@ class LodEditTest : public EditServerTest {
     ASSERT_TRUE(edit(request).ok());
   }
 
+  // Reads until every tile of `showing` came again as bytes, into `tiles`: each without the
+  // removed structure, no other tile, and no keys (the view is whole).
+  static void read_replacements(Session& session, const std::set<LodKey>& showing, uint64_t removed,
+                                std::map<LodKey, v1::LodTile>& tiles) {
+    std::set<LodKey> replaced;
+    v1::SessionEvent event;
+    while (replaced != showing && session.Read(&event)) {
+      EXPECT_FALSE(event.has_lod_pristine()) << "the view is whole: only the edited tiles come";
+      if (!event.has_lod_tile()) continue;
+      const LodKey key = key_of(event.lod_tile().key());
+      EXPECT_TRUE(showing.count(key)) << "only the tiles showing the structure are sent again";
+      EXPECT_FALSE(shows(event.lod_tile(), removed));
+      replaced.insert(key);
+      tiles[key] = event.lod_tile();
+    }
+    EXPECT_EQ(replaced, showing);
+  }
+
   static void finish(Session& session) {
     session.WritesDone();
     v1::SessionEvent event;
@@ -112,17 +130,7 @@ TEST_P(LodEditTest, ARemovedStructureLeavesTheTilesThatShowedIt) {
   std::set<LodKey> showing;
   ASSERT_NO_FATAL_FAILURE(remove_a_shown_structure(tiles, structure, showing));
 
-  std::set<LodKey> replaced;
-  v1::SessionEvent event;
-  while (replaced != showing && session->Read(&event)) {
-    if (!event.has_lod_tile()) continue;
-    const LodKey key = key_of(event.lod_tile().key());
-    EXPECT_TRUE(showing.count(key)) << "only the tiles showing the structure are sent again";
-    EXPECT_FALSE(shows(event.lod_tile(), structure.id()));
-    replaced.insert(key);
-    tiles[key] = event.lod_tile();
-  }
-  EXPECT_EQ(replaced, showing);
+  read_replacements(*session, showing, structure.id(), tiles);
   finish(*session);
 
   grpc::ClientContext later_context;  // a session opened after the edit
@@ -150,15 +158,7 @@ TEST_P(LodEditTest, AClientThatMakesTilesGetsOnlyTheEditedOnesAsBytes) {
   std::set<LodKey> showing;
   ASSERT_NO_FATAL_FAILURE(remove_a_shown_structure(tiles, structure, showing));
 
-  std::set<LodKey> replaced;
-  v1::SessionEvent event;
-  while (replaced != showing && session->Read(&event)) {
-    EXPECT_FALSE(event.has_lod_pristine()) << "the view is whole: only the edited tiles come";
-    if (!event.has_lod_tile()) continue;
-    EXPECT_FALSE(shows(event.lod_tile(), structure.id()));
-    replaced.insert(key_of(event.lod_tile().key()));
-  }
-  EXPECT_EQ(replaced, showing);
+  read_replacements(*session, showing, structure.id(), tiles);
   finish(*session);
 
   grpc::ClientContext made_context, sent_context;
