@@ -135,6 +135,13 @@ void declare_flags(CLI::App& app, Flags& f) {
              "off with\n--publish-seed off) (docs/client-generation.md)");
   add_switch(app, "--look-ahead", f.server.limits.look_ahead,
              "sessions prefetch what a walking player's next step brings\ninto view: on or off (default on)");
+  app.add_option_function<int>(
+         "--load-gather-ms", [&f](const int& ms) { f.server.limits.load_gather = std::chrono::milliseconds(ms); },
+         "how long a session's ready chunk may wait for the session's\nother chunks under way, to go in one "
+         "event, 0 to 1000 (default\n40; 0: never)")
+      ->type_name("MS")
+      ->envname(variable_for("--load-gather-ms"))
+      ->transform(integer_in(0, 1000));
   add_value(app, "--max-sessions", f.server.limits.max_sessions, "N",
             "player sessions at once, 1 to 1000000 (default 1000)")
       ->transform(integer_in(1, 1000000));

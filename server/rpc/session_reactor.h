@@ -134,6 +134,11 @@ class SessionReactor final
   // goes in a few writes, not one per chunk.
   std::string loads(const std::string& first);
   void count_load();
+  // Whether the ready chunks wait for the session's others under way, so that they go in one
+  // event: for a client that reads batches, at most limits().load_gather from the first one
+  // held, and never once nothing is under way. One write per chunk cost more CPU than making it
+  // when 200 players joined at once (docs/server.md, "Gathering loads").
+  bool gathering();
   void request(const SessionView::Generation& generation);
   void delivered(ChunkKey key, Bytes bytes, uint64_t version);
 
@@ -195,6 +200,11 @@ class SessionReactor final
   std::shared_ptr<std::atomic<int64_t>> prefetching_ = std::make_shared<std::atomic<int64_t>>(0);
   std::vector<std::pair<ChunkKey, uint64_t>> retries_;  // edited chunks to ask for again (retry_later)
   std::unique_ptr<grpc::Alarm> retry_alarm_;
+  // gathering(): the alarm that ends the wait, which wait it ends (one per batch written), and
+  // whether the current one is over.
+  std::unique_ptr<grpc::Alarm> gather_alarm_;
+  uint64_t gather_round_ = 0;
+  bool gather_over_ = false;
 };
 
 }  // namespace chunkforge::server

@@ -67,6 +67,9 @@ struct Limits {
   // Not a limit: a Session prefetches the chunks a walking player's next step brings into view
   // (look_ahead.h).
   bool look_ahead = true;
+  // Not a limit: how long a Session's ready chunk may wait for the session's other chunks under
+  // way, so that they go in one event (docs/server.md, "Gathering loads"); 0: never.
+  std::chrono::milliseconds load_gather{40};
 };
 
 // At most `max` calls of one kind at once (sessions, region streams).

@@ -119,6 +119,8 @@ class SessionView {
   // What a batch of loads is filled with.
   std::optional<Event> next_load();
 
+  // Whether the next event is a load: a chunk is ready and no unload or change is owed.
+  bool loads_next() const { return !ready_.empty() && owed_unloads_.empty() && changes_.empty(); }
   // Nothing needed, under way, ready or owed: the client has exactly its view.
   bool settled() const;
   size_t owed_unloads() const { return owed_unloads_.size(); }

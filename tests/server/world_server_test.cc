@@ -9,6 +9,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <atomic>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -344,6 +345,116 @@ TEST_F(WorldServerTest, ASessionThatAcceptsBatchesGetsReadyChunksTogether) {
   EXPECT_EQ(events, 7) << "49 cached chunks, 8 at a time, in " << events << " events";
   const auto distance2 = [](std::pair<int64_t, int64_t> k) { return k.first * k.first + k.second * k.second; };
   for (size_t k = 1; k < order.size(); ++k) EXPECT_LE(distance2(order[k - 1]), distance2(order[k])) << k;
+}
+
+// A server of its own for a test that needs other options than the fixture's.
+std::unique_ptr<WorldServer> start_server(ServerOptions options) {
+  options.listen = "127.0.0.1:0";
+  options.http = "";
+  auto server = std::make_unique<WorldServer>(default_world(), options);
+  return server->start() ? std::move(server) : nullptr;
+}
+
+// Loads of a first view read from `session` until `count` chunks came, each checked against
+// offline generation; the number of events they came in.
+int read_loads(grpc::ClientReaderWriter<v1::SessionUpdate, v1::SessionEvent>& session, size_t count,
+               std::set<std::pair<int64_t, int64_t>>& seen) {
+  int events = 0;
+  v1::SessionEvent event;
+  while (seen.size() < count && session.Read(&event)) {
+    ++events;
+    EXPECT_TRUE(event.has_loads());
+    for (const v1::Chunk& chunk : event.loads().chunks()) {
+      EXPECT_TRUE(seen.insert({chunk.coord().x(), chunk.coord().z()}).second) << "loaded twice";
+      const ChunkCoord coord{chunk.coord().x(), chunk.coord().z()};
+      EXPECT_EQ(canonical_bytes(chunk),
+                canonical_bytes(encode_chunk(default_world(), Generator(default_world()).generate(coord))));
+    }
+  }
+  return events;
+}
+
+// Chunks made for a session wait for the others of its window under way (--load-gather-ms) and
+// go out together: a first view of 49 chunks, none cached, in a few events rather than one per
+// chunk (which is what every chunk made after the first write costs otherwise).
+TEST_F(WorldServerTest, ChunksMadeForASessionGoOutTogether) {
+  ServerOptions options;
+  options.threads = 2;
+  options.limits.load_gather = std::chrono::milliseconds(1000);  // far above a window's generation, even under TSan
+  const std::unique_ptr<WorldServer> server = start_server(options);
+  ASSERT_TRUE(server);
+  auto stub = v1::WorldService::NewStub(
+      grpc::CreateChannel("127.0.0.1:" + std::to_string(server->port()), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  auto session = stub->Session(&context);
+  v1::SessionUpdate update;
+  update.set_x(40 * 64 + 32);
+  update.set_z(-70 * 64 + 32);
+  update.set_view_radius(3);
+  update.set_accept_load_batches(true);
+  ASSERT_TRUE(session->Write(update));
+  std::set<std::pair<int64_t, int64_t>> seen;
+  const int events = read_loads(*session, 49, seen);
+  EXPECT_EQ(seen.size(), 49u);
+  // 8 chunks under way or ready at a time: at least 7 events, and without gathering about 49.
+  EXPECT_LE(events, 12) << "49 chunks made for the session came in " << events << " events";
+  context.TryCancel();
+  server->shutdown(std::chrono::seconds(2));
+}
+
+// The wait is bounded: a ready chunk whose window's other chunks cannot be made yet (the only
+// worker is planning a long Locate) goes out once --load-gather-ms has passed, alone, long
+// before they are made.
+TEST_F(WorldServerTest, AReadyChunkWaitsForTheOthersAtMostTheGatherTime) {
+  ServerOptions options;
+  options.threads = 1;
+  options.limits.load_gather = std::chrono::milliseconds(200);
+  options.limits.max_locate_radius = 65536;
+  const std::unique_ptr<WorldServer> server = start_server(options);
+  ASSERT_TRUE(server);
+  auto stub = v1::WorldService::NewStub(
+      grpc::CreateChannel("127.0.0.1:" + std::to_string(server->port()), grpc::InsecureChannelCredentials()));
+  {
+    grpc::ClientContext context;
+    v1::GetChunkRequest request;  // the view's centre, cached: ready as soon as the session asks
+    v1::Chunk chunk;
+    ASSERT_TRUE(stub->GetChunk(&context, request, &chunk).ok());
+  }
+  // The worker plans wells over a radius of 32,768 units: seconds of work (7.6 s here, outside
+  // sanitizers), until the call is cancelled.
+  grpc::ClientContext locate_context;
+  v1::LocateRequest locate;
+  locate.set_type("well");
+  locate.set_radius(32768);
+  v1::LocateResponse located;
+  std::atomic<bool> locate_done = false;
+  stub->async()->Locate(&locate_context, &locate, &located, [&](grpc::Status) { locate_done = true; });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // planning by now
+  grpc::ClientContext context;
+  auto session = stub->Session(&context);
+  v1::SessionUpdate update;
+  update.set_x(32);
+  update.set_z(32);
+  update.set_view_radius(1);
+  update.set_accept_load_batches(true);
+  const auto sent = std::chrono::steady_clock::now();
+  ASSERT_TRUE(session->Write(update));
+  v1::SessionEvent event;
+  ASSERT_TRUE(session->Read(&event));
+  const auto waited = std::chrono::steady_clock::now() - sent;
+  EXPECT_FALSE(locate_done) << "the worker was free: nothing was under way to wait for";
+  ASSERT_EQ(event.loads().chunks_size(), 1);
+  EXPECT_EQ(event.loads().chunks(0).coord().x(), 0);
+  EXPECT_EQ(event.loads().chunks(0).coord().z(), 0);
+  EXPECT_GE(waited, std::chrono::milliseconds(190)) << "the ready chunk did not wait for the others";
+  EXPECT_LT(waited, std::chrono::seconds(3));
+  locate_context.TryCancel();  // the worker is free: the rest of the view comes
+  std::set<std::pair<int64_t, int64_t>> seen{{0, 0}};
+  read_loads(*session, 9, seen);
+  EXPECT_EQ(seen.size(), 9u);
+  context.TryCancel();
+  while (!locate_done) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  server->shutdown(std::chrono::seconds(2));
 }
 
 // A session generates ahead of its player: the ring around a first view (where any first step
