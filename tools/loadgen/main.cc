@@ -39,11 +39,6 @@ namespace {
 using namespace chunkforge::loadgen;
 using chunkforge::v1::WorldService;
 
-// Threads that drain the session players' completion queues: each reads, parses and times the
-// events of its players, so the load generator's own CPU stays small beside the server it
-// measures on a shared machine (docs/server.md, "Measuring").
-constexpr int kCompletionThreads = 1;
-
 struct Percentiles {
   double p50 = 0, p99 = 0, max = 0;
 };
@@ -238,14 +233,11 @@ int main(int argc, char** argv) {
     if (local->world) pool = std::make_unique<chunkforge::loadgen::GenerationPool>(local->world, o.generator_threads);
   }
   std::vector<std::thread> players;
-  std::optional<chunkforge::loadgen::CompletionThreads> completions;
   if (o.mode == "session" || local) {
-    completions.emplace(kCompletionThreads);
     const int drivers = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, std::min(o.players, 8));
     for (int d = 0; d < drivers; ++d) {
       players.emplace_back([&, d, drivers] {  // by value: `drivers` ends with this block, the threads later
-        drive_sessions(stubs, completions->queue(static_cast<size_t>(d)), d, drivers, o, start, end, r,
-                       local ? &local->declared : nullptr, pool.get());
+        drive_sessions(stubs, d, drivers, o, start, end, r, local ? &local->declared : nullptr, pool.get());
       });
     }
   }
@@ -258,7 +250,6 @@ int main(int argc, char** argv) {
     });
   }
   for (std::thread& t : players) t.join();
-  completions.reset();
   const size_t peak_generation_queue = pool ? pool->peak_queue() : 0;
   pool.reset();  // the chunks still queued are not counted
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();

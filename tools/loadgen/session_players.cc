@@ -15,37 +15,35 @@ namespace {
 
 using v1::WorldService;
 
-// One player's Session on a completion queue: its events are read, parsed and timed on the
-// queue's thread that polled them. (As a callback reactor, every event was handed from gRPC's
-// poller to an executor thread: at 200 players that was half a core of the 2 the server being
-// measured shares, 60 % of it in the kernel switching threads; with a blocking reader thread per
-// player it was more.) Every operation on the stream is started under the player's lock, and
-// each completion comes back as a tag (an Op) to the queue's thread, never inline.
-class SessionPlayer {
+// One player's Session as a callback reactor: events are taken on gRPC's own threads as they
+// arrive. (With a blocking reader thread per player, 200 players cost the load generator a
+// thread hand-off per event: CPU taken from the server it measures on a shared machine.)
+class SessionPlayer final : public grpc::ClientBidiReactor<v1::SessionUpdate, v1::SessionEvent> {
  public:
   using Key = std::pair<int64_t, int64_t>;
 
   // `local`: the player declares it; `pool`: and generates on it (local-generate).
-  SessionPlayer(WorldService::Stub& stub, grpc::CompletionQueue& queue, Results& r,
-                const v1::LocalGeneration* local = nullptr, GenerationPool* pool = nullptr)
+  SessionPlayer(WorldService::Stub& stub, Results& r, const v1::LocalGeneration* local = nullptr,
+                GenerationPool* pool = nullptr)
       : r_(r), local_(local), pool_(pool) {
-    std::lock_guard lock(mutex_);
-    stream_ = stub.PrepareAsyncSession(&context_, &queue);
-    ++pending_;
-    stream_->StartCall(&start_op_);
+    stub.async()->Session(&context_, this);
+    // Writes start from the player's thread, outside any reaction: without a hold the call could
+    // be done (OnDone) between move()'s check and its StartWrite. end() lets it go.
+    AddHold();
+    StartRead(&event_);
+    StartCall();
   }
 
-  // The player is at `p`: chunks new to its view entered at `due`, when the step was due (a
-  // driver thread late to take it, on a busy machine, does not shorten their latency), and the
-  // update is written after any still being written. False once the server has ended the stream.
-  bool move(Key p, const Options& o, Clock::time_point due) {
-    std::lock_guard lock(mutex_);
+  // The player is at `p`: chunks new to its view enter now, and the update is written after
+  // any still being written. False once the server has ended the stream.
+  bool move(Key p, const Options& o) {
+    std::unique_lock lock(mutex_);
     if (read_all_) return false;
     std::map<Key, Clock::time_point> view;
     for (int64_t z = p.second - o.radius; z <= p.second + o.radius; ++z) {
       for (int64_t x = p.first - o.radius; x <= p.first + o.radius; ++x) {
         auto it = entered_.find({x, z});
-        view[{x, z}] = it != entered_.end() ? it->second : due;
+        view[{x, z}] = it != entered_.end() ? it->second : Clock::now();
       }
     }
     entered_ = std::move(view);
@@ -57,78 +55,69 @@ class SessionPlayer {
     if (local_ != nullptr && !asked_) *update.mutable_local_generation() = *local_;
     asked_ = true;
     unwritten_.push_back(std::move(update));
-    write_next();
+    if (take_next_write()) {
+      lock.unlock();
+      StartWrite(&outgoing_);
+    }
     return true;
   }
 
-  // The walk is over: ends the call without waiting for the rest of the view. Then wait()
-  // returns its status once every operation on it is back from the queue.
-  void cancel() { context_.TryCancel(); }
+  // The walk is over: ends the call without waiting for the rest of the view. Then wait() returns
+  // its status once gRPC is done with it (a driver cancels all its players before it waits).
+  void cancel() {
+    context_.TryCancel();
+    RemoveHold();
+  }
   grpc::Status wait() {
     std::unique_lock lock(mutex_);
-    finished_.wait(lock, [&] { return finish_done_ && pending_ == 0; });
+    finished_.wait(lock, [&] { return done_; });
     return status_;
   }
 
-  // A completion from the player's queue: runs the reaction its tag names.
-  static void complete(void* tag, bool ok) {
-    Op& op = *static_cast<Op*>(tag);
-    SessionPlayer& p = *op.player;
-    std::lock_guard lock(p.mutex_);
-    --p.pending_;
-    (p.*op.react)(ok);
-    if (p.finish_done_ && p.pending_ == 0) p.finished_.notify_all();
+  void OnReadDone(bool ok) override {
+    {
+      std::lock_guard lock(mutex_);
+      if (!ok) {  // the server ended the stream; OnDone follows end()
+        read_all_ = true;
+        return;
+      }
+      r_.event_bytes += event_.ByteSizeLong();
+      if (event_.has_load()) arrived(event_.load().coord());
+      for (const v1::Chunk& chunk : event_.loads().chunks()) arrived(chunk.coord());
+      const auto& offsets = event_.pristine().offsets();
+      for (int k = 0; k + 1 < offsets.size(); k += 2) {
+        entered(event_.pristine().origin().x() + offsets[k], event_.pristine().origin().z() + offsets[k + 1], {});
+      }
+      if (event_.has_edited()) entered(event_.edited().chunk().x(), event_.edited().chunk().z(), event_.edited());
+    }
+    StartRead(&event_);  // outside the lock: gRPC may run OnReadDone inline
+  }
+
+  void OnWriteDone(bool ok) override {
+    std::unique_lock lock(mutex_);
+    writing_ = false;
+    if (ok && take_next_write()) {
+      lock.unlock();
+      StartWrite(&outgoing_);
+    }
+  }
+
+  void OnDone(const grpc::Status& status) override {
+    std::lock_guard lock(mutex_);
+    status_ = status;
+    done_ = true;
+    finished_.notify_all();
   }
 
  private:
-  // A completion's tag: which of the player's reactions runs when it comes back.
-  struct Op {
-    SessionPlayer* player;
-    void (SessionPlayer::*react)(bool ok);
-  };
-
-  void started(bool ok) {
-    started_ = ok;
-    if (!ok) return end_reads();
-    read_next();
-    write_next();
-  }
-  void read_done(bool ok) {
-    if (!ok) return end_reads();  // the server ended the stream (or the call was cancelled)
-    r_.event_bytes += event_.ByteSizeLong();
-    if (event_.has_load()) arrived(event_.load().coord());
-    for (const v1::Chunk& chunk : event_.loads().chunks()) arrived(chunk.coord());
-    const auto& offsets = event_.pristine().offsets();
-    for (int k = 0; k + 1 < offsets.size(); k += 2) {
-      entered(event_.pristine().origin().x() + offsets[k], event_.pristine().origin().z() + offsets[k + 1], {});
-    }
-    if (event_.has_edited()) entered(event_.edited().chunk().x(), event_.edited().chunk().z(), event_.edited());
-    read_next();
-  }
-  void write_done(bool ok) {
-    writing_ = false;
-    if (ok) write_next();
-  }
-  void finish_done(bool) { finish_done_ = true; }
-
-  void read_next() {
-    ++pending_;
-    stream_->Read(&event_, &read_op_);
-  }
-  // Writes the next update if the call has started and none is being written.
-  void write_next() {
-    if (!started_ || read_all_ || writing_ || unwritten_.empty()) return;
+  // Moves the next update into `outgoing_` if none is being written; the caller then starts
+  // its write outside the lock (gRPC may run a reaction inline, and it takes the lock).
+  bool take_next_write() {
+    if (writing_ || unwritten_.empty()) return false;
     writing_ = true;
     outgoing_ = std::move(unwritten_.front());
     unwritten_.pop_front();
-    ++pending_;
-    stream_->Write(outgoing_, &write_op_);
-  }
-  // Nothing more comes: ask for the call's status (a write in flight comes back failed).
-  void end_reads() {
-    read_all_ = true;
-    ++pending_;
-    stream_->Finish(&status_, &finish_op_);
+    return true;
   }
 
   void arrived(const v1::ChunkCoord& c) {
@@ -157,17 +146,13 @@ class SessionPlayer {
   GenerationPool* pool_;
   bool asked_ = false;
   grpc::ClientContext context_;
-  std::unique_ptr<grpc::ClientAsyncReaderWriter<v1::SessionUpdate, v1::SessionEvent>> stream_;
-  Op start_op_{this, &SessionPlayer::started}, read_op_{this, &SessionPlayer::read_done},
-      write_op_{this, &SessionPlayer::write_done}, finish_op_{this, &SessionPlayer::finish_done};
   v1::SessionEvent event_;
   v1::SessionUpdate outgoing_;
   std::mutex mutex_;
   std::condition_variable finished_;
   std::map<Key, Clock::time_point> entered_;  // in view since
   std::deque<v1::SessionUpdate> unwritten_;
-  int pending_ = 0;  // operations started whose completion has not come back
-  bool started_ = false, writing_ = false, read_all_ = false, finish_done_ = false;
+  bool writing_ = false, read_all_ = false, done_ = false;
   grpc::Status status_;
 };
 
@@ -188,28 +173,12 @@ Clock::time_point join_time(int player, const Options& o, Clock::time_point star
 
 }  // namespace
 
-CompletionThreads::CompletionThreads(int threads) {
-  for (int k = 0; k < std::max(threads, 1); ++k) {
-    queues_.push_back(std::make_unique<grpc::CompletionQueue>());
-    threads_.emplace_back([&queue = *queues_.back()] {
-      void* tag = nullptr;
-      bool ok = false;
-      while (queue.Next(&tag, &ok)) SessionPlayer::complete(tag, ok);
-    });
-  }
-}
-
-CompletionThreads::~CompletionThreads() {
-  for (auto& queue : queues_) queue->Shutdown();
-  for (std::thread& t : threads_) t.join();
-}
-
 // Drives the session players p with p % stride == first: opens each at its join time, moves it at
 // each of its steps, asleep until the next one is due, and ends them all at `end`. A few such
 // threads walk every player: with one thread per player, 2,000 players were 2,000 threads created
 // in the same half second and woken at every step, on the cores of the server being measured.
-void drive_sessions(const std::vector<std::unique_ptr<WorldService::Stub>>& stubs, grpc::CompletionQueue& queue,
-                    int first, int stride, const Options& o, Clock::time_point start, Clock::time_point end, Results& r,
+void drive_sessions(const std::vector<std::unique_ptr<WorldService::Stub>>& stubs, int first, int stride,
+                    const Options& o, Clock::time_point start, Clock::time_point end, Results& r,
                     const v1::LocalGeneration* local, GenerationPool* pool) {
   using Due = std::pair<Clock::time_point, size_t>;  // when, which walker
   std::vector<Walker> walkers;
@@ -223,17 +192,16 @@ void drive_sessions(const std::vector<std::unique_ptr<WorldService::Stub>>& stub
       std::this_thread::sleep_until(due.top().first);
       continue;
     }
-    const auto [when, k] = due.top();
-    Walker& w = walkers[k];
+    Walker& w = walkers[due.top().second];
     due.pop();
     if (!w.session) {
-      w.session =
-          std::make_unique<SessionPlayer>(*stubs[static_cast<size_t>(w.player) % stubs.size()], queue, r, local, pool);
+      w.session = std::make_unique<SessionPlayer>(*stubs[static_cast<size_t>(w.player) % stubs.size()], r, local, pool);
+      w.joins = Clock::now();
       ++r.joined;
     }
     const double s = std::chrono::duration<double>(Clock::now() - w.joins).count();
     const auto p = position(w.player, s, o);
-    if (p != w.last && !w.session->move(p, o, when)) continue;  // the server ended it: it walks no more
+    if (p != w.last && !w.session->move(p, o)) continue;  // the server ended it: it walks no more
     w.last = p;
     const auto step =
         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(next_step(w.player, s, o)));
