@@ -210,6 +210,11 @@ TEST(ServerBinaryTest, BadFlagsExitWith2) {
   const Process q = spawn(CHUNKFORGE_SERVER, {"--look-ahead", "sometimes"}, temp("bad_switch.log"));
   EXPECT_EQ(wait_for(q, std::chrono::seconds(10)), 2);
   EXPECT_NE(read_text(q.log).find("--look-ahead: sometimes not in {on,off}"), std::string::npos) << read_text(q.log);
+  const Process r = spawn(CHUNKFORGE_SERVER, {"--load-gather-ms", "5000"}, temp("bad_gather.log"));
+  EXPECT_EQ(wait_for(r, std::chrono::seconds(10)), 2);
+  EXPECT_NE(read_text(r.log).find("--load-gather-ms: must be an integer in [0, 1000] (got \"5000\")"),
+            std::string::npos)
+      << read_text(r.log);
 }
 
 }  // namespace
