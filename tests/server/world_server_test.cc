@@ -429,7 +429,17 @@ TEST_F(WorldServerTest, AReadyChunkWaitsForTheOthersAtMostTheGatherTime) {
   v1::LocateResponse located;
   std::atomic<bool> locate_done = false;
   stub->async()->Locate(&locate_context, &locate, &located, [&](grpc::Status) { locate_done = true; });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // planning by now
+  // Planning once a chunk nobody asked for before cannot be made within half a second.
+  bool worker_busy = false;
+  for (int k = 1; k <= 50 && !worker_busy; ++k) {
+    grpc::ClientContext probe_context;
+    probe_context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(500));
+    v1::GetChunkRequest probe;
+    probe.mutable_coord()->set_x(1000 + k);
+    v1::Chunk chunk;
+    worker_busy = stub->GetChunk(&probe_context, probe, &chunk).error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
+  }
+  ASSERT_TRUE(worker_busy) << "the Locate never occupied the worker";
   grpc::ClientContext context;
   auto session = stub->Session(&context);
   v1::SessionUpdate update;
