@@ -376,7 +376,7 @@ int read_loads(grpc::ClientReaderWriter<v1::SessionUpdate, v1::SessionEvent>& se
 
 // Chunks made for a session wait for the others of its window under way (--load-gather-ms) and
 // go out together: a first view of 49 chunks, none cached, in a few events rather than one per
-// chunk (which is what every chunk made after the first write costs otherwise).
+// chunk, as each went when it was made.
 TEST_F(WorldServerTest, ChunksMadeForASessionGoOutTogether) {
   ServerOptions options;
   options.threads = 2;
@@ -429,6 +429,14 @@ TEST_F(WorldServerTest, AReadyChunkWaitsForTheOthersAtMostTheGatherTime) {
   v1::LocateResponse located;
   std::atomic<bool> locate_done = false;
   stub->async()->Locate(&locate_context, &locate, &located, [&](grpc::Status) { locate_done = true; });
+  struct EndLocate {  // before what its callback uses goes, even when an assertion returns early
+    grpc::ClientContext& context;
+    std::atomic<bool>& done;
+    ~EndLocate() {
+      context.TryCancel();
+      while (!done) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  } end_locate{locate_context, locate_done};
   // Planning once a chunk nobody asked for before cannot be made within half a second.
   bool worker_busy = false;
   for (int k = 1; k <= 50 && !worker_busy; ++k) {
@@ -463,8 +471,6 @@ TEST_F(WorldServerTest, AReadyChunkWaitsForTheOthersAtMostTheGatherTime) {
   read_loads(*session, 9, seen);
   EXPECT_EQ(seen.size(), 9u);
   context.TryCancel();
-  while (!locate_done) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  server->shutdown(std::chrono::seconds(2));
 }
 
 // A session generates ahead of its player: the ring around a first view (where any first step
