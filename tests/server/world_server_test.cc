@@ -35,12 +35,18 @@ class WorldServerTest : public testing::Test {
     options.cache_mb = 64;
     options.limits.max_radius = 8;
     options.limits.max_sessions = 2;
+    start(options);
+  }
+  void TearDown() override { server_->shutdown(std::chrono::seconds(2)); }
+
+  // Starts the server with `options` (replacing the running one), and the stub for it.
+  void start(const ServerOptions& options) {
+    if (server_) server_->shutdown(std::chrono::seconds(2));
     server_ = std::make_unique<WorldServer>(default_world(), options);
     ASSERT_TRUE(server_->start());
     channel_ = grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()), grpc::InsecureChannelCredentials());
     stub_ = v1::WorldService::NewStub(channel_);
   }
-  void TearDown() override { server_->shutdown(std::chrono::seconds(2)); }
 
   // The chunk as the library encodes it offline, canonical bytes.
   static std::string offline(int64_t x, int64_t z) {
@@ -68,6 +74,23 @@ class WorldServerTest : public testing::Test {
     while (reader->Read(&chunk)) chunks.push_back(chunk);
     status = reader->Finish();
     return chunks;
+  }
+
+  // Loads of a first view read from `session` until `count` chunks came, each checked against
+  // offline generation; the number of events they came in.
+  static int read_loads(grpc::ClientReaderWriter<v1::SessionUpdate, v1::SessionEvent>& session, size_t count,
+                        std::set<std::pair<int64_t, int64_t>>& seen) {
+    int events = 0;
+    v1::SessionEvent event;
+    while (seen.size() < count && session.Read(&event)) {
+      ++events;
+      EXPECT_TRUE(event.has_loads());
+      for (const v1::Chunk& chunk : event.loads().chunks()) {
+        EXPECT_TRUE(seen.insert({chunk.coord().x(), chunk.coord().z()}).second) << "loaded twice";
+        EXPECT_EQ(canonical_bytes(chunk), offline(chunk.coord().x(), chunk.coord().z()));
+      }
+    }
+    return events;
   }
 
   std::unique_ptr<WorldServer> server_;
@@ -347,46 +370,18 @@ TEST_F(WorldServerTest, ASessionThatAcceptsBatchesGetsReadyChunksTogether) {
   for (size_t k = 1; k < order.size(); ++k) EXPECT_LE(distance2(order[k - 1]), distance2(order[k])) << k;
 }
 
-// A server of its own for a test that needs other options than the fixture's.
-std::unique_ptr<WorldServer> start_server(ServerOptions options) {
-  options.listen = "127.0.0.1:0";
-  options.http = "";
-  auto server = std::make_unique<WorldServer>(default_world(), options);
-  return server->start() ? std::move(server) : nullptr;
-}
-
-// Loads of a first view read from `session` until `count` chunks came, each checked against
-// offline generation; the number of events they came in.
-int read_loads(grpc::ClientReaderWriter<v1::SessionUpdate, v1::SessionEvent>& session, size_t count,
-               std::set<std::pair<int64_t, int64_t>>& seen) {
-  int events = 0;
-  v1::SessionEvent event;
-  while (seen.size() < count && session.Read(&event)) {
-    ++events;
-    EXPECT_TRUE(event.has_loads());
-    for (const v1::Chunk& chunk : event.loads().chunks()) {
-      EXPECT_TRUE(seen.insert({chunk.coord().x(), chunk.coord().z()}).second) << "loaded twice";
-      const ChunkCoord coord{chunk.coord().x(), chunk.coord().z()};
-      EXPECT_EQ(canonical_bytes(chunk),
-                canonical_bytes(encode_chunk(default_world(), Generator(default_world()).generate(coord))));
-    }
-  }
-  return events;
-}
-
 // Chunks made for a session wait for the others of its window under way (--load-gather-ms) and
 // go out together: a first view of 49 chunks, none cached, in a few events rather than one per
 // chunk, as each went when it was made.
 TEST_F(WorldServerTest, ChunksMadeForASessionGoOutTogether) {
   ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  options.http = "";
   options.threads = 2;
   options.limits.load_gather = std::chrono::milliseconds(1000);  // far above a window's generation, even under TSan
-  const std::unique_ptr<WorldServer> server = start_server(options);
-  ASSERT_TRUE(server);
-  auto stub = v1::WorldService::NewStub(
-      grpc::CreateChannel("127.0.0.1:" + std::to_string(server->port()), grpc::InsecureChannelCredentials()));
+  ASSERT_NO_FATAL_FAILURE(start(options));
   grpc::ClientContext context;
-  auto session = stub->Session(&context);
+  auto session = stub_->Session(&context);
   v1::SessionUpdate update;
   update.set_x(40 * 64 + 32);
   update.set_z(-70 * 64 + 32);
@@ -399,7 +394,6 @@ TEST_F(WorldServerTest, ChunksMadeForASessionGoOutTogether) {
   // 8 chunks under way or ready at a time: at least 7 events, and without gathering about 49.
   EXPECT_LE(events, 12) << "49 chunks made for the session came in " << events << " events";
   context.TryCancel();
-  server->shutdown(std::chrono::seconds(2));
 }
 
 // The wait is bounded: a ready chunk whose window's other chunks cannot be made yet (the only
@@ -407,18 +401,17 @@ TEST_F(WorldServerTest, ChunksMadeForASessionGoOutTogether) {
 // before they are made.
 TEST_F(WorldServerTest, AReadyChunkWaitsForTheOthersAtMostTheGatherTime) {
   ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  options.http = "";
   options.threads = 1;
   options.limits.load_gather = std::chrono::milliseconds(200);
   options.limits.max_locate_radius = 65536;
-  const std::unique_ptr<WorldServer> server = start_server(options);
-  ASSERT_TRUE(server);
-  auto stub = v1::WorldService::NewStub(
-      grpc::CreateChannel("127.0.0.1:" + std::to_string(server->port()), grpc::InsecureChannelCredentials()));
+  ASSERT_NO_FATAL_FAILURE(start(options));
   {
     grpc::ClientContext context;
     v1::GetChunkRequest request;  // the view's centre, cached: ready as soon as the session asks
     v1::Chunk chunk;
-    ASSERT_TRUE(stub->GetChunk(&context, request, &chunk).ok());
+    ASSERT_TRUE(stub_->GetChunk(&context, request, &chunk).ok());
   }
   // The worker plans wells over a radius of 32,768 units: seconds of work (7.6 s here, outside
   // sanitizers), until the call is cancelled.
@@ -428,7 +421,7 @@ TEST_F(WorldServerTest, AReadyChunkWaitsForTheOthersAtMostTheGatherTime) {
   locate.set_radius(32768);
   v1::LocateResponse located;
   std::atomic<bool> locate_done = false;
-  stub->async()->Locate(&locate_context, &locate, &located, [&](grpc::Status) { locate_done = true; });
+  stub_->async()->Locate(&locate_context, &locate, &located, [&](grpc::Status) { locate_done = true; });
   struct EndLocate {  // before what its callback uses goes, even when an assertion returns early
     grpc::ClientContext& context;
     std::atomic<bool>& done;
@@ -445,11 +438,11 @@ TEST_F(WorldServerTest, AReadyChunkWaitsForTheOthersAtMostTheGatherTime) {
     v1::GetChunkRequest probe;
     probe.mutable_coord()->set_x(1000 + k);
     v1::Chunk chunk;
-    worker_busy = stub->GetChunk(&probe_context, probe, &chunk).error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
+    worker_busy = stub_->GetChunk(&probe_context, probe, &chunk).error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
   }
   ASSERT_TRUE(worker_busy) << "the Locate never occupied the worker";
   grpc::ClientContext context;
-  auto session = stub->Session(&context);
+  auto session = stub_->Session(&context);
   v1::SessionUpdate update;
   update.set_x(32);
   update.set_z(32);
