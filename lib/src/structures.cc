@@ -172,7 +172,7 @@ std::vector<StructurePlanner::Origin>& StructurePlanner::cell(int level, int64_t
   const int count =
       static_cast<int>(mean) + (unit_double(hash(seed, kCountSalt, level, i, j)) < mean - std::floor(mean) ? 1 : 0);
   for (int k = 0; k < count; ++k) {
-    Origin o{level, i, j, static_cast<uint32_t>(k), hash(seed, kPrioritySalt, level, i, j, k), false, false, -1, {}};
+    Origin o{level, i, j, static_cast<uint32_t>(k), hash(seed, kPrioritySalt, level, i, j, k), false, 0, -1, 0, {}};
     const uint64_t h = hash(seed, kOriginSalt, level, i, j, k);
     o.instance.x = i * size_ + static_cast<int64_t>(h % static_cast<uint64_t>(size_));
     o.instance.z = j * size_ + static_cast<int64_t>((h >> 32) % static_cast<uint64_t>(size_));
@@ -214,12 +214,20 @@ void StructurePlanner::plan(Origin& o) {
   s.size_x = b.extent[0];
   s.size_y = b.extent[1];
   s.size_z = b.extent[2];
-  const double depth = chosen->depth.min + unit_double(hash(seed, kDepthSalt, o.level, o.i, o.j, o.k)) *
-                                               (chosen->depth.max - chosen->depth.min);
-  s.y = world_.terrain().elevation(x, z) - depth;
+  o.depth = chosen->depth.min +
+            unit_double(hash(seed, kDepthSalt, o.level, o.i, o.j, o.k)) * (chosen->depth.max - chosen->depth.min);
   const bool falloff_keeps =
-      unit_double(hash(seed, kFalloffSalt, o.level, o.i, o.j, o.k)) < interpolate(chosen->falloff, depth);
-  o.viable = falloff_keeps && checks_hold(*chosen, s);
+      unit_double(hash(seed, kFalloffSalt, o.level, o.i, o.j, o.k)) < interpolate(chosen->falloff, o.depth);
+  o.viable = falloff_keeps ? -1 : 0;  // the rest (terrain) only when asked: viable()
+}
+
+bool StructurePlanner::viable(Origin& o) {
+  if (o.viable < 0) {
+    StructureInstance& s = o.instance;
+    s.y = world_.terrain().elevation(Coord{s.x, 0.0}, Coord{s.z, 0.0}) - o.depth;
+    o.viable = checks_hold(types_.all()[s.type], s) ? 1 : 0;
+  }
+  return o.viable == 1;
 }
 
 bool StructurePlanner::checks_hold(const StructureType& type, const StructureInstance& s) const {
@@ -252,7 +260,7 @@ bool StructurePlanner::overlap(const Origin& a, const Origin& b) const {
 
 bool StructurePlanner::decide(Origin& o) {
   if (o.kept >= 0) return o.kept == 1;
-  if (!o.viable) {
+  if (!viable(o)) {
     o.kept = 0;
     return false;
   }
@@ -269,7 +277,8 @@ bool StructurePlanner::decide(Origin& o) {
     for (int64_t j = j0; j <= j1; ++j) {
       for (int64_t i = i0; i <= i1; ++i) {
         for (Origin& other : cell(level, i, j)) {
-          if (&other == &o || !other.viable || !higher(other, o) || !overlap(o, other)) continue;
+          // Viability last: it asks the terrain, the others only the plan.
+          if (&other == &o || !other.assigned || !higher(other, o) || !overlap(o, other) || !viable(other)) continue;
           if (decide(other)) {
             o.kept = 0;
             return false;
@@ -294,7 +303,7 @@ const std::vector<StructureInstance>& StructurePlanner::in_chunk(ChunkCoord c) {
     for (int64_t j = c.z - level - 1; j <= c.z; ++j) {
       for (int64_t i = c.x - level - 1; i <= c.x; ++i) {
         for (Origin& o : cell(level, i, j)) {
-          if (!o.viable) continue;
+          if (!o.assigned) continue;
           const StructureInstance& s = o.instance;
           const double sx = static_cast<double>(s.x), sz = static_cast<double>(s.z);
           const bool touches = sx < x0 + side && sx + s.size_x > x0 && sz < z0 + side && sz + s.size_z > z0;
@@ -339,7 +348,7 @@ std::vector<StructureInstance> StructurePlanner::locate(uint32_t type, Coord x, 
     for (int64_t j = floor_div(z.cell - r, size_); j <= floor_div(z.cell + r + 1, size_); ++j) {
       for (int64_t i = floor_div(x.cell - r, size_); i <= floor_div(x.cell + r + 1, size_); ++i) {
         for (Origin& o : cell(level, i, j)) {
-          if (!o.viable || o.instance.type != type) continue;
+          if (!o.assigned || o.instance.type != type) continue;
           const double dx = static_cast<double>(o.instance.x - x.cell) - x.frac;
           const double dz = static_cast<double>(o.instance.z - z.cell) - z.frac;
           const double d = std::sqrt(dx * dx + dz * dz);

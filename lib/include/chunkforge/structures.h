@@ -16,9 +16,9 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
-#include <map>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "chunkforge/chunk.h"
@@ -105,15 +105,36 @@ class StructurePlanner {
     int64_t i, j;
     uint32_t k;
     uint64_t priority;  // higher wins
-    bool assigned = false, viable = false;
+    bool assigned = false;
+    // Whether its falloff and checks keep it; -1: the falloff does, the checks are not asked
+    // yet (viable()). Most origins planned around a chunk never need the terrain's answer.
+    int8_t viable = 0;
     int8_t kept = -1;  // -1 undecided
+    double depth = 0;  // below the terrain at the origin
     StructureInstance instance;
   };
   using CellKey = std::tuple<int, int64_t, int64_t>;
+  using ChunkKey = std::pair<int64_t, int64_t>;
+  // Hashed rather than ordered: the memo is only ever looked up (a std::map's walk was 4 % of a
+  // cold chunk). Node-based, so references to its values stay valid as it grows: decide() walks
+  // one cell's origins while it plans others.
+  struct KeyHash {
+    size_t operator()(const CellKey& k) const {
+      return static_cast<size_t>(
+          mix64(mix64(static_cast<uint64_t>(std::get<1>(k)) + static_cast<uint64_t>(std::get<0>(k))) ^
+                static_cast<uint64_t>(std::get<2>(k))));
+    }
+    size_t operator()(const ChunkKey& k) const {
+      return static_cast<size_t>(mix64(mix64(static_cast<uint64_t>(k.first)) ^ static_cast<uint64_t>(k.second)));
+    }
+  };
 
   std::vector<Origin>& cell(int level, int64_t i, int64_t j);
   void plan(Origin& o);
   bool decide(Origin& o);
+  // Whether o is viable (assigned, kept by its falloff and its checks), asking the terrain the
+  // first time; its instance's y is known from then on.
+  bool viable(Origin& o);
   bool higher(const Origin& a, const Origin& b) const;
   bool overlap(const Origin& a, const Origin& b) const;
   bool checks_hold(const StructureType& type, const StructureInstance& s) const;
@@ -121,8 +142,8 @@ class StructurePlanner {
   const World& world_;
   const StructureTypes& types_;
   int64_t size_;
-  std::map<CellKey, std::vector<Origin>> origins_;
-  std::map<std::pair<int64_t, int64_t>, std::vector<StructureInstance>> chunks_;
+  std::unordered_map<CellKey, std::vector<Origin>, KeyHash> origins_;
+  std::unordered_map<ChunkKey, std::vector<StructureInstance>, KeyHash> chunks_;
   const std::atomic<bool>* abandon_ = nullptr;
 };
 
