@@ -76,27 +76,29 @@ TEST(ServerBinaryTest, TheOperatorChoosesWhetherTheSeedIsPublished) {
   EXPECT_EQ(status.find("77"), std::string::npos) << status;
 }
 
+// chunkforge-loadgen against the server on `port` with `args`: its JSON line, once it exited 0
+// with no error and some chunks.
+std::string run_loadgen(int port, const std::string& args) {
+  const std::string command =
+      std::string(CHUNKFORGE_LOADGEN) + " --server 127.0.0.1:" + std::to_string(port) + " " + args + " --json 2>&1";
+  std::string out;
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe.get())) out.append(buffer, n);
+  EXPECT_EQ(pclose(pipe.release()), 0) << out;
+  EXPECT_NE(out.find("\"errors\":0"), std::string::npos) << out;
+  EXPECT_EQ(out.find("\"chunks\":0,"), std::string::npos) << out;
+  return out;
+}
+
 TEST(ServerBinaryTest, LoadGeneratorRunsSessionsWithoutErrors) {
   const Process server =
       spawn(CHUNKFORGE_SERVER, {"--listen", "127.0.0.1:0", "--http", "", "--threads", "2"}, temp("loadgen_server.log"));
-  for (int k = 0; k < 100 && reported_port(read_text(server.log)) == 0; ++k) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  const int port = reported_port(read_text(server.log));
+  const int port = wait_until_serving(server);
   ASSERT_GT(port, 0) << read_text(server.log);
   const auto run = [&](const std::string& mode, bool stagger, const std::string& more = "") {
-    const std::string command = std::string(CHUNKFORGE_LOADGEN) + " --server 127.0.0.1:" + std::to_string(port) +
-                                " --mode " + mode +
-                                " --players 4 --radius 2 --speed 4 --duration 2 --json --server-pid " +
-                                std::to_string(server.pid) + (stagger ? " --stagger" : "") + more + " 2>&1";
-    std::string out;
-    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-    char buffer[4096];
-    while (size_t n = fread(buffer, 1, sizeof buffer, pipe.get())) out.append(buffer, n);
-    EXPECT_EQ(pclose(pipe.release()), 0) << out;
-    EXPECT_NE(out.find("\"errors\":0"), std::string::npos) << out;
-    EXPECT_EQ(out.find("\"chunks\":0,"), std::string::npos) << out;
-    return out;
+    return run_loadgen(port, "--mode " + mode + " --players 4 --radius 2 --speed 4 --duration 2 --server-pid " +
+                                 std::to_string(server.pid) + (stagger ? " --stagger" : "") + more);
   };
   for (const bool stagger : {false, true}) {  // players stepping together, then at spread phases
     const std::string out = run("session", stagger);
@@ -123,6 +125,21 @@ TEST(ServerBinaryTest, LoadGeneratorRunsSessionsWithoutErrors) {
   }
   kill(server.pid, SIGTERM);
   EXPECT_EQ(wait_for(server, std::chrono::seconds(5)), 0) << read_text(server.log);
+}
+
+// The transport ceiling answers local players as the server answers a world without edits:
+// every chunk entering their views arrives, in a few bytes, and nothing fails.
+TEST(ServerBinaryTest, NullServerAnswersPlayersThatGenerate) {
+  const Process server = spawn(CHUNKFORGE_NULL_SERVER, {"--listen", "127.0.0.1:0"}, temp("null_server.log"));
+  const int port = wait_until_serving(server);
+  ASSERT_GT(port, 0) << read_text(server.log);
+  const std::string out = run_loadgen(port, "--mode local --players 8 --radius 2 --speed 4 --duration 2");
+  EXPECT_NE(out.find("\"players_joined\":8,"), std::string::npos) << out;
+  const size_t at = out.find("\"event_bytes_per_chunk\":");
+  ASSERT_NE(at, std::string::npos) << out;
+  EXPECT_LT(std::stod(out.substr(at + 24)), 16) << out;
+  kill(server.pid, SIGTERM);
+  EXPECT_NE(wait_for(server, std::chrono::seconds(5)), -1) << read_text(server.log);
 }
 
 TEST(ServerBinaryTest, BadWorldFileStopsStartUpWithFieldErrorsAndExitCode2) {
