@@ -40,9 +40,7 @@ void SessionReactor::OnReadDone(bool ok) {
     reads_done_ = true;
     return pump();
   }
-  if (const grpc::Status status = apply(bytes_of(incoming_)); !status.ok()) return finish(status);
-  pump();
-  read_more();
+  apply_when_due();
 }
 
 void SessionReactor::OnWriteDone(bool ok) {
@@ -60,17 +58,17 @@ void SessionReactor::OnCancel() {
 }
 
 void SessionReactor::OnDone() {
-  std::unique_ptr<grpc::Alarm> alarm, read_alarm, retry, tile_retry, gather;
+  std::unique_ptr<grpc::Alarm> alarm, update_alarm, retry, tile_retry, gather;
   {
     std::lock_guard lock(state_->mutex);
     alarm = detach();
-    read_alarm = std::move(read_alarm_);
+    update_alarm = std::move(update_alarm_);
     retry = std::move(retry_alarm_);
     tile_retry = std::move(tile_alarm_);
     gather = std::move(gather_alarm_);
   }
   alarm.reset();
-  read_alarm.reset();
+  update_alarm.reset();
   retry.reset();
   tile_retry.reset();
   gather.reset();
@@ -174,26 +172,32 @@ void SessionReactor::catch_up_held() {
 }
 
 void SessionReactor::read_more() {
-  if (finished_ || reads_done_ || reading_ || read_waiting_) return;
+  if (finished_ || reads_done_ || reading_ || update_waiting_) return;
   if (view_.owed_unloads() > service_.limits().max_owed_unloads) return;
-  const auto now = std::chrono::steady_clock::now();
-  const auto interval = update_interval();
-  if (now < last_read_ + interval) {
-    read_waiting_ = true;
-    read_alarm_ = std::make_unique<grpc::Alarm>();  // replacing a fired alarm in its callback is safe
-    read_alarm_->Set(std::chrono::system_clock::now() + (last_read_ + interval - now),
-                     [weak = std::weak_ptr<State>(state_)](bool ok) {
-                       if (!ok) return;
-                       State::with_reactor(weak, [](SessionReactor& reactor) {
-                         reactor.read_waiting_ = false;
-                         reactor.read_more();
-                       });
-                     });
-    return;
-  }
-  last_read_ = now;
   reading_ = true;
   StartRead(&incoming_);
+}
+
+void SessionReactor::apply_when_due() {
+  const auto now = std::chrono::steady_clock::now();
+  const auto due = last_applied_ + update_interval();
+  if (now >= due) return apply_read();
+  update_waiting_ = true;
+  update_alarm_ = std::make_unique<grpc::Alarm>();  // replacing a fired alarm in its callback is safe
+  update_alarm_->Set(std::chrono::system_clock::now() + (due - now), [weak = std::weak_ptr<State>(state_)](bool ok) {
+    if (!ok) return;
+    State::with_reactor(weak, [](SessionReactor& reactor) {
+      reactor.update_waiting_ = false;
+      if (!reactor.finished_) reactor.apply_read();
+    });
+  });
+}
+
+void SessionReactor::apply_read() {
+  last_applied_ = std::chrono::steady_clock::now();
+  if (const grpc::Status status = apply(bytes_of(incoming_)); !status.ok()) return finish(status);
+  pump();
+  read_more();
 }
 
 std::chrono::steady_clock::duration SessionReactor::update_interval() const {

@@ -55,21 +55,21 @@ class SessionReactor final
   // A batch of loads stops growing past this many bytes: far below a client's 4 MiB message limit
   // (a batch holds at most kWindow chunks anyway).
   static constexpr size_t kMaxBatchBytes = size_t{1} << 20;
-  // A session reads its next update no sooner than this after the last one. Updates are applied
+  // A session applies its next update no sooner than this after the last one. Updates are applied
   // on gRPC's callback threads, which every call's handlers share (two on this machine): a client
   // that sent whole-view updates as fast as it could kept them busy, and everyone else's warm
-  // GetChunk took over a second. A player moves far less often; past this pace HTTP/2 flow
-  // control holds the client's updates back.
+  // GetChunk took over a second. A player moves far less often; past this pace an update waits,
+  // no other is read meanwhile, and HTTP/2 flow control holds the client's updates back.
   static constexpr auto kMinUpdateInterval = std::chrono::milliseconds(10);
   // A session whose client generates is answered at once from the version index, so nothing else
   // paces its view: a client jumping a radius-16 view (1,089 chunks) every 10 ms kept the callback
   // threads busy with bookkeeping alone. Its view may turn over at most this many chunks a
-  // second: a radius-16 view is read every 54 ms, a radius-3 one every 10 ms, as any session.
+  // second: a radius-16 view is applied every 54 ms, a radius-3 one every 10 ms, as any session.
   static constexpr double kMaxLocalViewChunksPerSecond = 20000;
   // LOD tiles being made or ready to write, per session: enough to keep the generation threads
   // busy for one player, a few tiles' bytes held (docs/lod.md, "Sessions").
   static constexpr size_t kTileWindow = 4;
-  // A session with a LOD radius reads its next update no sooner than this after the last: a
+  // A session with a LOD radius applies its next update no sooner than this after the last: a
   // move of the player's chunk recomputes its LOD view (some 400 tiles, about 0.1 ms on the
   // callback threads), and 16 sessions teleporting every 10 ms took a quarter of a core. A
   // player walking 10 chunks a second still has its view recomputed at every second chunk.
@@ -105,10 +105,15 @@ class SessionReactor final
   // than the current one are sent again whole.
   void catch_up_held();
 
-  // Reads the next update unless the client owes too many unloads: it is then not reading, and
-  // HTTP/2 flow control holds its updates back until it does.
-  // Reads are paced too (update_interval): a read due later waits on an alarm.
+  // Reads the next update unless the client owes too many unloads (it is then not reading, and
+  // HTTP/2 flow control holds its updates back until it does) or an update read waits.
   void read_more();
+  // Applies the update just read once update_interval() has passed since the last one: at once
+  // (a walking player's, and every first one), or on an alarm. Pacing the reads instead cost an
+  // alarm per update, and 2,000 players joining at once were 2,000 alarms in their first
+  // milliseconds (docs/client-generation.md, "The start burst").
+  void apply_when_due();
+  void apply_read();
   std::chrono::steady_clock::duration update_interval() const;
 
   // Starts generations (nearest first, within the window) and writes the next event.
@@ -179,7 +184,7 @@ class SessionReactor final
   grpc::ByteBuffer incoming_, outgoing_;
   v1::ChunkOptions options_;
   bool have_options_ = false, batch_loads_ = false, reading_ = false, reads_done_ = false;
-  bool cancelled_ = false, read_waiting_ = false;
+  bool cancelled_ = false, update_waiting_ = false;
   // Local generation (answer_local): accepted; the answer still to write; edited chunks waiting
   // for their log and logs being read; a ready edited chunk met while batching pristine ones.
   bool local_ = false;
@@ -189,9 +194,9 @@ class SessionReactor final
   std::deque<std::pair<SessionView::Generation, uint64_t>> edited_waiting_;
   size_t edited_reading_ = 0;
   std::optional<SessionView::Event> stashed_;
-  std::optional<TileView::Event> stashed_tile_;      // met while batching pristine tiles
-  std::chrono::steady_clock::time_point last_read_;  // when the last read started
-  std::unique_ptr<grpc::Alarm> read_alarm_;          // a paced read waiting (read_more)
+  std::optional<TileView::Event> stashed_tile_;         // met while batching pristine tiles
+  std::chrono::steady_clock::time_point last_applied_;  // when the last update was applied
+  std::unique_ptr<grpc::Alarm> update_alarm_;           // an update read early waits for it (apply_when_due)
   uint64_t loads_sent_ = 0, unloads_sent_ = 0, changes_sent_ = 0, pristine_sent_ = 0;
   uint64_t tiles_sent_ = 0, tile_unloads_sent_ = 0, pristine_tiles_sent_ = 0;
   std::unique_ptr<grpc::Alarm> tile_alarm_;  // dropped tiles wait for it (tile_made)
