@@ -10,6 +10,7 @@
 #include <grpcpp/grpcpp.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <iostream>
@@ -29,7 +30,8 @@ using Base = WorldService::WithRawCallbackMethod_GetChunk<WorldService::WithRawC
     WorldService::WithCallbackMethod_GetWorldInfo<WorldService::WithCallbackMethod_Session<WorldService::Service>>>>;
 
 // A Session of a client that generates: each update's new chunks as one `pristine` event, one
-// write in flight, ended when the client half-closes or cancels.
+// write in flight, ended when the client half-closes or cancels. Views are clipped to the
+// server's largest radius, so no update costs more than the real server's would.
 class NullSession final : public grpc::ServerBidiReactor<chunkforge::v1::SessionUpdate, chunkforge::v1::SessionEvent> {
  public:
   NullSession() { StartRead(&update_); }
@@ -43,7 +45,7 @@ class NullSession final : public grpc::ServerBidiReactor<chunkforge::v1::Session
       queued_.push_back(std::move(answer));
       answered_ = true;
     }
-    const int64_t r = update_.view_radius();
+    const int64_t r = std::min<int64_t>(update_.view_radius(), kMaxRadius);
     const auto cx = static_cast<int64_t>(std::floor(update_.x() / 64)),
                cz = static_cast<int64_t>(std::floor(update_.z() / 64));
     chunkforge::v1::SessionEvent event;
@@ -88,7 +90,10 @@ class NullSession final : public grpc::ServerBidiReactor<chunkforge::v1::Session
     Finish(status);
   }
 
-  std::mutex mutex_;
+  static constexpr int64_t kMaxRadius = 16;  // the real server's default --max-radius
+  // Recursive: gRPC may run a reaction inline from StartRead or StartWrite, which are called
+  // with it held.
+  std::recursive_mutex mutex_;
   chunkforge::v1::SessionUpdate update_;
   chunkforge::v1::SessionEvent out_;
   std::deque<chunkforge::v1::SessionEvent> queued_;
