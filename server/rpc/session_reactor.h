@@ -111,7 +111,7 @@ class SessionReactor final
   // Applies the update just read once update_interval() has passed since the last one: at once
   // (a walking player's, and every first one), or on an alarm. Pacing the reads instead cost an
   // alarm per update, and 2,000 players joining at once were 2,000 alarms in their first
-  // milliseconds (docs/client-generation.md, "The start burst").
+  // milliseconds (docs/client-generation.md, "The transport floor, and an alarm per update").
   void apply_when_due();
   void apply_read();
   std::chrono::steady_clock::duration update_interval() const;
