@@ -171,6 +171,48 @@ double Fractal::at(Coord x, Coord z) const {
   return finish(sum);
 }
 
+void Fractal::cross(Coord x, Coord z, double out[5]) const {
+  // The five points as (column, row) of the 3 x 3 grid around (x, z): the centre, x - 1, x + 1,
+  // z - 1, z + 1.
+  static constexpr int kColumn[5] = {1, 0, 2, 1, 1}, kRow[5] = {1, 1, 1, 0, 2};
+  const Coord xs[3] = {x.plus(int64_t{-1}), x, x.plus(int64_t{1})};
+  const Coord zs[3] = {z.plus(int64_t{-1}), z, z.plus(int64_t{1})};
+  if (spec_.kind != NoiseKind::kPerlin) {
+    for (int p = 0; p < 5; ++p) out[p] = at(xs[kColumn[p]], zs[kRow[p]]);
+    return;
+  }
+  // at()'s sums, term by term in the same order (so the same bits), with three scalings per
+  // axis instead of five and each lattice cell's corner hashes computed once for the points in
+  // it: one unit is a small step of a lattice cell at a terrain's frequencies, so the five
+  // usually share one.
+  double sum[5] = {0, 0, 0, 0, 0};
+  for (const Octave& o : octaves_) {
+    Coord lx[3], lz[3];
+    for (int k = 0; k < 3; ++k) {
+      lx[k] = exact::scaled(xs[k], o.frequency);
+      lz[k] = exact::scaled(zs[k], o.frequency);
+    }
+    int64_t ci = 0, cj = 0;
+    uint64_t h[4] = {};
+    bool hashed = false;
+    for (int p = 0; p < 5; ++p) {
+      const Coord& px = lx[kColumn[p]];
+      const Coord& pz = lz[kRow[p]];
+      if (!hashed || px.cell != ci || pz.cell != cj) {
+        ci = px.cell;
+        cj = pz.cell;
+        h[0] = corner(o.seed, ci, cj);
+        h[1] = corner(o.seed, ci + 1, cj);
+        h[2] = corner(o.seed, ci, cj + 1);
+        h[3] = corner(o.seed, ci + 1, cj + 1);
+        hashed = true;
+      }
+      sum[p] += o.weight * perlin2_cell(h[0], h[1], h[2], h[3], px.frac, pz.frac);
+    }
+  }
+  for (int p = 0; p < 5; ++p) out[p] = finish(sum[p]);
+}
+
 double Fractal::at(Coord x, Coord y, Coord z) const {
   double sum = 0.0;
   for (const Octave& o : octaves_) {

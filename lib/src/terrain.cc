@@ -91,8 +91,9 @@ double Terrain::elevation(Coord x, Coord z) const {
 
 double Terrain::slope(Coord x, Coord z) const {
   const FloatEnvironmentGuard fp_guard;
-  return slope_from(elevation(x.plus(int64_t{-1}), z), elevation(x.plus(int64_t{1}), z),
-                    elevation(x, z.plus(int64_t{-1})), elevation(x, z.plus(int64_t{1})));
+  double e[5];  // Fractal::cross: the centre, then x - 1, x + 1, z - 1, z + 1
+  noise_[kElevation].cross(x, z, e);
+  return slope_from(e[1], e[2], e[3], e[4]);
 }
 
 double Terrain::field(size_t f, Coord x, Coord z) const {
@@ -104,9 +105,13 @@ TerrainPoint Terrain::sample(Coord x, Coord z) const {
   const FloatEnvironmentGuard fp_guard;
   TerrainPoint p;
   for (size_t f = 0; f < kTerrainFieldCount; ++f) {
-    if (has_own_noise(f)) p.values[f] = noise_[f].at(x, z);
+    if (has_own_noise(f) && f != kElevation) p.values[f] = noise_[f].at(x, z);
   }
-  p.values[kSlope] = slope(x, z);
+  // The elevation and the four around it for the slope, sharing their lattice corners.
+  double e[5];
+  noise_[kElevation].cross(x, z, e);
+  p.values[kElevation] = e[0];
+  p.values[kSlope] = slope_from(e[1], e[2], e[3], e[4]);
   p.biome = classify_biome(p.values);
   p.material = classify_material(p, [&](uint32_t id) { return materials_[id].noise->at(x, z); });
   return p;

@@ -170,5 +170,33 @@ TEST(NoiseTest, GridMatchesPointSamplesBitForBit) {
   }
 }
 
+// Fractal::cross shares lattice corners between the five points: at low frequencies they lie in
+// one cell, at high ones in several, and both must give at()'s bits.
+TEST(NoiseTest, CrossMatchesPointSamplesBitForBit) {
+  for (NoiseKind kind : {NoiseKind::kPerlin, NoiseKind::kSimplex}) {
+    for (double frequency : {0.004, 0.021, 0.37, 1.7}) {
+      FractalSpec spec;
+      spec.kind = kind;
+      spec.octaves = 5;
+      spec.frequency = frequency;
+      const Fractal f(spec, 99, salt("noise.cross"));
+      for (int64_t origin : {int64_t{0}, int64_t{-1000003}, (int64_t{1} << 40) + 17}) {
+        for (int k = 0; k < 200; ++k) {
+          const uint64_t h = hash(7, salt("noise.cross.points"), k);
+          const Coord x = spread(origin, h), z = spread(-origin, mix64(h ^ 3));
+          double out[5];
+          f.cross(x, z, out);
+          const Coord xs[5] = {x, x.plus(int64_t{-1}), x.plus(int64_t{1}), x, x};
+          const Coord zs[5] = {z, z, z, z.plus(int64_t{-1}), z.plus(int64_t{1})};
+          for (int p = 0; p < 5; ++p) {
+            ASSERT_TRUE(same_bits(out[p], f.at(xs[p], zs[p])))
+                << "kind " << static_cast<int>(kind) << " frequency " << frequency << " point " << p;
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace chunkforge

@@ -59,6 +59,10 @@ class Fractal {
   // offset + amplitude * sum_o(gain^o * n_o) / sum_o(gain^o), world coordinates.
   double at(Coord x, Coord z) const;
   double at(Coord x, Coord y, Coord z) const;
+  // A point and its four neighbours one world unit away, exactly at() of each:
+  // out = {at(x, z), at(x - 1, z), at(x + 1, z), at(x, z - 1), at(x, z + 1)}. What a slope
+  // needs; Perlin's five share their lattice cell's corner hashes in most octaves.
+  void cross(Coord x, Coord z, double out[5]) const;
 
   // out[j * nx + i] = at(x0 + i * step, z0 + j * step) exactly, for i < nx, j < nz.
   void grid(Coord x0, Coord z0, int64_t step, int nx, int nz, double* out) const;
