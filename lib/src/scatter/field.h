@@ -188,6 +188,16 @@ class ScatterField {
     int64_t bi = 0, bj = 0;
     Block* block = nullptr;
   };
+  // Scatter cells [i0, i1) x [j0, j1) of a layer's grid.
+  struct CellRect {
+    int64_t i0 = 0, j0 = 0, i1 = 0, j1 = 0;
+    bool overlaps(int64_t i, int64_t j, int64_t span) const {
+      return i + span > i0 && i < i1 && j + span > j0 && j < j1;
+    }
+    bool holds(int64_t i, int64_t j, int64_t span) const {
+      return i >= i0 && i + span <= i1 && j >= j0 && j + span <= j1;
+    }
+  };
 
   // blocks.cc
   Block& block(uint32_t layer, int64_t bi, int64_t bj) {
@@ -256,11 +266,12 @@ class ScatterField {
   Position position(uint32_t layer, const Cell& c, const Candidate& a) const;
   // Calls fn(cell) for the cells of `layer` with candidates and a density of at least
   // `min_density` whose square lies within cell_reach(a_r, cell.r) of p (never beyond `reach`),
-  // block by block; stops when fn returns false (and then returns false).
+  // block by block, leaving out the cells that overlap `skip` (if given); stops when fn returns
+  // false (and then returns false).
   // (A template, not a function pointer, so that cell_reach inlines into the per-cell loop.)
   template <typename Reach, typename Fn>
   bool visit_cells(uint32_t layer, const Position& p, double reach, Reach cell_reach, double a_r, double min_density,
-                   Fn&& fn);
+                   Fn&& fn, const CellRect* skip = nullptr);
   void list_neighbours(uint32_t layer, Cell& c, const Candidate& a);
   bool blocked_by_accepted_nearby(uint32_t layer, Cell& c, const Candidate& a);
   // Whether other's accepted candidate (of c's layer) blocks a; it is then c's last blocker.
@@ -363,6 +374,12 @@ class ScatterField {
   std::vector<Neighbour> rivals_;
   // sweep_chunk's rounds, and scratch for sorting one.
   std::array<std::vector<Waiting>, scatter::kDartsPerCell> rounds_;
+  // The chunk sweep_chunk is deciding under ScatterRules::own_spacing (swept_layer_ < 0: none).
+  // Every candidate of its cells earlier than the one the sweep is at is decided, and the lazy
+  // resolution meanwhile decides only earlier ones, so none of its cells is ever an undecided
+  // neighbour that matters there: list_neighbours leaves them out.
+  int64_t swept_layer_ = -1;
+  CellRect swept_;
   std::vector<Waiting> sort_scratch_;
   std::vector<uint32_t> sort_counts_;
   const std::atomic<bool>* abandon_ = nullptr;

@@ -35,7 +35,7 @@ struct FixedReach {
 
 template <typename Reach, typename Fn>
 bool ScatterField::visit_cells(uint32_t layer, const Position& p, double reach, Reach cell_reach, double a_r,
-                               double min_density, Fn&& fn) {
+                               double min_density, Fn&& fn, const CellRect* skip) {
   const int64_t n = layer_[layer].n;
   const double s = layer_[layer].side;
   auto index = [&](double v, int64_t chunk) { return chunk * n + floor_to_int(v / s); };
@@ -44,6 +44,8 @@ bool ScatterField::visit_cells(uint32_t layer, const Position& p, double reach, 
   const int64_t j0 = index(p.z - r, p.cz), j1 = index(p.z + r, p.cz);
   for (int64_t bj = floor_div(j0, kBlockSide); bj <= floor_div(j1, kBlockSide); ++bj) {
     for (int64_t bi = floor_div(i0, kBlockSide); bi <= floor_div(i1, kBlockSide); ++bi) {
+      const bool partly_skipped = skip != nullptr && skip->overlaps(bi * kBlockSide, bj * kBlockSide, kBlockSide);
+      if (partly_skipped && skip->holds(bi * kBlockSide, bj * kBlockSide, kBlockSide)) continue;
       // Densities alone decide the pruning; darts are drawn only for cells that pass it.
       Block& b = block(layer, bi, bj);
       const double bx0 = static_cast<double>(bi * kBlockSide - p.cx * n) * s;
@@ -65,6 +67,7 @@ bool ScatterField::visit_cells(uint32_t layer, const Position& p, double reach, 
           const double x0 = bx0 + ci * side;
           const double dx = gap(p.x, x0, x0 + side);
           if (cell.density < min_density || dx * dx + dz2 >= rc * rc) continue;
+          if (partly_skipped && skip->overlaps(cell.i, cell.j, cell.span)) continue;
           if (!cell.drawn) draw_cell(layer, cell);
           if (cell.count == 0) continue;
           if (!fn(cell)) return false;
@@ -160,7 +163,8 @@ void ScatterField::list_neighbours(uint32_t layer, Cell& c, const Candidate& a) 
   if (layer_[layer].method->spaced) {
     const double sampled_from = rules_.threshold_gates_sampling ? l.threshold : 0.0;
     if (rules_.own_spacing) {  // only the candidates within c's own spacing can block a
-      visit_cells(layer, p, c.r, FixedReach{}, c.r, sampled_from, add(layer));
+      const CellRect* skip = swept_layer_ == layer ? &swept_ : nullptr;
+      visit_cells(layer, p, c.r, FixedReach{}, c.r, sampled_from, add(layer), skip);
     } else {
       visit_cells(layer, p, layer_[layer].r_reach, SameLayerReach{}, c.r, sampled_from, add(layer));
     }

@@ -80,6 +80,16 @@ void ScatterField::sweep_chunk(uint32_t layer, ChunkCoord chunk) {
     }
   };
   for_each_cell_in_chunk(layer, chunk, [&](Cell& c) { wait(c); });
+  // The chunk's cells are decided in arrival order from here: the lazy resolution may leave
+  // them out of neighbour lists (field.h, swept_). Not after the sweep, nor if it is abandoned.
+  struct Swept {
+    int64_t& layer;
+    ~Swept() { layer = -1; }
+  } const swept{swept_layer_};
+  if (rules_.own_spacing) {
+    swept_layer_ = layer;
+    swept_ = CellRect{i0, j0, i0 + ly.n, j0 + ly.n};
+  }
   // An inner cell: its window of the layer's largest reach (ScatterRules::own_spacing: of its own
   // reach) lies in the chunk.
   auto inner = [&](const Cell& c) {
