@@ -23,7 +23,8 @@ ScatterField::ScatterField(const ResourceLayers& layers, const Terrain& terrain,
       seed_(seed),
       structures_(structures),
       rules_(rules),
-      recent_(layers.size() * kRecentBlocks) {
+      recent_(layers.size() * kRecentBlocks),
+      tiles_(layers.size()) {
   const size_t count = layers.size();
   const double size = static_cast<double>(layers.chunk_size());
   for (uint32_t id = 0; id < count; ++id) {
@@ -145,39 +146,75 @@ bool is_local_peak(const PeakValues& peak, int side, int halo, int ii, int jj) {
 
 }  // namespace
 
+void ScatterField::cell_centres(uint32_t layer, int64_t first, int count, std::vector<Coord>& out) const {
+  out.resize(static_cast<size_t>(count));
+  // Cell centre: (2 * cell + 1) / 2 cells, exactly.
+  for (int k = 0; k < count; ++k)
+    out[k] = grid_coord(first + k, 1u << (kSubBits - 1), layer_[layer].n, layers_.chunk_size());
+}
+
+void ScatterField::prefetch_densities(uint32_t layer, ChunkCoord chunk) {
+  const Layer& ly = layer_[layer];
+  constexpr int64_t kCells = kGroupSide * kBlockSide;
+  // At most 128 x 128 cells (128 KiB); noise_peaks' halo takes the group's own batch. A stream's
+  // next chunk is mostly in the memo already (its neighbours' lazy resolution made it).
+  constexpr int64_t kMaxSide = 128;
+  const int64_t i0 = chunk.x * ly.n, j0 = chunk.z * ly.n;
+  if (ly.halo > 0 || find_block(layer, floor_div(i0, kBlockSide), floor_div(j0, kBlockSide)) != nullptr) return;
+  DensityTile& tile = tiles_[layer];
+  const int64_t gi0 = floor_div(i0, kCells), gi1 = floor_div(i0 + ly.n - 1, kCells);
+  const int64_t gj0 = floor_div(j0, kCells), gj1 = floor_div(j0 + ly.n - 1, kCells);
+  const int64_t nx = (gi1 - gi0 + 1) * kCells, nz = (gj1 - gj0 + 1) * kCells;
+  if (nx > kMaxSide || nz > kMaxSide) return;
+  tile.gi0 = gi0;
+  tile.gi1 = gi1;
+  tile.gj0 = gj0;
+  tile.gj1 = gj1;
+  tile.density.resize(static_cast<size_t>(nx * nz));
+  cell_centres(layer, gi0 * kCells, static_cast<int>(nx), scratch_xs_);
+  cell_centres(layer, gj0 * kCells, static_cast<int>(nz), scratch_zs_);
+  layers_.density_grid(layer, scratch_xs_.data(), static_cast<int>(nx), scratch_zs_.data(), static_cast<int>(nz),
+                       tile.density.data());
+}
+
 void ScatterField::materialize_group(uint32_t layer, int64_t gi, int64_t gj) {
   const Layer& ly = layer_[layer];
-  // The group's densities in one batch (a noise grid costs much less per sample when larger).
-  // A method with a halo (noise_peaks) compares each cell with +-halo cells: the batch has that
-  // border too.
   const int halo = ly.halo;
   const int cells = kGroupSide * kBlockSide;
   const int side = cells + 2 * halo;
   const int64_t first_i = gi * cells, first_j = gj * cells;  // the group's lowest scatter cell
-  std::vector<Coord>& xs = scratch_xs_;
-  std::vector<Coord>& zs = scratch_zs_;
-  std::vector<double>& density = scratch_density_;
-  xs.resize(side);
-  zs.resize(side);
-  density.resize(static_cast<size_t>(side) * side);
-  for (int k = 0; k < side; ++k) {
-    // Cell centre: (2 * cell + 1) / 2 cells, exactly.
-    xs[k] = grid_coord(first_i - halo + k, 1u << (kSubBits - 1), ly.n, layers_.chunk_size());
-    zs[k] = grid_coord(first_j - halo + k, 1u << (kSubBits - 1), ly.n, layers_.chunk_size());
+  const DensityTile& tile = tiles_[layer];
+  const double* density = nullptr;  // the group's lowest cell's, in rows of `stride`
+  size_t stride = 0;
+  if (tile.holds(gi, gj)) {
+    stride = tile.stride();
+    density = tile.density.data() + static_cast<size_t>(gj - tile.gj0) * cells * stride +
+              static_cast<size_t>(gi - tile.gi0) * cells;
+  } else {
+    // The group's densities in one batch (a noise grid costs much less per sample when
+    // larger). A method with a halo (noise_peaks) compares each cell with +-halo cells: the
+    // batch has that border too.
+    cell_centres(layer, first_i - halo, side, scratch_xs_);
+    cell_centres(layer, first_j - halo, side, scratch_zs_);
+    scratch_density_.resize(static_cast<size_t>(side) * side);
+    layers_.density_grid(layer, scratch_xs_.data(), side, scratch_zs_.data(), side, scratch_density_.data());
+    if (halo > 0) peak_values(seed_, *ly.def, first_i, first_j, halo, side, scratch_density_, scratch_peaks_);
+    stride = static_cast<size_t>(side);
+    density = scratch_density_.data() + static_cast<size_t>(halo) * side + halo;
   }
-  layers_.density_grid(layer, xs.data(), side, zs.data(), side, density.data());
-  if (halo > 0) peak_values(seed_, *ly.def, first_i, first_j, halo, side, density, scratch_peaks_);
   for (int oj = 0; oj < kGroupSide; ++oj) {
     for (int oi = 0; oi < kGroupSide; ++oi) {
       const int64_t bi = gi * kGroupSide + oi, bj = gj * kGroupSide + oj;
       Block* b = new_block();
       index_.insert(layer, bi, bj, b);
-      fill_block(layer, bi, bj, oi * kBlockSide, oj * kBlockSide, *b);
+      const int ox = oi * kBlockSide, oz = oj * kBlockSide;
+      fill_block(layer, bi, bj, ox, oz, density + static_cast<size_t>(oz) * stride + ox, stride, *b);
     }
   }
 }
 
-void ScatterField::fill_block(uint32_t layer, int64_t bi, int64_t bj, int ox, int oz, Block& b) {
+void ScatterField::fill_block(uint32_t layer, int64_t bi, int64_t bj, int ox, int oz, const double* density,
+                              size_t stride, Block& b) {
   const Layer& ly = layer_[layer];
   const ResourceLayer& l = *ly.def;
   const int halo = ly.halo;
@@ -186,7 +223,7 @@ void ScatterField::fill_block(uint32_t layer, int64_t bi, int64_t bj, int ox, in
   double r_at[kBlockSide][kBlockSide];
   double r_lo = std::numeric_limits<double>::infinity();
   for (int jj = 0; jj < kBlockSide; ++jj) {
-    const double* row = scratch_density_.data() + static_cast<size_t>(oz + jj + halo) * side + (ox + halo);
+    const double* row = density + static_cast<size_t>(jj) * stride;
     for (int ii = 0; ii < kBlockSide; ++ii) {
       r_at[jj][ii] = l.spacing / row[ii];
       r_lo = std::min(r_lo, r_at[jj][ii]);

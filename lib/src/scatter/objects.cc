@@ -31,6 +31,8 @@ std::vector<ResourceObject> ScatterField::objects_in_chunk(ChunkCoord chunk) {
     ResourceObject object;
   };
   std::vector<Keyed> found;
+  // Every layer's, first: deciding one layer's objects asks the others' cells around them.
+  for (uint32_t layer = 0; layer < layers_.size(); ++layer) prefetch_densities(layer, chunk);
   for (uint32_t layer = 0; layer < layers_.size(); ++layer) {
     poll_abandon(abandon_);
     const ResourceLayer& l = *layer_[layer].def;
