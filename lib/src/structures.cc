@@ -136,12 +136,22 @@ StructureTypes::StructureTypes(const v1::WorldDefinition& def) {
     types_.push_back(std::move(t));
   }
   offered_.resize(static_cast<size_t>(max_lod_ + 1));
+  assignment_bound_.assign(static_cast<size_t>(max_lod_ + 1), 0.0);
   for (int level = 0; level <= max_lod_; ++level) {
     for (const StructureType& t : types_) {
       if (t.lod <= level) offered_[level].push_back(t.id);
     }
     std::stable_sort(offered_[level].begin(), offered_[level].end(),
                      [&](uint32_t a, uint32_t b) { return types_[a].lod > types_[b].lod; });
+    // StructurePlanner::plan's walk for each biome, with the same additions in the same order.
+    for (uint32_t biome = 0; biome < static_cast<uint32_t>(def.biomes_size()); ++biome) {
+      double prefix = 0;
+      for (uint32_t id : offered_[level]) {
+        if (!allowed(types_[id].biomes, biome)) continue;
+        prefix += types_[id].frequency;
+        assignment_bound_[level] = std::max(assignment_bound_[level], prefix);
+      }
+    }
   }
 }
 
@@ -191,8 +201,10 @@ void StructurePlanner::plan(Origin& o) {
   // Assignment: the biome at the origin picks the candidates; one hashed value walks the
   // prefix sum of their frequencies, largest structures first. What a large one leaves is
   // offered to the smaller ones; beyond the total, no structure.
-  const uint32_t biome = world_.terrain().biome(x, z);
   const double u = unit_double(hash(seed, kAssignSalt, o.level, o.i, o.j, o.k));
+  // Beyond every biome's total, no structure: the biome (three noise fields) is not needed.
+  if (u >= types_.assignment_bound(o.level)) return;
+  const uint32_t biome = world_.terrain().biome(x, z);
   double prefix = 0;
   const StructureType* chosen = nullptr;
   for (uint32_t id : types_.offered_at(o.level)) {

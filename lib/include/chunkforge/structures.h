@@ -65,10 +65,14 @@ class StructureTypes {
   double max_padding() const { return max_padding_; }
   // Types with LoD <= level, largest first (the order of the frequency prefix sum).
   const std::vector<uint32_t>& offered_at(int level) const { return offered_[level]; }
+  // The largest value the frequency prefix sum reaches at a level, over every biome: an
+  // assignment draw at or above it picks no structure, whatever the biome.
+  double assignment_bound(int level) const { return assignment_bound_[level]; }
 
  private:
   std::vector<StructureType> types_;
   std::vector<std::vector<uint32_t>> offered_;
+  std::vector<double> assignment_bound_;
   int max_lod_ = -1;
   double max_padding_ = 0;
 };
