@@ -303,11 +303,8 @@ bool StructurePlanner::decide(Origin& o) {
   return true;
 }
 
-const std::vector<StructureInstance>& StructurePlanner::in_chunk(ChunkCoord c) {
-  const FloatEnvironmentGuard fp_guard;
-  auto [it, inserted] = chunks_.try_emplace({c.x, c.z});
-  if (!inserted) return it->second;
-  std::vector<StructureInstance> found;
+template <typename Fn>
+bool StructurePlanner::any_touching(ChunkCoord c, Fn&& fn) {
   const double x0 = static_cast<double>(c.x * size_), z0 = static_cast<double>(c.z * size_);
   const double side = static_cast<double>(size_);
   for (int level = 0; level <= types_.max_lod(); ++level) {
@@ -319,11 +316,23 @@ const std::vector<StructureInstance>& StructurePlanner::in_chunk(ChunkCoord c) {
           const StructureInstance& s = o.instance;
           const double sx = static_cast<double>(s.x), sz = static_cast<double>(s.z);
           const bool touches = sx < x0 + side && sx + s.size_x > x0 && sz < z0 + side && sz + s.size_z > z0;
-          if (touches && decide(o)) found.push_back(s);
+          if (touches && fn(o)) return true;
         }
       }
     }
   }
+  return false;
+}
+
+const std::vector<StructureInstance>& StructurePlanner::in_chunk(ChunkCoord c) {
+  const FloatEnvironmentGuard fp_guard;
+  auto [it, inserted] = chunks_.try_emplace({c.x, c.z});
+  if (!inserted) return it->second;
+  std::vector<StructureInstance> found;
+  any_touching(c, [&](Origin& o) {
+    if (decide(o)) found.push_back(o.instance);
+    return false;
+  });
   std::sort(found.begin(), found.end(), [](const StructureInstance& a, const StructureInstance& b) {
     return std::tie(a.z, a.x, a.id) < std::tie(b.z, b.x, b.id);
   });
@@ -334,17 +343,26 @@ const std::vector<StructureInstance>& StructurePlanner::in_chunk(ChunkCoord c) {
 bool StructurePlanner::covers(Coord x, Coord z, double margin) {
   const FloatEnvironmentGuard fp_guard;
   if (types_.all().empty()) return false;
+  auto within = [&](const StructureInstance& s) {
+    const double px = static_cast<double>(x.cell - s.x) + x.frac;
+    const double pz = static_cast<double>(z.cell - s.z) + z.frac;
+    return px > -margin && px < s.size_x + margin && pz > -margin && pz < s.size_z + margin;
+  };
   const int64_t cx0 = floor_div(Coord::from_parts(x.cell, x.frac - margin).cell, size_);
   const int64_t cx1 = floor_div(Coord::from_parts(x.cell, x.frac + margin).cell, size_);
   const int64_t cz0 = floor_div(Coord::from_parts(z.cell, z.frac - margin).cell, size_);
   const int64_t cz1 = floor_div(Coord::from_parts(z.cell, z.frac + margin).cell, size_);
   for (int64_t cz = cz0; cz <= cz1; ++cz) {
     for (int64_t cx = cx0; cx <= cx1; ++cx) {
-      for (const StructureInstance& s : in_chunk({cx, cz})) {
-        const double px = static_cast<double>(x.cell - s.x) + x.frac;
-        const double pz = static_cast<double>(z.cell - s.z) + z.frac;
-        if (px > -margin && px < s.size_x + margin && pz > -margin && pz < s.size_z + margin) return true;
+      const auto known = chunks_.find({cx, cz});
+      if (known != chunks_.end()) {
+        if (std::any_of(known->second.begin(), known->second.end(), within)) return true;
+        continue;
       }
+      // A chunk not asked for (a neighbour, for a point near the border): decide only the
+      // structures that reach the point, not every one touching the chunk (each decision asks
+      // the terrain, and higher structures around).
+      if (any_touching({cx, cz}, [&](Origin& o) { return within(o.instance) && decide(o); })) return true;
     }
   }
   return false;

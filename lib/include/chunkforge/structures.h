@@ -134,6 +134,10 @@ class StructurePlanner {
   };
 
   std::vector<Origin>& cell(int level, int64_t i, int64_t j);
+  // Calls fn(o) for every assigned origin whose footprint touches chunk c, planning the cells
+  // that can hold one, until fn returns true (then returns true). Decides nothing itself.
+  template <typename Fn>
+  bool any_touching(ChunkCoord c, Fn&& fn);
   void plan(Origin& o);
   bool decide(Origin& o);
   // Whether o is viable (assigned, kept by its falloff and its checks), asking the terrain the
