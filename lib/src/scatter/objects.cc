@@ -33,13 +33,18 @@ std::vector<ResourceObject> ScatterField::objects_in_chunk(ChunkCoord chunk) {
   std::vector<Keyed> found;
   // Every layer's, first: deciding one layer's objects asks the others' cells around them.
   for (uint32_t layer = 0; layer < layers_.size(); ++layer) prefetch_densities(layer, chunk);
+  // Spaced layers decide the whole chunk in arrival order first (sweep.cc), every layer before
+  // any existence is asked: existence asks the other layers' cells around each object, which
+  // the lazy resolution would otherwise decide first. The rest ask cell by cell, which decides
+  // what each cell needs.
+  for (uint32_t layer = 0; layer < layers_.size(); ++layer) {
+    poll_abandon(abandon_);
+    if (sweeps(layer)) sweep_chunk(layer, chunk);
+  }
   for (uint32_t layer = 0; layer < layers_.size(); ++layer) {
     poll_abandon(abandon_);
     const ResourceLayer& l = *layer_[layer].def;
     const int64_t n = layer_[layer].n;
-    // Spaced layers decide the whole chunk in arrival order first (sweep.cc); the rest ask cell
-    // by cell, which decides what each cell needs.
-    if (sweeps(layer)) sweep_chunk(layer, chunk);
     for_each_cell_in_chunk(layer, chunk, [&](Cell& c) {
       decide_all(layer, c);
       if (c.accepted < 0) return;
