@@ -266,16 +266,20 @@ class ScatterField {
   static void sort_round(std::vector<Waiting>& round, std::vector<Waiting>& scratch, std::vector<uint32_t>& counts);
 
   // Calls fn(cell) for every cell of `layer` overlapping `chunk`, once each (a coarse cell may
-  // straddle the chunk's border), in rows.
+  // straddle the chunk's border), block by block: one block lookup per block, not per cell.
   template <typename Fn>
   void for_each_cell_in_chunk(uint32_t layer, ChunkCoord chunk, Fn&& fn) {
     const int64_t n = layer_[layer].n;
     const int64_t i0 = chunk.x * n, j0 = chunk.z * n;
-    for (int64_t j = j0; j < j0 + n; ++j) {
-      for (int64_t i = i0; i < i0 + n; ++i) {
-        // Visit a coarse cell at its first position inside the chunk.
-        Cell& c = cell(layer, i, j);
-        if (i == std::max(c.i, i0) && j == std::max(c.j, j0)) fn(c);
+    for (int64_t bj = floor_div(j0, kBlockSide); bj <= floor_div(j0 + n - 1, kBlockSide); ++bj) {
+      for (int64_t bi = floor_div(i0, kBlockSide); bi <= floor_div(i0 + n - 1, kBlockSide); ++bi) {
+        Block& b = block(layer, bi, bj);
+        for (int k = 0; k < b.cell_count; ++k) {
+          Cell& c = b.cells[k];
+          if (c.i + c.span <= i0 || c.i >= i0 + n || c.j + c.span <= j0 || c.j >= j0 + n) continue;
+          if (!c.drawn) draw_cell(layer, c);
+          fn(c);
+        }
       }
     }
   }
