@@ -103,15 +103,6 @@ ScatterField::Block& ScatterField::new_or_indexed_block(uint32_t layer, int64_t 
   return *b;
 }
 
-ScatterField::Cell& ScatterField::cell(uint32_t layer, int64_t i, int64_t j) {
-  const int64_t bi = floor_div(i, kBlockSide), bj = floor_div(j, kBlockSide);
-  Block& b = block(layer, bi, bj);
-  const int per_side = kBlockSide >> b.level;
-  Cell& c = b.cells[((j - bj * kBlockSide) >> b.level) * per_side + ((i - bi * kBlockSide) >> b.level)];
-  if (!c.drawn) draw_cell(layer, c);
-  return c;
-}
-
 namespace {
 
 // Each cell's peak value (noise_peaks): its density times a per-cell random factor, ties

@@ -225,7 +225,6 @@ class ScatterField {
     return index_.find(layer, bi, bj);
   }
   Block& new_or_indexed_block(uint32_t layer, int64_t bi, int64_t bj, RecentBlock& recent);
-  Cell& cell(uint32_t layer, int64_t i, int64_t j);
   // Makes the kGroupSide x kGroupSide blocks of group (gi, gj), densities first (one batch, or
   // the layer's density tile if it holds the group).
   void materialize_group(uint32_t layer, int64_t gi, int64_t gj);
