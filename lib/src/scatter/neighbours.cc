@@ -135,9 +135,11 @@ bool ScatterField::blocked_by_accepted_nearby(uint32_t layer, Cell& c, const Can
     return false;
   };
   const int64_t own_bi = floor_div(c.i, kBlockSide), own_bj = floor_div(c.j, kBlockSide);
-  if (blocked_in(*c.block, own_bi, own_bj)) return true;
-  for (int64_t bj = floor_div(j0, kBlockSide); bj <= floor_div(j1, kBlockSide); ++bj) {
-    for (int64_t bi = floor_div(i0, kBlockSide); bi <= floor_div(i1, kBlockSide); ++bi) {
+  if (c.block->accepted_mask != 0 && blocked_in(*c.block, own_bi, own_bj)) return true;
+  const int64_t bi0 = floor_div(i0, kBlockSide), bi1 = floor_div(i1, kBlockSide);
+  const int64_t bj0 = floor_div(j0, kBlockSide), bj1 = floor_div(j1, kBlockSide);
+  for (int64_t bj = bj0; bj <= bj1; ++bj) {
+    for (int64_t bi = bi0; bi <= bi1; ++bi) {
       if (bi == own_bi && bj == own_bj) continue;
       Block* b = find_block(layer, bi, bj);
       if (b != nullptr && b->accepted_mask != 0 && blocked_in(*b, bi, bj)) return true;
