@@ -14,7 +14,8 @@
 // grid() returns exactly the values sample() returns at the same points (tested bit for bit).
 // Thread safety: immutable after construction; all methods const and thread-safe. Each sets the
 // floating-point environment it needs on the calling thread (float_environment.h).
-// Cost: sample() evaluates elevation 5 times (centre + 4 for the slope); grid() with step 1
+// Cost: sample() evaluates elevation 5 times (centre + 4 for the slope), in one Fractal::cross
+// that shares their lattice corners; grid() with step 1
 // evaluates (n + 2)^2 elevations with batched noise, much cheaper per point; coarser steps
 // evaluate 5 n^2, still batched.
 #pragma once
