@@ -140,8 +140,9 @@ bool is_local_peak(const PeakValues& peak, int side, int halo, int ii, int jj) {
 void ScatterField::cell_centres(uint32_t layer, int64_t first, int count, std::vector<Coord>& out) const {
   out.resize(static_cast<size_t>(count));
   // Cell centre: (2 * cell + 1) / 2 cells, exactly.
-  for (int k = 0; k < count; ++k)
+  for (int k = 0; k < count; ++k) {
     out[k] = grid_coord(first + k, 1u << (kSubBits - 1), layer_[layer].n, layers_.chunk_size());
+  }
 }
 
 void ScatterField::prefetch_densities(uint32_t layer, ChunkCoord chunk) {

@@ -31,7 +31,8 @@ std::vector<ResourceObject> ScatterField::objects_in_chunk(ChunkCoord chunk) {
     ResourceObject object;
   };
   std::vector<Keyed> found;
-  // Every layer's, first: deciding one layer's objects asks the others' cells around them.
+  // Every layer's density tile first: deciding one layer's objects asks the other layers' cells
+  // around them.
   for (uint32_t layer = 0; layer < layers_.size(); ++layer) prefetch_densities(layer, chunk);
   // Spaced layers decide the whole chunk in arrival order first (sweep.cc), every layer before
   // any existence is asked: existence asks the other layers' cells around each object, which
