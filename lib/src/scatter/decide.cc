@@ -54,6 +54,7 @@ void ScatterField::decide_next(uint32_t layer, Cell& start, bool nearby_checked)
         for (size_t k = f.neighbours_begin; k < neighbours_.size() && !blocked; ++k) {
           blocked = blocks(f.layer, c, a, neighbours_[k].layer, *neighbours_[k].cell);
         }
+        if (!blocked) earliest_first(f.neighbours_begin);
       }
       f.neighbours_end = neighbours_.size();
       f.cursor = f.neighbours_begin;
@@ -81,6 +82,16 @@ void ScatterField::decide_next(uint32_t layer, Cell& start, bool nearby_checked)
     settle(f.layer, c, blocked, spaced);
     neighbours_.resize(f.neighbours_begin);
     --depth;
+  }
+}
+
+void ScatterField::earliest_first(size_t begin) {
+  // An insertion sort: a list holds about a dozen cells.
+  for (size_t k = begin + 1; k < neighbours_.size(); ++k) {
+    const Neighbour nb = neighbours_[k];
+    size_t at = k;
+    for (; at > begin && nb.t < neighbours_[at - 1].t; --at) neighbours_[at] = neighbours_[at - 1];
+    neighbours_[at] = nb;
   }
 }
 

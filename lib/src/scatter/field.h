@@ -177,6 +177,7 @@ class ScatterField {
   struct Neighbour {
     uint32_t layer;
     Cell* cell;
+    uint64_t t = 0;  // list_neighbours: the time of its next undecided candidate when listed (0: none)
   };
   // A candidate's position relative to the lowest corner of its own chunk, world units.
   struct Position {
@@ -321,6 +322,11 @@ class ScatterField {
   // Decides c's next candidate, after the earlier candidates within its reach. `nearby_checked`:
   // the caller found it not blocked_by_accepted_nearby.
   void decide_next(uint32_t layer, Cell& c, bool nearby_checked);
+  // Orders neighbours_ from `begin` by the time of each one's next undecided candidate. Which
+  // order the resolution decides them in never changes what is decided; earliest first, it
+  // decides fewer: the earliest is the likeliest to be accepted and to block the candidate
+  // (sparing the rest), and its own resolution is the shallowest.
+  void earliest_first(size_t begin);
   // Records the decision of c's next candidate: rejected (with the rest of the cell if its
   // blocker covers it) or accepted.
   void settle(uint32_t layer, Cell& c, bool blocked, bool spaced);

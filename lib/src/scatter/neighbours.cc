@@ -158,7 +158,7 @@ void ScatterField::list_neighbours(uint32_t layer, Cell& c, const Candidate& a) 
     return [this, lb, layer, &c](Cell& n) {
       const bool decided = n.next >= n.count;
       const bool settled = decided && (n.accepted < 0 || (lb == layer && (rules_.own_spacing || n.r <= c.r)));
-      if (&n != &c && !settled) neighbours_.push_back(Neighbour{lb, &n});
+      if (&n != &c && !settled) neighbours_.push_back(Neighbour{lb, &n, decided ? 0 : candidate(lb, n, n.next).t});
       return true;
     };
   };
