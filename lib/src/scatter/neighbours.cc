@@ -153,12 +153,20 @@ void ScatterField::list_neighbours(uint32_t layer, Cell& c, const Candidate& a) 
   const Position p = position(layer, c, a);
   // A decided cell (no undecided candidate left) matters only through its accepted candidate,
   // and not even then if it is of c's own layer with r <= c.r: blocked_by_accepted_nearby,
-  // which the caller found false, has checked every such cell within c.r.
+  // which the caller found false, has checked every such cell within c.r. Nor does a cell with
+  // nothing accepted whose next candidate arrives after a: its candidates are in time order.
   auto add = [&](uint32_t lb) {
-    return [this, lb, layer, &c](Cell& n) {
+    return [this, lb, layer, &c, &a](Cell& n) {
       const bool decided = n.next >= n.count;
       const bool settled = decided && (n.accepted < 0 || (lb == layer && (rules_.own_spacing || n.r <= c.r)));
-      if (&n != &c && !settled) neighbours_.push_back(Neighbour{lb, &n, decided ? 0 : candidate(lb, n, n.next).t});
+      if (&n == &c || settled) return true;
+      uint64_t t = 0;
+      if (!decided) {
+        const Candidate& b = candidate(lb, n, n.next);
+        if (n.accepted < 0 && !earlier(lb, n, b, layer, c, a)) return true;
+        t = b.t;
+      }
+      neighbours_.push_back(Neighbour{lb, &n, t});
       return true;
     };
   };
