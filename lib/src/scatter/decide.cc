@@ -86,7 +86,7 @@ void ScatterField::decide_next(uint32_t layer, Cell& start, bool nearby_checked)
 }
 
 void ScatterField::earliest_first(size_t begin) {
-  // An insertion sort: a list holds about a dozen cells.
+  // An insertion sort: a list holds a few cells (about 2 in the default world).
   for (size_t k = begin + 1; k < neighbours_.size(); ++k) {
     const Neighbour nb = neighbours_[k];
     size_t at = k;

@@ -177,7 +177,7 @@ class ScatterField {
   struct Neighbour {
     uint32_t layer;
     Cell* cell;
-    uint64_t t = 0;  // list_neighbours: the time of its next undecided candidate when listed (0: none)
+    uint64_t t = 0;  // list_neighbours: its next undecided candidate's time when listed (0: decided)
   };
   // A candidate's position relative to the lowest corner of its own chunk, world units.
   struct Position {
