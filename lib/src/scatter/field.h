@@ -405,7 +405,8 @@ class ScatterField {
   // The chunk sweep_chunk is deciding under ScatterRules::own_spacing (swept_layer_ < 0: none).
   // Every candidate of its cells earlier than the one the sweep is at is decided, and the lazy
   // resolution meanwhile decides only earlier ones, so none of its cells is ever an undecided
-  // neighbour that matters there: list_neighbours leaves them out.
+  // neighbour that matters there. list_neighbours' time test would leave each out; skipping
+  // them, whole blocks at once, spares walking them (1 to 3 % of a chunk and of blue noise).
   int64_t swept_layer_ = -1;
   CellRect swept_;
   std::vector<Waiting> sort_scratch_;
