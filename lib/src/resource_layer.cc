@@ -100,9 +100,15 @@ double ResourceLayers::density(uint32_t id, Coord x, Coord z) const {
 }
 
 void ResourceLayers::density_grid(uint32_t id, const Coord* xs, int nx, const Coord* zs, int nz, double* out) const {
-  const FloatEnvironmentGuard fp_guard;
   const ResourceLayer& l = layers_[id];
   const size_t count = static_cast<size_t>(nx) * nz;
+  // A constant density (min = max) is dmin exactly: from_noise adds 0 times a finite power to it.
+  // No noise then (a tenth of a constant layer's sampling).
+  if (l.dmin == l.dmax) {
+    std::fill_n(out, count, l.dmin);
+    return;
+  }
+  const FloatEnvironmentGuard fp_guard;
   noise_[id].grid(xs, nx, zs, nz, out);
   std::vector<double> other;
   if (l.correlate_with >= 0) {

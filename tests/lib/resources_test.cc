@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -851,6 +852,46 @@ TEST(ResourceFilterTest, StructuresRemoveResourcesUnderThem) {
   measure("objects_16x16.with_structures", static_cast<double>(with));
   measure("objects_16x16.without_structures", static_cast<double>(without));
   EXPECT_LT(with, without);
+}
+
+// --- density ---------------------------------------------------------------------------------
+
+// density_grid skips the noise of a constant layer (min = max). Its grid must hold what the
+// formula gives, which density() still computes in full: the same bits at every point, for a
+// constant layer alone and one correlated with a varying layer; and a varying layer's grid too.
+TEST(ResourceDensityTest, AConstantLayersGridHoldsTheFormulasBits) {
+  v1::WorldDefinition d = default_world().definition();
+  v1::ResourceLayer iron = d.resources(layer_index(d, "iron"));
+  v1::ResourceLayer coal = d.resources(layer_index(d, "coal"));
+  ASSERT_EQ(coal.correlate_with().layer(), "iron");
+  coal.mutable_density_range()->set_min(0.75);
+  coal.mutable_density_range()->set_max(0.75);
+  v1::ResourceLayer alone = coal;
+  alone.set_name("alone");
+  alone.clear_correlate_with();
+  alone.set_sharpness(3);
+  d.clear_resources();
+  *d.add_resources() = iron;
+  *d.add_resources() = coal;
+  *d.add_resources() = alone;
+  const World world = build(d);
+  std::vector<Coord> xs, zs;
+  for (int k = 0; k < 9; ++k) {
+    xs.push_back(Coord::from_parts(-(int64_t{1} << 39) + k * 7919, 0.125 * k));
+    zs.push_back(Coord::from_parts(k * 104729, 0.1 * k));
+  }
+  for (uint32_t layer : {0u, 1u, 2u}) {
+    std::vector<double> grid(xs.size() * zs.size());
+    world.resources().density_grid(layer, xs.data(), 9, zs.data(), 9, grid.data());
+    for (size_t j = 0; j < zs.size(); ++j) {
+      for (size_t i = 0; i < xs.size(); ++i) {
+        EXPECT_EQ(std::bit_cast<uint64_t>(grid[j * xs.size() + i]),
+                  std::bit_cast<uint64_t>(world.resources().density(layer, xs[i], zs[j])))
+            << "layer " << layer << " at (" << i << ", " << j << ")";
+      }
+    }
+  }
+  EXPECT_EQ(world.resources().density(1, xs[3], zs[5]), 0.75);
 }
 
 // --- correlation -----------------------------------------------------------------------------
