@@ -103,7 +103,7 @@ void ResourceLayers::density_grid(uint32_t id, const Coord* xs, int nx, const Co
   const ResourceLayer& l = layers_[id];
   const size_t count = static_cast<size_t>(nx) * nz;
   // A constant density (min = max) is dmin exactly: from_noise adds 0 times a finite power to it.
-  // No noise then (a tenth of a constant layer's sampling).
+  // No noise then: 3 to 6 % of a constant layer's sampling (docs/resources.md).
   if (l.dmin == l.dmax) {
     std::fill_n(out, count, l.dmin);
     return;
