@@ -110,6 +110,7 @@ void ScatterField::settle(uint32_t layer, Cell& c, bool blocked, bool spaced) {
   } else {
     c.accepted = static_cast<int8_t>(c.next);
     c.block->accepted_mask |= static_cast<uint16_t>(1u << (&c - c.block->cells));
+    if (swept_layer_ == static_cast<int64_t>(layer)) note_swept_acceptance(c);
     // Spaced methods: every later candidate of the cell lies within r_min of this one.
     c.next = spaced ? c.count : static_cast<uint8_t>(c.next + 1);
   }

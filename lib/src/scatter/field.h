@@ -257,6 +257,12 @@ class ScatterField {
   void sweep_chunk(uint32_t layer, ChunkCoord chunk);
   // With every earlier candidate within its reach decided: whether an accepted one blocks a.
   bool blocked_by_any_accepted(uint32_t layer, Cell& c, const Candidate& a);
+  // The same question for an inner cell of the chunk being swept under ScatterRules::own_spacing,
+  // answered from swept_accepted_ (a flat scan of the cell's window) instead of the blocks.
+  bool blocked_in_swept_chunk(Cell& c, const Candidate& a);
+  // Notes c's accepted candidate (of the layer being swept) in swept_accepted_ if it lies in
+  // the chunk.
+  void note_swept_acceptance(Cell& c);
   // A cell waiting in sweep_chunk for its next candidate, whose arrival time is t.
   struct Waiting {
     uint64_t t;
@@ -409,6 +415,17 @@ class ScatterField {
   // them, whole blocks at once, spares walking them (1 to 3 % of a chunk and of blue noise).
   int64_t swept_layer_ = -1;
   CellRect swept_;
+  // The accepted candidates of the chunk being swept under ScatterRules::own_spacing, by the
+  // scatter cell each lies in (rows of the chunk's cells; cell null: none): an inner cell's
+  // window lies in the chunk, so its decision is one scan of a few rows here, without the
+  // blocks' lookups and masks. Positions are sub-cell units from the chunk's lowest corner,
+  // exact integers, so distances have distance2()'s bits.
+  struct SweptAccepted {
+    int64_t x, z;
+    uint64_t t;
+    Cell* cell;
+  };
+  std::vector<SweptAccepted> swept_accepted_;
   std::vector<Waiting> sort_scratch_;
   std::vector<uint32_t> sort_counts_;
   const std::atomic<bool>* abandon_ = nullptr;
