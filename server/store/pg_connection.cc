@@ -4,6 +4,8 @@
 #include <endian.h>
 #include <poll.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <regex>
 #include <vector>
@@ -34,6 +36,21 @@ std::string milliseconds(std::chrono::milliseconds d) { return std::to_string(d.
 std::string timeout_settings(const PgTimeouts& t) {
   return "SET statement_timeout = " + milliseconds(t.statement) + "; SET lock_timeout = " + milliseconds(t.lock) +
          "; SET idle_in_transaction_session_timeout = " + milliseconds(t.idle_in_transaction) + ";";
+}
+
+// The connect timeout libpq took for `conn`, in seconds: the URI's connect_timeout if it set
+// one, else `fallback` (the default we passed). libpq reads a value below 2 as 2; 0, no limit,
+// would leave the wait unbounded, so the default bounds it then.
+int effective_connect_seconds(PGconn* conn, int fallback) {
+  PQconninfoOption* options = PQconninfo(conn);
+  int seconds = fallback;
+  for (PQconninfoOption* o = options; o != nullptr && o->keyword != nullptr; ++o) {
+    if (std::strcmp(o->keyword, "connect_timeout") != 0 || o->val == nullptr) continue;
+    const int value = std::atoi(o->val);
+    if (value > 0) seconds = std::max(value, 2);
+  }
+  PQconninfoFree(options);
+  return seconds;
 }
 
 }  // namespace
@@ -72,7 +89,9 @@ void PgConnection::connect() {
   const char* values[] = {connect_timeout.c_str(), "1", "5", "2", "3", "5000", uri_.c_str(), nullptr};
   conn_ = PQconnectStartParams(keys, values, /*expand_dbname=*/1);
   if (conn_ == nullptr) throw error("cannot connect: out of memory");
-  const auto deadline = Clock::now() + std::chrono::seconds(timeouts_.connect_seconds);
+  // Our own deadline follows libpq's (a URI's connect_timeout wins, as its other settings do).
+  const std::chrono::seconds bound{effective_connect_seconds(conn_, timeouts_.connect_seconds)};
+  const auto deadline = Clock::now() + bound;
   PostgresPollingStatusType state = PGRES_POLLING_WRITING;
   while (state != PGRES_POLLING_OK) {
     if (state == PGRES_POLLING_FAILED || PQstatus(conn_) == CONNECTION_BAD) {
@@ -80,7 +99,7 @@ void PgConnection::connect() {
       drop(reason);
       throw error("cannot connect: " + reason);
     }
-    if (!wait_for(state == PGRES_POLLING_READING ? POLLIN : POLLOUT, deadline)) {
+    if (!wait_for(state == PGRES_POLLING_READING ? POLLIN : POLLOUT, deadline, bound)) {
       throw error("cannot connect: " + dropped_);
     }
     state = PQconnectPoll(conn_);
@@ -99,7 +118,7 @@ void PgConnection::drop(const std::string& why) {
   dropped_ = why;
 }
 
-bool PgConnection::wait_for(short events, Clock::time_point deadline) {
+bool PgConnection::wait_for(short events, Clock::time_point deadline, std::chrono::milliseconds bound) {
   while (true) {
     pollfd fds[2] = {{PQsocket(conn_), events, 0}, {abort_fd_, POLLIN, 0}};
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
@@ -110,7 +129,7 @@ bool PgConnection::wait_for(short events, Clock::time_point deadline) {
       return false;
     }
     if (ready > 0) return true;
-    drop("no answer within " + milliseconds(timeouts_.answer) + " ms (connection dropped)");
+    drop("no answer within " + milliseconds(bound) + " ms (connection dropped)");
     return false;
   }
 }
@@ -125,13 +144,13 @@ PGresult* PgConnection::run(const std::string& sql, const std::vector<const char
   const auto deadline = Clock::now() + timeouts_.answer;
   for (int flushed = PQflush(conn_); flushed != 0; flushed = PQflush(conn_)) {
     if (flushed < 0) throw error(one_line(PQerrorMessage(conn_)));
-    if (!wait_for(POLLOUT, deadline)) throw error(dropped_);
+    if (!wait_for(POLLOUT, deadline, timeouts_.answer)) throw error(dropped_);
   }
   // As PQexec: the last result, or the first error.
   PGresult* kept = nullptr;
   while (true) {
     while (PQisBusy(conn_)) {
-      if (!wait_for(POLLIN, deadline) || PQconsumeInput(conn_) == 0) {
+      if (!wait_for(POLLIN, deadline, timeouts_.answer) || PQconsumeInput(conn_) == 0) {
         PQclear(kept);
         throw error(conn_ == nullptr ? dropped_ : one_line(PQerrorMessage(conn_)));
       }

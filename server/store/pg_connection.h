@@ -42,7 +42,7 @@ std::string redact_password(const std::string& uri);
 // The bounds of every call (docs/edits.md). The server-side ones come first, so that a slow
 // statement normally ends with PostgreSQL's own error rather than with a dropped connection.
 struct PgTimeouts {
-  int connect_seconds = 2;                    // libpq's connect_timeout (its minimum is 2)
+  int connect_seconds = 2;                    // libpq's connect_timeout (its minimum is 2; a URI's wins)
   std::chrono::milliseconds statement{2000};  // statement_timeout
   std::chrono::milliseconds lock{1500};       // lock_timeout (the writers' advisory lock too)
   std::chrono::milliseconds idle_in_transaction{10000};
@@ -110,8 +110,8 @@ class PgConnection {
  private:
   void connect();
   // Waits until the socket is ready for `events` or the deadline passes; false on timeout or
-  // abort (the connection is then dropped).
-  bool wait_for(short events, std::chrono::steady_clock::time_point deadline);
+  // abort (the connection is then dropped, its reason naming `bound`, the wait's length).
+  bool wait_for(short events, std::chrono::steady_clock::time_point deadline, std::chrono::milliseconds bound);
   // Sends a query without blocking and collects its one result, within the answer deadline.
   PGresult* run(const std::string& sql, const std::vector<const char*>& values, const std::vector<int>& lengths,
                 const std::vector<int>& formats, bool with_params);
