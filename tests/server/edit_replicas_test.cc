@@ -35,7 +35,7 @@ class EditReplicasTest : public testing::Test {
       options.http = "";
       options.threads = 2;
       options.cache_mb = 32;
-      options.store = open_store(postgres_.uri());
+      options.store = open_store(postgres_.patient_uri());
       ASSERT_EQ(bind_store(*options.store, default_world(), false), "");
       options.open_edits = true;
       r.server = std::make_unique<WorldServer>(default_world(), options);

@@ -36,7 +36,7 @@ class EditServerTest : public testing::TestWithParam<std::string> {
   // The store's location: the same one at every start() of a test.
   std::string location() const {
     if (!restored_.empty()) return restored_;
-    return postgres_ ? postgres_->uri() : "sqlite:" + dir_ + "edits.db";
+    return postgres_ ? postgres_->patient_uri() : "sqlite:" + dir_ + "edits.db";
   }
   void start(std::string write_token = kWriteToken, std::string read_token = "") {
     ServerOptions options;

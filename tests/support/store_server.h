@@ -46,7 +46,7 @@ class StoreServer {
     stop();
     if (postgres_ && !postgres_->started()) return postgres_->failure();
     server::ServerOptions options = client_test_options(client_generation, port);
-    options.store = server::open_store(postgres_ ? postgres_->uri() : "sqlite:" + dir_ + "edits.db");
+    options.store = server::open_store(postgres_ ? postgres_->patient_uri() : "sqlite:" + dir_ + "edits.db");
     if (std::string bound = server::bind_store(*options.store, default_world(), false); !bound.empty()) return bound;
     options.open_edits = true;
     server_ = std::make_unique<server::WorldServer>(default_world(), options);
