@@ -417,8 +417,8 @@ class ScatterField {
   CellRect swept_;
   // The accepted candidates of the chunk being swept under ScatterRules::own_spacing, by the
   // scatter cell each lies in (rows of the chunk's cells; cell null: none): an inner cell's
-  // window lies in the chunk, so its decision is one scan of a few rows here, without the
-  // blocks' lookups and masks. Positions are sub-cell units from the chunk's lowest corner,
+  // window lies in the chunk, so its decision is one scan of that window here, ring by ring
+  // outwards, without the blocks' lookups and masks. Positions are sub-cell units from the chunk's lowest corner,
   // exact integers, so distances have distance2()'s bits.
   struct SweptAccepted {
     int64_t x, z;
