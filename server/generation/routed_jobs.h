@@ -13,9 +13,14 @@
 //
 // take(self) returns the job with the smallest priority value among the queues' tops; among
 // equal priorities it prefers worker `self`'s own jobs and the shared ones over another
-// worker's, then submission order. So a worker keeps to its own region (and its memo) unless
-// another worker's job is strictly more urgent or it has nothing of its own to do, and a job
-// never waits while some worker is free.
+// worker's, then clients in turn, then submission order. So a worker keeps to its own region
+// (and its memo) unless another worker's job is strictly more urgent or it has nothing of its
+// own to do, and a job never waits while some worker is free.
+//
+// Clients in turn: a job of a client (its connection) that already has n jobs queued is its
+// turn n, and among equal priorities lower turns go first. A client with one job queued goes
+// before the second job of every other client at its priority: a flood from one connection
+// costs the others at most one job of its own per turn, not its whole backlog.
 //
 // Thread safety: none; GenerationQueue calls it under its mutex.
 #pragma once
@@ -24,6 +29,8 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace chunkforge::server {
@@ -48,7 +55,8 @@ struct QueuedJob {
   Work kind = Work::other;
   double priority = 0;  // smaller first
   std::function<void()> run;
-  Release release;  // null: always wanted
+  Release release;      // null: always wanted
+  uint64_t client = 0;  // who asked (client_of: its connection); 0: nobody in particular, always turn 0
 };
 
 class RoutedJobs {
@@ -74,16 +82,19 @@ class RoutedJobs {
  private:
   struct Job {
     QueuedJob job;
+    uint32_t turn;  // the client's jobs queued before it, when it came
     uint64_t sequence;
   };
   // Heap order: std::push_heap keeps the largest on top, so the most urgent compares largest.
   static bool later(const Job& a, const Job& b) {
-    return a.job.priority != b.job.priority ? a.job.priority > b.job.priority : a.sequence > b.sequence;
+    return std::tie(a.job.priority, a.turn, a.sequence) > std::tie(b.job.priority, b.turn, b.sequence);
   }
   size_t pick(size_t self) const;
+  void count_out(const QueuedJob& job);  // a job left the queues: its kind's and client's counts
 
   std::vector<std::vector<Job>> queues_;  // heaps: one per worker, then the shared one last
   std::array<size_t, kWorkKinds> by_kind_{};
+  std::unordered_map<uint64_t, uint32_t> queued_by_client_;  // clients with jobs queued
   uint64_t sequence_ = 0;
   size_t size_ = 0;
 };

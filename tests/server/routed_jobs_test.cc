@@ -1,6 +1,6 @@
 // RoutedJobs: which job a worker takes next (most urgent first; its own before another
-// worker's at equal urgency; stealing when it has nothing of its own), without threads, so
-// every order is exact.
+// worker's at equal urgency; clients in turn; stealing when it has nothing of its own), without
+// threads, so every order is exact.
 #include "generation/routed_jobs.h"
 
 #include <gtest/gtest.h>
@@ -17,8 +17,8 @@ namespace {
 class Harness {
  public:
   explicit Harness(size_t workers) : jobs(workers) {}
-  void push(std::optional<size_t> worker, double priority, int id) {
-    jobs.push(worker, priority, [this, id] { ran.push_back(id); });
+  void push(std::optional<size_t> worker, double priority, int id, uint64_t client = 0) {
+    jobs.push(worker, QueuedJob{Work::other, priority, [this, id] { ran.push_back(id); }, {}, client});
   }
   // The ids worker `self` runs, taking `n` jobs in a row.
   std::vector<int> take(size_t self, size_t n) {
@@ -39,6 +39,27 @@ TEST(RoutedJobsTest, AWorkerTakesItsOwnJobsBeforeAnothersOfEqualPriority) {
   EXPECT_EQ(h.take(0, 2), (std::vector<int>{0, 1}));
   EXPECT_EQ(h.take(1, 2), (std::vector<int>{10, 11}));
   EXPECT_EQ(h.jobs.size(), 0u);
+}
+
+TEST(RoutedJobsTest, ClientsTakeTurnsWithinAPriority) {
+  // Client 1 floods ten jobs; client 2's two jobs, queued after, each wait for one of client
+  // 1's at most, not for the whole flood.
+  Harness h(1);
+  for (int id = 0; id < 10; ++id) h.push(0, 0, id, 1);
+  h.push(0, 0, 100, 2);
+  h.push(0, 0, 101, 2);
+  EXPECT_EQ(h.take(0, 5), (std::vector<int>{0, 100, 1, 101, 2}));
+  // A job of client 2 queued now, with client 1's backlog of 7, is its turn 0 again.
+  h.push(0, 0, 102, 2);
+  EXPECT_EQ(h.take(0, 2), (std::vector<int>{102, 3}));
+}
+
+TEST(RoutedJobsTest, TurnsNeverOutrankPriorities) {
+  Harness h(1);
+  h.push(0, 0, 0, 1);
+  h.push(0, 0, 1, 1);
+  h.push(0, 1, 10, 2);  // client 2's turn 0, but a ring further out
+  EXPECT_EQ(h.take(0, 3), (std::vector<int>{0, 1, 10}));
 }
 
 TEST(RoutedJobsTest, AMoreUrgentJobOfAnotherWorkerGoesFirst) {
