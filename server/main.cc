@@ -19,6 +19,7 @@
 
 #include "chunkforge/quote.h"
 #include "startup/flag_files.h"
+#include "startup/memory_limit.h"
 #include "startup/store_flags.h"
 #include "startup/tls_files.h"
 #include "world_server.h"
@@ -33,6 +34,7 @@ struct Flags {
   ServerOptions server;  // listen, http, cache_mb, threads and limits; the TLS files and token below
   std::optional<std::string> world, tls_cert, tls_key, auth_token_file;
   std::optional<uint64_t> seed;
+  std::optional<size_t> output_budget_mb;  // default: from the memory the process may use
   std::string log_level = "info";
   chunkforge::server::StoreFlags store;  // --data, --store, --write-token-file ...
 };
@@ -93,6 +95,26 @@ CLI::Option* add_switch(CLI::App& app, const std::string& name, bool& value, con
       ->type_name("on|off")
       ->envname(variable_for(name))
       ->check(CLI::IsMember({"on", "off"}));
+}
+
+// The output budget (server/budget/output_budget.h): what the server holds for clients that
+// have not read it yet.
+void declare_output_flags(CLI::App& app, Flags& f) {
+  app.add_option_function<size_t>(
+         "--output-budget-mb", [&f](const size_t& mb) { f.output_budget_mb = mb; },
+         "MiB of answers and events held for clients that have not\nread them yet, every connection together, 1 to "
+         "65536\n(default: a sixteenth of the memory the process may use,\n64 to 1024); past it calls wait or are "
+         "refused")
+      ->type_name("N")
+      ->envname(variable_for("--output-budget-mb"))
+      ->transform(integer_in(1, 65536));
+  app.add_option_function<size_t>(
+         "--connection-output-mb", [&f](const size_t& mb) { f.server.output.connection_bytes = mb << 20; },
+         "MiB of those one connection may hold, 1 to 65536 (default\n8): past it its unary calls get "
+         "RESOURCE_EXHAUSTED and\nits streams wait until it reads")
+      ->type_name("N")
+      ->envname(variable_for("--connection-output-mb"))
+      ->transform(integer_in(1, 65536));
 }
 
 void declare_flags(CLI::App& app, Flags& f) {
@@ -159,6 +181,7 @@ void declare_flags(CLI::App& app, Flags& f) {
       app, "--auth-token-file", f.auth_token_file, "FILE",
       "require \"authorization: Bearer <token>\" with the token in FILE\n(health checking and reflection stay open)");
   chunkforge::server::declare_store_flags(app, f.store, add_optional);
+  declare_output_flags(app, f);
 }
 
 // CLI11 skips a variable that is set but empty; here it is the value "", as it always was:
@@ -287,6 +310,14 @@ bool read_token(const Flags& flags, ServerOptions& options) {
 // printing why (a bad flag, exit 2).
 std::optional<ServerOptions> server_options(const Flags& flags) {
   ServerOptions options = flags.server;
+  const chunkforge::server::MemoryLimit memory = chunkforge::server::process_memory_limit();
+  options.output.total_bytes = flags.output_budget_mb
+                                   ? *flags.output_budget_mb << 20
+                                   : chunkforge::server::OutputLimits::for_memory(memory.bytes).total_bytes;
+  if (!flags.output_budget_mb) {
+    spdlog::info("output budget {} MiB, from the {} MiB this process may use ({})", options.output.total_bytes >> 20,
+                 memory.bytes >> 20, memory.source);
+  }
   if (!valid_address("listen", options.listen)) return std::nullopt;
   if (const auto error = options.http.empty() ? std::nullopt : chunkforge::server::http_address_error(options.http)) {
     std::cerr << *error << '\n';
@@ -352,9 +383,10 @@ int serve(const chunkforge::World& world, const ServerOptions& options) {
   if (!server.start()) return 1;
   spdlog::info(
       "chunkforge-server: world {} (seed {}, generator {}, fingerprint {}) on port {} (http {}), "
-      "{} threads, cache {} MiB{}{}",
+      "{} threads, cache {} MiB, output {} MiB ({} a connection){}{}",
       chunkforge::quote_input(world.definition().name()), world.seed(), world.generator_version(), world.fingerprint(),
-      server.port(), server.http_port(), options.threads, options.cache_mb, options.tls_cert_pem.empty() ? "" : ", TLS",
+      server.port(), server.http_port(), options.threads, options.cache_mb, options.output.total_bytes >> 20,
+      options.output.connection_bytes >> 20, options.tls_cert_pem.empty() ? "" : ", TLS",
       options.auth_token.empty() ? "" : ", token required");
   io.run();
   if (stopper.joinable()) stopper.join();

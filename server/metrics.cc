@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "budget/output_budget.h"
 #include "generation/chunk_cache.h"
 
 namespace chunkforge::server {
@@ -16,7 +17,7 @@ void Metrics::generated(double seconds, double cpu_seconds) {
   generation_cpu_micros_ += static_cast<uint64_t>(cpu_seconds * 1e6);
 }
 
-std::string Metrics::render(const CacheStats& cache, size_t queue_depth) const {
+std::string Metrics::render(const CacheStats& cache, size_t queue_depth, const OutputBudget& budget) const {
   std::ostringstream out;
   auto header = [&](const char* name, const char* type, const char* help) {
     out << "# HELP chunkforge_" << name << ' ' << help << "\n# TYPE chunkforge_" << name << ' ' << type << '\n';
@@ -49,6 +50,21 @@ std::string Metrics::render(const CacheStats& cache, size_t queue_depth) const {
   single("cache_payload_bytes", "gauge", "Bytes of encoded chunks in the cache (in cache_bytes).", cache.payload_bytes);
   single("cache_entries", "gauge", "Encoded chunks in the cache.", cache.entries);
   single("queue_depth", "gauge", "Generations waiting for a thread.", queue_depth);
+  const OutputBudget::Stats output = budget.stats();
+  single("output_held_bytes", "gauge", "Bytes of answers and events handed to clients' connections, not yet written.",
+         output.held_bytes);
+  single("output_budget_bytes", "gauge", "The most output_held_bytes may reach (--output-budget-mb).",
+         budget.limits().total_bytes);
+  single("output_connection_budget_bytes", "gauge",
+         "The most one connection may hold before it gets no more (--connection-output-mb).",
+         budget.limits().connection_bytes);
+  single("output_refused_total", "counter",
+         "Unary calls refused (RESOURCE_EXHAUSTED) because their connection or the server held its budget.",
+         output.refused);
+  single("output_waits_total", "counter", "Stream writes that waited for their connection to have room.", output.waits);
+  single("output_stalled_total", "counter",
+         "Calls ended because their answer was not written within the stall timeout (the client did not read).",
+         output.stalled);
   single("active_streams", "gauge", "StreamRegion calls in progress.", active_streams_.load());
   single("active_sessions", "gauge", "Player sessions in progress.", active_sessions_.load());
   single("generation_cpu_seconds_total", "counter",

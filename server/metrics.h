@@ -2,7 +2,8 @@
 //
 // Counters the server keeps for /metrics (Prometheus text format): requests by method, errors,
 // generation time as a histogram, active StreamRegion calls and player sessions, look-ahead
-// prefetches. Cache and queue figures are read from their owners when the page is rendered.
+// prefetches. Cache, queue and output budget figures are read from their owners when the page
+// is rendered.
 //
 // Thread safety: every member is atomic; record from any thread.
 #pragma once
@@ -16,6 +17,7 @@
 namespace chunkforge::server {
 
 struct CacheStats;
+class OutputBudget;
 
 class Metrics {
  public:
@@ -43,8 +45,8 @@ class Metrics {
   // CPU time (the cost of a chunk whatever else shares the cores).
   void generated(double seconds, double cpu_seconds);
 
-  // The page, with the cache's and the queue's current figures.
-  std::string render(const CacheStats& cache, size_t queue_depth) const;
+  // The page, with the cache's, the queue's and the output budget's current figures.
+  std::string render(const CacheStats& cache, size_t queue_depth, const OutputBudget& budget) const;
 
  private:
   // Upper bounds of the generation-time buckets, seconds (the last bucket is +Inf).

@@ -17,10 +17,11 @@ static constexpr char kWorldServiceName[] = "chunkforge.v1.WorldService";
 
 WorldServer::WorldServer(const World& world, ServerOptions options)
     : options_(std::move(options)),
+      budget_(options_.output),
       cache_(options_.cache_mb << 20),
       queue_(options_.threads, options_.limits.max_queued_jobs, options_.generation_nice),
       edits_(options_.store ? std::make_unique<EditService>(world, *options_.store) : nullptr),
-      service_(world, cache_, queue_, metrics_, options_.limits,
+      service_(world, cache_, queue_, metrics_, budget_, options_.limits,
                Auth{options_.auth_token, options_.write_token, options_.open_edits, options_.store_error},
                edits_.get()),
       world_(world) {
@@ -67,8 +68,10 @@ bool WorldServer::start() {
   }
   report_store_health();
   if (!options_.http.empty()) {
+    HttpOptions http;
+    http.budget = &budget_;
     http_ = std::make_unique<HttpEndpoint>(
-        options_.http, [this] { return metrics_page(); }, HttpOptions{}, options_.map ? start_map() : HttpHandler{});
+        options_.http, [this] { return metrics_page(); }, http, options_.map ? start_map() : HttpHandler{});
     if (!http_->start()) {
       shutdown(std::chrono::milliseconds(0));
       return false;

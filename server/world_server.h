@@ -43,6 +43,9 @@ struct ServerOptions {
   // server/generation/background_priority.h says why).
   int generation_nice = kBackgroundNice;
   Limits limits;
+  // What the server holds for clients at most: answers and events not yet written
+  // (server/budget/output_budget.h; --output-budget-mb, --connection-output-mb).
+  OutputLimits output;
   // TLS: PEM certificate chain and private key (both, or neither for plaintext).
   std::string tls_cert_pem, tls_key_pem;
   // Shared token clients must send as "authorization: Bearer <token>"; empty: none.
@@ -79,7 +82,7 @@ class WorldServer {
   EditService* edits() { return edits_.get(); }
   const map::MapService* map() const { return map_.get(); }
   // The /metrics page.
-  std::string metrics_page() const { return metrics_.render(cache_.stats(), queue_.depth()); }
+  std::string metrics_page() const { return metrics_.render(cache_.stats(), queue_.depth(), budget_); }
 
  private:
   HttpHandler start_map();
@@ -89,6 +92,7 @@ class WorldServer {
   // service, the queue (whose threads complete pending calls) and the cache still exist.
   ServerOptions options_;
   Metrics metrics_;
+  OutputBudget budget_;
   ChunkCache cache_;
   GenerationQueue queue_;
   std::unique_ptr<EditService> edits_;

@@ -3,6 +3,8 @@
 // address and in all with a reserve for the health check, and which stops within a bound.
 #include "http/http_endpoint.h"
 
+#include "budget/output_budget.h"
+
 #include <spdlog/spdlog.h>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -205,6 +207,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void respond(http::status status, std::string body) {
+    if (!charge(body.size())) {
+      response_.set(http::field::retry_after, "1");
+      status = http::status::service_unavailable;
+      body = "busy: answers to this connection are waiting to be read\n";
+    }
     response_.result(status);
     response_.version(11);
     response_.keep_alive(false);
@@ -215,8 +222,19 @@ class Connection : public std::enable_shared_from_this<Connection> {
                       [self = shared_from_this()](beast::error_code ec, size_t) { self->on_written(ec); });
   }
 
+  // Charges a response of `bytes` to this connection until it is written; false without room.
+  bool charge(size_t bytes) {
+    OutputBudget* budget = server_.options.budget;
+    if (budget == nullptr) return true;
+    const std::string connection = "http " + from_.to_string() + " #" + std::to_string(sequence_);
+    charge_ = budget->charge(connection, bytes, nullptr);  // request_timeout bounds the write
+    if (!charge_) budget->refuse(connection);
+    return charge_.has_value();
+  }
+
   void on_written(beast::error_code ec) {
     written_ = true;
+    charge_.reset();
     if (ec) return;
     beast::error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
@@ -249,6 +267,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   const uint64_t sequence_;
   std::array<char, 1024> discard_;
   std::shared_ptr<std::atomic<bool>> cancelled_ = std::make_shared<std::atomic<bool>>(false);
+  std::optional<OutputBudget::Charge> charge_;  // of the response being written
   Phase phase_ = Phase::kHeader;
   bool registered_ = true, watching_ = false, written_ = false;
 };

@@ -12,7 +12,8 @@
 // A request's header must arrive within header_timeout of the accept and its response be
 // written within request_timeout: a client that sends nothing, or a byte at a time, is cut off
 // then, while others are served. Headers beyond header_limit get 431; bodies are never read
-// (GET only, else 405).
+// (GET only, else 405). A response is charged to its connection in the server's output budget
+// while it is written (options.budget): with no room, 503 and Retry-After instead.
 //
 // Admission, so that /healthz and /metrics are answered whatever other clients do:
 //   - one client address holds at most max_per_address connections; more are closed at once
@@ -54,6 +55,8 @@
 
 namespace chunkforge::server {
 
+class OutputBudget;
+
 struct HttpOptions {
   std::chrono::milliseconds header_timeout{5000};    // from the accept to the header's end
   std::chrono::milliseconds request_timeout{10000};  // from the accept to the response written
@@ -62,6 +65,9 @@ struct HttpOptions {
   size_t max_per_address = 16;                       // open at once from one client address
   std::chrono::milliseconds stop_grace{1000};        // stop(): for replies still owed, then 503
   uint32_t header_limit = 8 * 1024;                  // bytes of request line and headers
+  // Where responses are charged while they are written (the server's budget for every byte
+  // held for a client); a connection without room gets 503. Null: not charged.
+  OutputBudget* budget = nullptr;
 };
 
 // What the handler sees of a request, and what it answers.

@@ -17,8 +17,7 @@
 #include <vector>
 
 #include "edits/store_health.h"
-#include "rpc/byte_buffer.h"
-#include "rpc/rpc_call.h"
+#include "rpc/unary_call.h"
 #include "rpc/world_service.h"
 #include "session/session_events.h"
 
@@ -33,34 +32,27 @@ constexpr size_t kMaxAnswerBytes = size_t{512} << 10;
 // at most 8 at once too).
 constexpr size_t kLogsPerJob = 8;
 
-// One call. Its own reactor for OnCancel: the client's leaving raises the flag the reading job
-// watches. Every path ends through end(), exactly once.
-class ChunkEditsReactor final : public grpc::ServerUnaryReactor {
+// One call: the client's leaving raises the call's cancellation flag, which the reading job
+// watches. Every path ends through answer_edits() or fail(), exactly once.
+class ChunkEditsReactor final : public UnaryCall {
  public:
   ChunkEditsReactor(WorldService& service, grpc::CallbackServerContext* context, grpc::ByteBuffer* response)
-      : service_(service), context_(context), response_(response) {}
+      : UnaryCall(service, context, response, Metrics::kGetChunkEdits) {}
 
   // Checks the request and answers, or queues the reading of the edited chunks' logs.
   void start(const grpc::ByteBuffer* raw);
-  void OnCancel() override { cancelled_ = true; }
-  void OnDone() override { delete this; }
 
  private:
   void queue_reading();  // read_logs as a view job on the generation queue
   void read_logs();
   void answer_without(size_t from);  // edited_ from `from` on named in not_sent, unread
-  void answer();
-  void end(const grpc::Status& status);  // the last thing that touches this reactor
+  void answer_edits();
 
-  WorldService& service_;
-  grpc::CallbackServerContext* context_;
-  grpc::ByteBuffer* response_;
   v1::GetChunkEditsRequest request_;
   std::vector<std::pair<ChunkCoord, uint64_t>> edited_;  // asked, edited, in the order asked
   size_t next_ = 0;                                      // edited_ read up to here
   size_t bytes_ = 0;                                     // of the changes in answer_
   v1::ChunkEdits answer_;
-  std::atomic<bool> cancelled_{false};
 };
 
 }  // namespace
@@ -104,29 +96,30 @@ grpc::ServerUnaryReactor* WorldService::GetChunkEdits(grpc::CallbackServerContex
 namespace {
 
 void ChunkEditsReactor::start(const grpc::ByteBuffer* raw) {
-  grpc::Status status = open_call(service_, Metrics::kGetChunkEdits, *context_, raw, &request_);
+  grpc::Status status = open(raw, &request_);
   std::vector<ChunkCoord> asked;
-  if (status.ok()) status = service_.check_chunk_edits(request_, asked);
-  if (!status.ok()) return end(status);
-  if (EditService* edits = service_.edits()) {
+  if (status.ok()) status = service().check_chunk_edits(request_, asked);
+  if (!status.ok()) return fail(status);
+  if (EditService* edits = service().edits()) {
     std::set<std::pair<int64_t, int64_t>> seen;
     for (const ChunkCoord& coord : asked) {
       if (!seen.emplace(coord.x, coord.z).second) continue;
       if (const uint64_t version = edits->version(coord); version > 0) edited_.emplace_back(coord, version);
     }
   }
-  if (edited_.empty()) return answer();
+  if (edited_.empty()) return answer_edits();
   queue_reading();
 }
 
 void ChunkEditsReactor::queue_reading() {
   QueuedJob job{Work::view, 0, [this] { read_logs(); },
                 [this]() -> std::function<void()> {
-                  if (!cancelled_.load()) return nullptr;
-                  return [this] { end({grpc::StatusCode::CANCELLED, "cancelled"}); };
-                }};
+                  if (!cancelled()) return nullptr;
+                  return [this] { fail({grpc::StatusCode::CANCELLED, "cancelled"}); };
+                },
+                client_of(context())};
   // The job may run (and end the call) before offer returns: nothing touches `this` after it.
-  if (!service_.queue().offer(std::nullopt, std::move(job))) end(WorldService::queue_full());
+  if (!service().queue().offer(std::nullopt, std::move(job))) fail(WorldService::queue_full());
 }
 
 // On a generation worker: up to kLogsPerJob logs, then the rest in a job of its own. Once a
@@ -134,22 +127,22 @@ void ChunkEditsReactor::queue_reading() {
 void ChunkEditsReactor::read_logs() {
   for (size_t read = 0; next_ < edited_.size(); ++next_, ++read) {
     if (read == kLogsPerJob) return queue_reading();
-    if (cancelled_.load()) return end({grpc::StatusCode::CANCELLED, "cancelled"});
+    if (cancelled()) return fail({grpc::StatusCode::CANCELLED, "cancelled"});
     const auto& [coord, version] = edited_[next_];
     v1::ChunkChange change;
     try {
-      change = edited_change(coord, version, service_.edits()->log(coord, version));
+      change = edited_change(coord, version, service().edits()->log(coord, version));
     } catch (const StoreUnavailable&) {  // logged once, by the store's health
-      return end(service_.edits()->health().unavailable());
+      return fail(service().edits()->health().unavailable());
     } catch (const std::exception& e) {
       spdlog::error("GetChunkEdits: reading the log of chunk ({}, {}) failed: {}", coord.x, coord.z, e.what());
-      return end({grpc::StatusCode::INTERNAL, "reading the edits failed; see the server log"});
+      return fail({grpc::StatusCode::INTERNAL, "reading the edits failed; see the server log"});
     }
     bytes_ += change.ByteSizeLong();
     if (bytes_ > kMaxAnswerBytes) return answer_without(next_);
     *answer_.add_edited() = std::move(change);
   }
-  answer();
+  answer_edits();
 }
 
 void ChunkEditsReactor::answer_without(size_t from) {
@@ -158,17 +151,10 @@ void ChunkEditsReactor::answer_without(size_t from) {
     skipped.set_x(edited_[k].first.x);
     skipped.set_z(edited_[k].first.z);
   }
-  answer();
+  answer_edits();
 }
 
-void ChunkEditsReactor::answer() {
-  *response_ = buffer_of(answer_.SerializeAsString());
-  end(grpc::Status::OK);
-}
-
-void ChunkEditsReactor::end(const grpc::Status& status) {
-  UnaryCall(this, service_.metrics(), Metrics::kGetChunkEdits).finish(status);
-}
+void ChunkEditsReactor::answer_edits() { answer(answer_); }
 
 }  // namespace
 }  // namespace chunkforge::server

@@ -5,8 +5,7 @@
 // the answer goes out once the batch is durable.
 #include <spdlog/spdlog.h>
 
-#include "rpc/byte_buffer.h"
-#include "rpc/rpc_call.h"
+#include "rpc/unary_call.h"
 #include "rpc/world_service.h"
 
 namespace chunkforge::server {
@@ -38,12 +37,11 @@ grpc::Status check_known_versions(const EditService& edits, const v1::EditReques
 
 grpc::ServerUnaryReactor* WorldService::Edit(grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw,
                                              grpc::ByteBuffer* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  const UnaryCall call(reactor, metrics_, Metrics::kEdit);
+  auto* call = new UnaryCall(*this, context, response, Metrics::kEdit);
   auto request = std::make_shared<v1::EditRequest>();
   // Parsed first, as every RPC is (bytes that are not the request are INVALID_ARGUMENT on any
   // server); then admitted, before any check that costs more than the parse.
-  grpc::Status status = open_call(*this, Metrics::kEdit, *context, raw, request.get());
+  grpc::Status status = call->open(raw, request.get());
   if (status.ok()) status = authorize_edit(*context);
   const std::string writer = context->peer();
   const size_t bytes = raw != nullptr ? raw->Length() : 0;
@@ -53,16 +51,16 @@ grpc::ServerUnaryReactor* WorldService::Edit(grpc::CallbackServerContext* contex
   if (status.ok()) status = check_known_versions(*edits_, *request);
   if (!status.ok()) {
     if (admitted) edits_->admission().release(writer, bytes);
-    call.finish(status);
-    return reactor;
+    call->fail(status);
+    return call;
   }
   EditAdmission& admission = edits_->admission();
-  auto done = [call, response, &admission, writer, bytes](grpc::Status result, v1::EditResponse answer) {
+  auto done = [call, &admission, writer, bytes](grpc::Status result, v1::EditResponse answer) {
     admission.release(writer, bytes);
-    if (result.ok()) *response = buffer_of(answer.SerializeAsString());
-    call.finish(result);
+    if (!result.ok()) return call->fail(result);
+    call->answer(answer);
   };
-  auto cancelled = [context] { return context->IsCancelled(); };
+  auto cancelled = [call] { return call->cancelled(); };
   // One edit at a time on the generation threads, after every chunk in a player's view: edits,
   // bounded by the admission above, cannot hold back what players are waiting to see.
   edit_lane_.add([this, request, done, cancelled] {
@@ -78,7 +76,7 @@ grpc::ServerUnaryReactor* WorldService::Edit(grpc::CallbackServerContext* contex
     }
     edits_->submit(std::move(*request), std::move(bases), done, cancelled);
   });
-  return reactor;
+  return call;
 }
 
 }  // namespace chunkforge::server

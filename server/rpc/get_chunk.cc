@@ -1,38 +1,35 @@
 // WorldService::GetChunk: one chunk, from the cache or a generation it starts or joins; the
-// cached canonical bytes are sent as they are.
-#include "rpc/byte_buffer.h"
-#include "rpc/rpc_call.h"
+// cached canonical bytes are sent as they are, charged to the client's connection. A connection
+// without room for an answer is refused before anything is generated.
+#include "rpc/unary_call.h"
 #include "rpc/world_service.h"
 
 namespace chunkforge::server {
 
 grpc::ServerUnaryReactor* WorldService::GetChunk(grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw,
                                                  grpc::ByteBuffer* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  const UnaryCall call(reactor, metrics_, Metrics::kGetChunk);
+  auto* call = new UnaryCall(*this, context, response, Metrics::kGetChunk);
   v1::GetChunkRequest request;
   ChunkJob job;
-  grpc::Status status = open_call(*this, Metrics::kGetChunk, *context, raw, &request);
+  grpc::Status status = call->open(raw, &request);
   if (status.ok()) status = make_job(request.coord(), request.options(), "coord", job);
   if (!status.ok()) {
-    call.finish(status);
-    return reactor;
+    call->fail(status);
+    return call;
   }
-  Metrics& metrics = metrics_;
-  auto respond = [this, job, call, response, &metrics](Bytes bytes) {
-    if (!bytes) return call.finish(dropped_status(job, "request cancelled"));
-    *response = buffer_of(*bytes);
-    metrics.chunk_sent();
-    call.finish(grpc::Status::OK);
+  auto respond = [this, job, call](Bytes bytes) {
+    if (!bytes) return call->fail(dropped_status(job, "request cancelled"));
+    metrics_.chunk_sent();
+    call->answer(std::move(bytes));
   };
   Fetched fetched = fetch(
-      job, Work::view, 0, [context] { return context->IsCancelled(); }, respond);
+      job, Work::view, 0, [call] { return call->cancelled(); }, respond, client_of(*context));
   if (fetched.refused) {
-    call.finish(queue_full());
+    call->fail(queue_full());
   } else if (fetched.hit) {
     respond(std::move(fetched.hit));
   }
-  return reactor;
+  return call;
 }
 
 }  // namespace chunkforge::server

@@ -4,42 +4,43 @@
 #include <algorithm>
 #include <string>
 
-#include "rpc/byte_buffer.h"
-#include "rpc/rpc_call.h"
+#include "rpc/unary_call.h"
 #include "rpc/world_service.h"
 
 namespace chunkforge::server {
 
 grpc::ServerUnaryReactor* WorldService::GetWorldInfo(grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw,
                                                      grpc::ByteBuffer* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  const UnaryCall call(reactor, metrics_, Metrics::kGetWorldInfo);
+  auto* call = new UnaryCall(*this, context, response, Metrics::kGetWorldInfo);
   v1::GetWorldInfoRequest request;
-  grpc::Status status = open_call(*this, Metrics::kGetWorldInfo, *context, raw, &request);
-  if (status.ok() && request.include_definition() && definition_bytes_.empty()) {
+  grpc::Status status = call->open(raw, &request);
+  if (status.ok() && request.include_definition() && !definition_bytes_) {
     status = {grpc::StatusCode::FAILED_PRECONDITION,
               "include_definition: this server keeps its world definition (--client-generation off, or "
               "--publish-seed off); ask it for chunks instead of generating them"};
   }
-  if (status.ok()) *response = buffer_of(request.include_definition() ? definition_bytes_ : info_bytes_);
-  call.finish(status);
-  return reactor;
+  if (!status.ok()) {
+    call->fail(status);
+  } else {
+    call->answer(request.include_definition() ? definition_bytes_ : info_bytes_);
+  }
+  return call;
 }
 
 void WorldService::disclose(bool publish_seed, bool share_definition) {
   v1::WorldInfo info;
-  info.ParseFromString(info_bytes_);
+  info.ParseFromString(*info_bytes_);
   if (share_definition) {
     *info.mutable_definition() = world_.definition();
-    definition_bytes_ = info.SerializeAsString();
+    definition_bytes_ = std::make_shared<const std::string>(info.SerializeAsString());
     info.clear_definition();
   }
   if (!publish_seed) info.clear_seed();
-  info_bytes_ = info.SerializeAsString();
+  info_bytes_ = std::make_shared<const std::string>(info.SerializeAsString());
 }
 
 std::string WorldService::local_generation_refusal(const v1::LocalGeneration& client) const {
-  if (definition_bytes_.empty()) {
+  if (!definition_bytes_) {
     return "this server keeps its world definition (--client-generation off, or --publish-seed off): it sends "
            "chunks whole";
   }

@@ -10,8 +10,7 @@
 #include "chunkforge/encode.h"
 #include "chunkforge/quote.h"
 #include "chunkforge/structures.h"
-#include "rpc/byte_buffer.h"
-#include "rpc/rpc_call.h"
+#include "rpc/unary_call.h"
 #include "rpc/world_service.h"
 
 namespace chunkforge::server {
@@ -20,30 +19,25 @@ namespace {
 constexpr double kDefaultRadius = 2048;
 constexpr uint32_t kDefaultLimit = 10, kMaxLimit = 10000;
 
-// One Locate call. Its own reactor (not the context's default) for OnCancel: the client's
-// leaving raises the flag that the queue and the planner watch. Every path ends through end(),
-// exactly once: at the start, in the planning job, or when the queue drops the job unwanted.
-class LocateReactor final : public grpc::ServerUnaryReactor {
+// One Locate call: the client's leaving raises the call's cancellation flag, which the queue and
+// the planner watch. Every path ends through end(), exactly once: at the start, in the planning
+// job, or when the queue drops the job unwanted.
+class LocateReactor final : public UnaryCall {
  public:
   LocateReactor(WorldService& service, grpc::CallbackServerContext* context, grpc::ByteBuffer* response)
-      : service_(service), context_(context), response_(response) {}
+      : UnaryCall(service, context, response, Metrics::kLocate) {}
 
   // Checks the request and queues the planning, or ends the call.
   void start(const grpc::ByteBuffer* raw);
-  void OnCancel() override { cancelled_ = true; }
-  void OnDone() override { delete this; }
 
  private:
   void plan();
-  void end(const grpc::Status& status);  // the last thing that touches this reactor
+  // The last thing that touches this reactor: the slot given back, then the answer or error.
+  void end(const grpc::Status& status, const v1::LocateResponse* answer = nullptr);
 
-  WorldService& service_;
-  grpc::CallbackServerContext* context_;
-  grpc::ByteBuffer* response_;
   v1::LocateRequest request_;
   uint32_t type_ = 0;
   bool holds_slot_ = false;
-  std::atomic<bool> cancelled_{false};
 };
 
 grpc::Status invalid(const std::string& message) { return {grpc::StatusCode::INVALID_ARGUMENT, message}; }
@@ -87,40 +81,40 @@ grpc::ServerUnaryReactor* WorldService::Locate(grpc::CallbackServerContext* cont
 namespace {
 
 void LocateReactor::start(const grpc::ByteBuffer* raw) {
-  grpc::Status status = open_call(service_, Metrics::kLocate, *context_, raw, &request_);
-  if (status.ok()) status = service_.check_locate(request_, type_);
+  grpc::Status status = open(raw, &request_);
+  if (status.ok()) status = service().check_locate(request_, type_);
   if (!status.ok()) return end(status);
-  if (!service_.locates().take()) {
+  if (!service().locates().take()) {
     return end({grpc::StatusCode::RESOURCE_EXHAUSTED, "too many Locate calls: at most " +
-                                                          std::to_string(service_.locates().max()) +
+                                                          std::to_string(service().locates().max()) +
                                                           " at once on this server; retry later"});
   }
   holds_slot_ = true;
   // After every view's rings (0 to max_radius) and every prefetch's (to 2 max_radius + 2).
-  const double priority = 2.0 * service_.limits().max_radius + 3.0;
+  const double priority = 2.0 * service().limits().max_radius + 3.0;
   QueuedJob job{Work::locate, priority, [this] { plan(); },
                 [this]() -> std::function<void()> {
-                  if (!cancelled_.load()) return nullptr;
+                  if (!cancelled()) return nullptr;
                   return [this] { end({grpc::StatusCode::CANCELLED, "cancelled"}); };
-                }};
+                },
+                client_of(context())};
   // The job may run (and end the call) before offer returns: nothing touches `this` after it.
-  if (!service_.queue().offer(std::nullopt, std::move(job))) end(WorldService::queue_full());
+  if (!service().queue().offer(std::nullopt, std::move(job))) end(WorldService::queue_full());
 }
 
 void LocateReactor::plan() {
-  if (cancelled_.load()) return end({grpc::StatusCode::CANCELLED, "cancelled"});
+  if (cancelled()) return end({grpc::StatusCode::CANCELLED, "cancelled"});
   const double radius = request_.radius() == 0 ? kDefaultRadius : request_.radius();
   const uint32_t limit = request_.limit() == 0 ? kDefaultLimit : request_.limit();
   try {
-    StructurePlanner planner(service_.world());
-    planner.watch_abandon(&cancelled_);  // the server's shutdown cancels every call too
+    StructurePlanner planner(service().world());
+    planner.watch_abandon(cancellation());  // the server's shutdown cancels every call too
     std::vector<StructureInstance> found =
         planner.locate(type_, Coord{request_.x(), 0.0}, Coord{request_.z(), 0.0}, radius);
     if (found.size() > limit) found.resize(limit);
     v1::LocateResponse answer;
     for (const StructureInstance& s : found) *answer.add_instances() = encode_structure(s);
-    *response_ = buffer_of(answer.SerializeAsString());
-    end(grpc::Status::OK);
+    end(grpc::Status::OK, &answer);
   } catch (const GenerationAbandoned&) {  // the client left, or the server is stopping
     end({grpc::StatusCode::CANCELLED, "cancelled"});
   } catch (const std::exception& e) {
@@ -129,10 +123,11 @@ void LocateReactor::plan() {
   }
 }
 
-void LocateReactor::end(const grpc::Status& status) {
-  if (holds_slot_) service_.locates().give_back();
+void LocateReactor::end(const grpc::Status& status, const v1::LocateResponse* answer) {
+  if (holds_slot_) service().locates().give_back();
   holds_slot_ = false;
-  UnaryCall(this, service_.metrics(), Metrics::kLocate).finish(status);
+  if (answer != nullptr) return this->answer(*answer);
+  fail(status);
 }
 
 }  // namespace

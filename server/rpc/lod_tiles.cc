@@ -36,10 +36,10 @@ bool WorldService::tile_pristine(const LodKey& key) const {
 }
 
 WorldService::Fetched WorldService::fetch_tile(const LodKey& key, std::function<bool()> cancelled,
-                                               std::function<void(Bytes)> on_ready) {
+                                               std::function<void(Bytes)> on_ready, uint64_t client) {
   std::string cache_key = tile_cache_key(key);
   Production production{Work::prefetch, tile_priority(key), std::nullopt,
-                        [this, cache_key, key] { make_tile(cache_key, key); }};
+                        [this, cache_key, key] { make_tile(cache_key, key); }, client};
   return fetch_key(cache_key, std::move(production), std::move(cancelled), std::move(on_ready));
 }
 

@@ -27,9 +27,4 @@ void close_call(Metrics& metrics, Metrics::Method method, const grpc::Status& st
   spdlog::info("{}: {}", Metrics::kMethodNames[method], status.error_message());
 }
 
-void UnaryCall::finish(const grpc::Status& status) const {
-  close_call(*metrics_, method_, status);
-  reactor_->Finish(status);
-}
-
 }  // namespace chunkforge::server

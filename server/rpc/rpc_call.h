@@ -4,13 +4,12 @@
 // the request bytes, and record how the call ended. Every RPC is a raw (ByteBuffer) method so
 // that bytes that are not the request message get INVALID_ARGUMENT naming the message, instead
 // of gRPC's bare status; the size of a request is bounded before it gets here, by the server's
-// maximum receive size (Limits::max_request_bytes).
+// maximum receive size (Limits::max_request_bytes). A unary call opens and ends through
+// UnaryCall (unary_call.h), a stream through StreamCall (stream_call.h); both call these.
 //
-//   const UnaryCall call(context->DefaultReactor(), metrics, Metrics::kGetWorldInfo);
-//   v1::GetWorldInfoRequest request;
 //   grpc::Status status = open_call(service, Metrics::kGetWorldInfo, *context, raw, &request);
 //   ...
-//   call.finish(status);  // the only way a unary handler ends its call: recorded, then Finish
+//   close_call(metrics, Metrics::kGetWorldInfo, status);  // then gRPC's Finish
 #pragma once
 
 #include <google/protobuf/message.h>
@@ -31,22 +30,5 @@ grpc::Status open_call(WorldService& service, Metrics::Method method, const grpc
 // RESOURCE_EXHAUSTED also counted as refused. Cancellations are neither: they are the client's
 // choice (a player who walked on, a deadline), not the server's failure.
 void close_call(Metrics& metrics, Metrics::Method method, const grpc::Status& status);
-
-// A unary call's end, bound to its method. Handlers finish unary calls only through it (a test
-// checks that no other server source calls Finish), so every end is recorded by close_call.
-// A small value: lambdas that answer later copy it.
-class UnaryCall {
- public:
-  UnaryCall(grpc::ServerUnaryReactor* reactor, Metrics& metrics, Metrics::Method method)
-      : reactor_(reactor), metrics_(&metrics), method_(method) {}
-
-  // close_call, then the reactor's Finish. Once per call, as gRPC requires.
-  void finish(const grpc::Status& status) const;
-
- private:
-  grpc::ServerUnaryReactor* reactor_;
-  Metrics* metrics_;
-  Metrics::Method method_;
-};
 
 }  // namespace chunkforge::server

@@ -28,7 +28,6 @@ SessionReactor::SessionReactor(WorldService& service, grpc::CallbackServerContex
     return;
   }
   spdlog::info("session started ({})", context->peer());
-  State::watch_stalls(watch_, state_);
   listen_for_edits();
   read_more();
 }
@@ -45,7 +44,7 @@ void SessionReactor::OnReadDone(bool ok) {
 
 void SessionReactor::OnWriteDone(bool ok) {
   std::lock_guard lock(state_->mutex);
-  watch_.write_done();
+  written();
   if (!ok || cancelled_) return finish({grpc::StatusCode::CANCELLED, "session cancelled"});
   pump();
   read_more();
@@ -54,20 +53,19 @@ void SessionReactor::OnWriteDone(bool ok) {
 void SessionReactor::OnCancel() {
   std::lock_guard lock(state_->mutex);
   cancelled_ = true;  // a write in flight ends first; OnWriteDone then finishes
-  if (!watch_.writing()) finish({grpc::StatusCode::CANCELLED, "session cancelled"});
+  if (!in_flight()) finish({grpc::StatusCode::CANCELLED, "session cancelled"});
 }
 
 void SessionReactor::OnDone() {
-  std::unique_ptr<grpc::Alarm> alarm, update_alarm, retry, tile_retry, gather;
+  std::unique_ptr<grpc::Alarm> update_alarm, retry, tile_retry, gather;
   {
     std::lock_guard lock(state_->mutex);
-    alarm = detach();
+    detach();
     update_alarm = std::move(update_alarm_);
     retry = std::move(retry_alarm_);
     tile_retry = std::move(tile_alarm_);
     gather = std::move(gather_alarm_);
   }
-  alarm.reset();
   update_alarm.reset();
   retry.reset();
   tile_retry.reset();
@@ -123,9 +121,9 @@ void SessionReactor::look_ahead(uint32_t radius) {
     ChunkJob job;
     if (!service_.make_job(coord_of(chunk.key), options_, "position", job).ok()) continue;  // clipped: cannot fail
     prefetching_->fetch_add(1);
-    const WorldService::Fetched fetched =
-        service_.fetch(job, Work::prefetch, chunk.ring, unwanted(chunk.unwanted),
-                       [count = prefetching_](Bytes) { count->fetch_sub(1); });  // made or dropped
+    const WorldService::Fetched fetched = service_.fetch(
+        job, Work::prefetch, chunk.ring, unwanted(chunk.unwanted),
+        [count = prefetching_](Bytes) { count->fetch_sub(1); }, client_);  // made or dropped
     if (fetched.hit || fetched.refused) prefetching_->fetch_sub(1);
     if (fetched.refused) break;  // the queue is full: views need it more
     if (!fetched.hit) service_.metrics().looked_ahead();
@@ -210,29 +208,29 @@ std::chrono::steady_clock::duration SessionReactor::update_interval() const {
 }
 
 void SessionReactor::pump() {
-  while (!finished_) {
+  while (!finished_ && room_for_more()) {  // no room: resumed() pumps again
     const std::optional<SessionView::Generation> next = view_.next_generation();
     if (!next) break;
     request(*next);
   }
   request_tiles();
   read_edited();
-  if (finished_ || watch_.writing()) return;
-  if (!answer_.empty()) return write(std::exchange(answer_, {}));
+  if (finished_ || writing()) return;
+  if (!answer_.empty()) return send(std::exchange(answer_, {}));
   if (gathering()) return;
   std::optional<SessionView::Event> event = std::exchange(stashed_, std::nullopt);
   if (!event) event = view_.next_event();
   if (event) {
     switch (event->kind) {
       case SessionView::Kind::load:
-        write(local_ ? local_loads(*event) : loads(*event->bytes));
+        send(local_ ? local_loads(*event) : loads(*event->bytes));
         break;
       case SessionView::Kind::unload:
-        write(unload_event(event->key));
+        send(unload_event(event->key));
         ++unloads_sent_;
         break;
       case SessionView::Kind::change:
-        write(*event->bytes);
+        send(*event->bytes);
         ++changes_sent_;
         break;
     }
@@ -297,7 +295,8 @@ void SessionReactor::request(const SessionView::Generation& generation) {
       job, Work::view, view_.ring(key), unwanted(generation.unwanted),
       [state, key, version](Bytes bytes) {  // later, on a worker thread
         State::with_reactor(state, [&](auto& reactor) { reactor.delivered(key, std::move(bytes), version); });
-      });
+      },
+      client_);
   if (fetched.refused) return finish(WorldService::queue_full());
   if (fetched.hit) view_.generated(key, std::move(fetched.hit), version);
 }
@@ -328,11 +327,9 @@ void SessionReactor::retry_now() {
   pump();
 }
 
-void SessionReactor::write(std::string event) {
-  watch_.write_started();
-  outgoing_ = buffer_of(event);
-  StartWrite(&outgoing_);
-}
+void SessionReactor::send(std::string event) { write(std::make_shared<const std::string>(std::move(event))); }
+
+void SessionReactor::resumed() { pump(); }
 
 void SessionReactor::released() {
   service_.metrics().session_ended();

@@ -5,8 +5,9 @@
 // latest position first, the cached chunk bytes wrapped in a SessionEvent without re-encoding),
 // and prefetches what a walking player's next step brings into view (LookAhead). The
 // bookkeeping is SessionView's; this file is the gRPC side: at most kWindow generations or ready
-// chunks per session, no further reads while the client owes too many unloads, and a client
-// that stops reading ended by the stall watch.
+// chunks per session, no further reads while the client owes too many unloads, one event
+// written at a time, charged to the client's connection (no event while it has no room), and a
+// client that stops reading ended by the output budget's stall timeout.
 // A client that generates pristine chunks itself (docs/client-generation.md) gets, once the
 // server accepts, no chunk bytes and no generation: pristine chunks as offsets, many per event,
 // and edited chunks as one change from the generated base, read from the store on the queue.
@@ -174,14 +175,17 @@ class SessionReactor final
   // `pristine` event with every pristine chunk ready now, in load order (an edited chunk met on
   // the way is written next).
   std::string local_loads(const SessionView::Event& first);
-  void write(std::string event);
+  // Writes `event` through StreamCall::write (charged to the connection).
+  void send(std::string event);
+  // The connection has room again (StreamCall::room_for_more): generate and write on.
+  void resumed();
 
   // What the session gives back as it finishes, besides its slot.
   void released();
   SessionView view_;
   TileView tiles_;
   LookAhead ahead_;
-  grpc::ByteBuffer incoming_, outgoing_;
+  grpc::ByteBuffer incoming_;
   v1::ChunkOptions options_;
   bool have_options_ = false, batch_loads_ = false, reading_ = false, reads_done_ = false;
   bool cancelled_ = false, update_waiting_ = false;

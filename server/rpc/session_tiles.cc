@@ -25,9 +25,11 @@ void SessionReactor::request_tiles() {
       continue;
     }
     WorldService::Fetched fetched = service_.fetch_tile(
-        key, unwanted(next->unwanted), [state = std::weak_ptr<State>(state_), key](Bytes bytes) {  // a worker
+        key, unwanted(next->unwanted),
+        [state = std::weak_ptr<State>(state_), key](Bytes bytes) {  // a worker
           State::with_reactor(state, [&](SessionReactor& reactor) { reactor.tile_made(key, std::move(bytes)); });
-        });
+        },
+        client_);
     if (fetched.refused) return take_tile(key, nullptr);  // no pump here: a caller may be mid-event
     if (fetched.hit) tiles_.made(key, std::move(fetched.hit));
   }
@@ -55,12 +57,12 @@ void SessionReactor::take_tile(const LodKey& key, Bytes bytes) {
 void SessionReactor::write_tile(const TileView::Event& tile) {
   if (!tile.bytes) {
     ++tile_unloads_sent_;
-    return write(tile_unload_event(tile.key));
+    return send(tile_unload_event(tile.key));
   }
-  if (tile.bytes->empty()) return write(pristine_tiles(tile.key));
+  if (tile.bytes->empty()) return send(pristine_tiles(tile.key));
   ++tiles_sent_;
   service_.metrics().tile_sent();
-  write(tile_event(*tile.bytes));
+  send(tile_event(*tile.bytes));
 }
 
 // Pristine tiles are ready as soon as asked for, so the window refills as each is taken: one

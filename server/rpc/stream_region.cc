@@ -1,6 +1,7 @@
 // WorldService::StreamRegion: the square of chunks around a centre, nearest first. Generation
 // runs ahead of the writes by a bounded window; writes go out one at a time in nearest-first
-// order (HTTP/2 flow control paces them); a client that stops reading is ended by the stall watch.
+// order, each charged to the client's connection (HTTP/2 flow control and the output budget pace
+// them); a client that stops reading is ended by the budget's stall timeout.
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
@@ -8,7 +9,6 @@
 #include <tuple>
 #include <vector>
 
-#include "rpc/byte_buffer.h"
 #include "rpc/rpc_call.h"
 #include "rpc/stream_call.h"
 #include "rpc/world_service.h"
@@ -29,14 +29,13 @@ class RegionReactor final : public StreamCall<RegionReactor, grpc::ServerWriteRe
       finish(status);
       return;
     }
-    State::watch_stalls(watch_, state_);
     request_more();
     write_next();
   }
 
   void OnWriteDone(bool ok) override {
     std::lock_guard lock(state_->mutex);
-    watch_.write_done();
+    written();
     if (!ok || context_->IsCancelled()) return finish({grpc::StatusCode::CANCELLED, "stream cancelled"});
     ready_[next_].reset();
     ++next_;
@@ -47,16 +46,14 @@ class RegionReactor final : public StreamCall<RegionReactor, grpc::ServerWriteRe
 
   void OnCancel() override {
     std::lock_guard lock(state_->mutex);
-    if (!watch_.writing()) finish({grpc::StatusCode::CANCELLED, "stream cancelled"});
+    if (!in_flight()) finish({grpc::StatusCode::CANCELLED, "stream cancelled"});
   }
 
   void OnDone() override {
-    std::unique_ptr<grpc::Alarm> alarm;
     {
       std::lock_guard lock(state_->mutex);
-      alarm = detach();
+      detach();
     }
-    alarm.reset();
     delete this;
   }
 
@@ -82,9 +79,10 @@ class RegionReactor final : public StreamCall<RegionReactor, grpc::ServerWriteRe
     return std::max(std::abs(c.x - centre.x), std::abs(c.z - centre.z));
   }
 
-  // Called with the state's mutex held (as every method below).
+  // Called with the state's mutex held (as every method below). Generations run ahead of the
+  // writes only while the connection has room: a client that reads nothing holds a few chunks.
   void request_more() {
-    while (requested_ < jobs_.size() && requested_ < next_ + kAhead && !finished_) {
+    while (requested_ < jobs_.size() && requested_ < next_ + kAhead && !finished_ && room_for_more()) {
       const size_t index = requested_++;
       std::weak_ptr<State> state = state_;
       // The context dies with the call, which may end before this waiter is dropped: the
@@ -98,7 +96,8 @@ class RegionReactor final : public StreamCall<RegionReactor, grpc::ServerWriteRe
           },
           [state, index](Bytes bytes) {  // later, on a worker thread
             State::with_reactor(state, [&](auto& reactor) { reactor.delivered(index, std::move(bytes)); });
-          });
+          },
+          client_);
       if (fetched.refused) return finish(WorldService::queue_full());
       if (fetched.hit) ready_[index] = std::move(fetched.hit);
     }
@@ -112,20 +111,21 @@ class RegionReactor final : public StreamCall<RegionReactor, grpc::ServerWriteRe
   }
 
   void write_next() {
-    if (finished_ || watch_.writing()) return;
+    if (finished_ || writing()) return;
     if (next_ == jobs_.size()) return finish(grpc::Status::OK);
     if (!ready_[next_]) return;
-    watch_.write_started();
-    buffer_ = buffer_of(*ready_[next_]);
-    StartWrite(&buffer_);
+    write(ready_[next_]);
   }
 
+  void resumed() {
+    request_more();
+    write_next();
+  }
   void released() { service_.metrics().stream_ended(); }
 
   std::vector<ChunkJob> jobs_;
   std::vector<Bytes> ready_;
   size_t requested_ = 0, next_ = 0;
-  grpc::ByteBuffer buffer_;
 };
 
 }  // namespace

@@ -1,20 +1,18 @@
 // File: server/rpc/stream_state.h
 //
 // What a stream reactor (StreamRegion, Session) shares with the work that may outlive it: the
-// generations it queued and its stall alarm call back later, from other threads, through a
-// weak pointer to this state, and find the reactor gone once the call is done.
+// generations it queued, its alarms and the output budget's callbacks call back later, from
+// other threads, through a weak pointer to this state, and find the reactor gone once the call
+// is done.
 //
 //   auto state = std::make_shared<StreamState<MyReactor>>();
 //   state->reactor = this;  // cleared in OnDone, under the mutex
 //   StreamState<MyReactor>::with_reactor(weak, [&](MyReactor& r) { r.delivered(...); });
-//   StreamState<MyReactor>::watch_stalls(watch, state);  // MyReactor befriends it for look()
 #pragma once
 
 #include <atomic>
 #include <memory>
 #include <mutex>
-
-#include "rpc/stall_watch.h"
 
 namespace chunkforge::server {
 
@@ -33,14 +31,6 @@ struct StreamState {
     if (!state) return;
     std::lock_guard lock(state->mutex);
     if (state->reactor != nullptr) work(*state->reactor);
-  }
-
-  // Arms `watch` to call the reactor's (private) look() after its period; look() arms it again
-  // while the call runs, or ends the call once a write has stalled.
-  static void watch_stalls(StallWatch& watch, std::weak_ptr<StreamState> weak) {
-    watch.arm([weak = std::move(weak)](bool ok) {
-      if (ok) with_reactor(weak, [](Reactor& live) { live.look(); });
-    });
   }
 };
 

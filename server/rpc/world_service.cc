@@ -34,20 +34,23 @@ std::string generated_key(const ChunkJob& job) {
 }  // namespace
 
 WorldService::WorldService(const World& world, ChunkCache& cache, GenerationQueue& queue, Metrics& metrics,
-                           Limits limits, Auth auth, EditService* edits)
+                           OutputBudget& budget, Limits limits, Auth auth, EditService* edits)
     : world_(world),
       cache_(cache),
       queue_(queue),
       metrics_(metrics),
+      budget_(budget),
       limits_(limits),
       auth_(std::move(auth)),
       edits_(edits),
       sessions_(limits.max_sessions),
       streams_(limits.max_streams),
       locates_(limits.max_locates != 0 ? limits.max_locates : 2 * static_cast<uint32_t>(queue.threads())),
-      info_bytes_(describe_world(world).SerializeAsString()) {
+      info_bytes_(std::make_shared<const std::string>(describe_world(world).SerializeAsString())) {
   if (edits_ != nullptr) listen_for_structure_changes();
 }
+
+uint64_t client_of(const grpc::CallbackServerContext& context) { return std::hash<std::string>{}(context.peer()) | 1; }
 
 bool CallSlots::take() {
   uint32_t now = used_.load();
@@ -247,10 +250,10 @@ static double priority_of(Work kind, int64_t ring, uint32_t max_radius) {
 }
 
 WorldService::Fetched WorldService::fetch(const ChunkJob& job, Work kind, int64_t ring, std::function<bool()> cancelled,
-                                          std::function<void(Bytes)> on_ready) {
+                                          std::function<void(Bytes)> on_ready, uint64_t client) {
   return fetch_key(job.key,
                    Production{kind, priority_of(kind, ring, limits_.max_radius),
-                              GenerationQueue::region_of(job.coord.x, job.coord.z), [this, job] { make(job); }},
+                              GenerationQueue::region_of(job.coord.x, job.coord.z), [this, job] { make(job); }, client},
                    std::move(cancelled), std::move(on_ready));
 }
 
@@ -265,7 +268,7 @@ WorldService::Fetched WorldService::fetch_key(const std::string& key, Production
       cache_.join(key, ChunkCache::Waiter{std::move(ready), std::move(cancelled), production.priority});
   if (r.hit || !r.produce) return {r.hit};  // a hit, or joined a production already under way
   QueuedJob queued{production.kind, production.priority, std::move(production.make),
-                   [this, key] { return cache_.release_if_unwanted(key); }};
+                   [this, key] { return cache_.release_if_unwanted(key); }, production.client};
   if (queue_.offer(production.region, std::move(queued))) return {};
   // Refused. A less urgent production of the key is still queued unless this was the first:
   // the waiter then waits for that one.

@@ -3,10 +3,11 @@
 // chunkforge.v1.WorldService on the gRPC callback API: what the RPCs share (the world, the
 // cache, the queue, the limits, validation of a chunk request, fetching a chunk). Each RPC lives
 // in a file of its own (get_world_info.cc, get_chunk.cc, stream_region.cc, session.cc,
-// locate.cc, edit.cc) and starts through rpc_call.h's open_call; a unary call ends through
-// UnaryCall (rpc_call.h), a stream through StreamCall (stream_call.h). Every method is "raw":
-// requests are parsed by open_call, and chunks leave as the cached canonical bytes, never
-// re-encoded.
+// locate.cc, edit.cc, chunk_edits.cc) and starts through rpc_call.h's open_call; a unary call
+// answers and ends through UnaryCall (unary_call.h), a stream writes and ends through
+// StreamCall (stream_call.h), both charging what they write to the OutputBudget. Every method
+// is "raw": requests are parsed by open_call, and chunks leave as the cached canonical bytes,
+// never re-encoded or copied.
 //
 // Thread safety: gRPC calls the methods from its threads; generation and edits' preparation run
 // on the GenerationQueue; what they share is thread-safe (ChunkCache, GenerationQueue,
@@ -20,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "budget/output_budget.h"
 #include "chunkforge/lod.h"
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "chunkforge/world.h"
@@ -49,9 +51,6 @@ struct Limits {
   int max_calls_per_connection = 128;
   // Memory gRPC itself may use for connections and calls (its ResourceQuota).
   size_t grpc_memory_bytes = size_t{256} << 20;
-  // A StreamRegion or Session whose client takes no message for this long is ended with
-  // RESOURCE_EXHAUSTED: the client is not reading its stream, and holds a slot.
-  std::chrono::milliseconds stall_timeout{30000};
   // A Session reads no further updates while it owes more unloads than this (the client is not
   // reading): HTTP/2 flow control then holds the client back.
   size_t max_owed_unloads = 4096;
@@ -104,6 +103,10 @@ struct ChunkJob {
   std::string key;
 };
 
+// Who a call's work is for, in the generation queue's turns (RoutedJobs: clients in turn within
+// a priority): its client's connection. Never 0.
+uint64_t client_of(const grpc::CallbackServerContext& context);
+
 // Every method raw: ByteBuffer in and out.
 using WorldServiceBase =
     v1::WorldService::WithRawCallbackMethod_GetWorldInfo<v1::WorldService::WithRawCallbackMethod_GetChunk<
@@ -113,9 +116,10 @@ using WorldServiceBase =
 
 class WorldService final : public WorldServiceBase {
  public:
-  // `edits` may be null: a server without a store serves the generated world only.
-  WorldService(const World& world, ChunkCache& cache, GenerationQueue& queue, Metrics& metrics, Limits limits,
-               Auth auth = {}, EditService* edits = nullptr);
+  // `edits` may be null: a server without a store serves the generated world only. Every
+  // answer and event is charged to `budget` before it is written.
+  WorldService(const World& world, ChunkCache& cache, GenerationQueue& queue, Metrics& metrics, OutputBudget& budget,
+               Limits limits, Auth auth = {}, EditService* edits = nullptr);
 
   // The RPCs, one file each.
   grpc::ServerUnaryReactor* GetWorldInfo(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
@@ -160,13 +164,15 @@ class WorldService final : public WorldServiceBase {
   // after every view's rings. A request more urgent than a queued generation it joins queues
   // one more at its own priority; whichever runs first makes the chunk. A generation nobody
   // waits for any more leaves the queue (GenerationQueue).
+  // `client` (client_of) takes its turn in the queue among the clients at the same priority.
   Fetched fetch(const ChunkJob& job, Work kind, int64_t ring, std::function<bool()> cancelled,
-                std::function<void(Bytes)> on_ready);
+                std::function<void(Bytes)> on_ready, uint64_t client);
   // A LOD tile's canonical bytes (docs/lod.md, "Sessions"), as fetch() does for a chunk: from
   // the chunk cache (bounded in bytes, single-flight: sessions asking for one tile share its
   // making), or made on any generation worker at `tile_priority`, as work of the prefetch kind
   // (at most half the queue). `key` must be valid (lod_view's tiles are).
-  Fetched fetch_tile(const LodKey& key, std::function<bool()> cancelled, std::function<void(Bytes)> on_ready);
+  Fetched fetch_tile(const LodKey& key, std::function<bool()> cancelled, std::function<void(Bytes)> on_ready,
+                     uint64_t client);
   double tile_priority(const LodKey& key) const;
   // Whether the tile is the library's lod_tile as it stands, so that a client that generates
   // can make it (docs/lod.md, "Clients that generate"): it lists no structures (a level past
@@ -200,6 +206,7 @@ class WorldService final : public WorldServiceBase {
   // The largest |chunk coordinate| of the supported world.
   int64_t chunk_limit() const { return chunkforge::chunk_limit(static_cast<uint32_t>(world_.chunk_size())); }
   Metrics& metrics() { return metrics_; }
+  OutputBudget& budget() { return budget_; }
   // What GetWorldInfo hands out, set before serving: `publish_seed` false answers with seed 0
   // (--publish-seed off); `share_definition` answers include_definition with the resolved world
   // definition (--client-generation), which holds the seed, so only when the seed is published.
@@ -219,6 +226,7 @@ class WorldService final : public WorldServiceBase {
     double priority;
     std::optional<uint64_t> region;
     std::function<void()> make;
+    uint64_t client;
   };
   // fetch() and fetch_tile(): the bytes cached under `key`, or a production of them.
   Fetched fetch_key(const std::string& key, Production production, std::function<bool()> cancelled,
@@ -238,6 +246,7 @@ class WorldService final : public WorldServiceBase {
   ChunkCache& cache_;
   GenerationQueue& queue_;
   Metrics& metrics_;
+  OutputBudget& budget_;
   Limits limits_;
   Auth auth_;
   EditService* edits_;
@@ -247,8 +256,8 @@ class WorldService final : public WorldServiceBase {
   // service's tail thread before any session hears of them: tiles that show structures are
   // cached under it, so a change makes them anew. Shared: the listener outlives nothing.
   std::shared_ptr<std::atomic<uint64_t>> structure_epoch_ = std::make_shared<std::atomic<uint64_t>>(0);
-  std::string info_bytes_;        // the WorldInfo every GetWorldInfo answers with
-  std::string definition_bytes_;  // the same with the definition (include_definition); empty: kept
+  Bytes info_bytes_;        // the WorldInfo every GetWorldInfo answers with
+  Bytes definition_bytes_;  // the same with the definition (include_definition); null: kept
   // Edits' preparation (their generated chunks), one at a time, after every chunk in a
   // player's view and before look-ahead (edit.cc).
   SerialLane edit_lane_{[this](std::function<void()> job) { queue_.submit(limits_.max_radius + 0.5, std::move(job)); }};

@@ -38,7 +38,8 @@ struct Server {
   ChunkCache cache{1 << 20};
   GenerationQueue queue{1};
   Metrics metrics;
-  WorldService service{default_world(), cache, queue, metrics, Limits{}};
+  OutputBudget budget{OutputLimits{}};
+  WorldService service{default_world(), cache, queue, metrics, budget, Limits{}};
 };
 
 // The checks an RPC makes of its parsed request before any work, by RPC name.

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "rpc/byte_buffer.h"
@@ -23,14 +24,19 @@ using namespace std::chrono_literals;
 
 class HostileClientTest : public testing::Test {
  protected:
-  void start(Limits limits) {
+  // `stall`: how long an answer may wait for its client to read it (OutputLimits::stall).
+  void start(Limits limits, std::chrono::milliseconds stall = 30s) {
     ServerOptions options;
+    options.output.stall = stall;
+    options.limits = limits;
+    start_with(options);
+  }
+  void start_with(ServerOptions options, const World& world = default_world()) {
     options.listen = "127.0.0.1:0";
     options.http = "";
     options.threads = 2;
     options.cache_mb = 64;
-    options.limits = limits;
-    server_ = std::make_unique<WorldServer>(default_world(), options);
+    server_ = std::make_unique<WorldServer>(world, options);
     ASSERT_TRUE(server_->start());
     channel_ = grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()), grpc::InsecureChannelCredentials());
     stub_ = v1::WorldService::NewStub(channel_);
@@ -71,9 +77,7 @@ v1::SessionUpdate holding_update(int64_t cx, int64_t cz, uint32_t r, int64_t chu
 // never reading, made every move queue an unload per held chunk, without limit (RSS 17 MiB to
 // 3 GiB in 30 s). Now the server stops reading it, and ends it once its writes stall.
 TEST_F(HostileClientTest, ASessionThatNeverReadsIsThrottledThenEnded) {
-  Limits limits;
-  limits.stall_timeout = 300ms;
-  start(limits);
+  start(Limits{}, 300ms);
   const int64_t size = default_world().chunk_size();
   // A client that reads nothing still buffers what its flow-control window admits; keep that
   // window at 64 KiB (no BDP growth) so that it fills within the test.
@@ -111,8 +115,7 @@ TEST_F(HostileClientTest, ASessionThatNeverReadsIsThrottledThenEnded) {
 TEST_F(HostileClientTest, RegionStreamsAreCappedAndAStalledOneIsEnded) {
   Limits limits;
   limits.max_streams = 1;
-  limits.stall_timeout = 300ms;
-  start(limits);
+  start(limits, 300ms);
   v1::StreamRegionRequest request;
   request.set_radius(16);
   request.mutable_options()->set_include_terrain(true);  // ~25 KB chunks: flow control fills
@@ -167,7 +170,7 @@ TEST_F(HostileClientTest, BytesThatAreNotTheRequestGetInvalidArgumentOnEveryRpc)
     bool finished = false;
     grpc::Status status;
     grpc::ByteBuffer response;
-    const grpc::ByteBuffer request = buffer_of(garbage);
+    const grpc::ByteBuffer request = buffer_of(std::make_shared<const std::string>(garbage));
     generic.UnaryCall(&context, "/" + service->full_name() + "/" + method, grpc::StubOptions(), &request, &response,
                       [&](grpc::Status s) {
                         std::lock_guard lock(mutex);

@@ -1,0 +1,63 @@
+// UnaryCall: a unary call's answer charged to its connection, and its one end (unary_call.h).
+#include "rpc/unary_call.h"
+
+#include "rpc/byte_buffer.h"
+#include "rpc/rpc_call.h"
+#include "rpc/world_service.h"
+
+namespace chunkforge::server {
+
+UnaryCall::UnaryCall(WorldService& service, grpc::CallbackServerContext* context, grpc::ByteBuffer* response,
+                     Metrics::Method method)
+    : service_(service), context_(context), response_(response), method_(method) {
+  live_->context = context;
+}
+
+grpc::Status UnaryCall::open(const grpc::ByteBuffer* raw, google::protobuf::Message* request) {
+  if (grpc::Status status = open_call(service_, method_, *context_, raw, request); !status.ok()) return status;
+  return room();
+}
+
+grpc::Status UnaryCall::room() const {
+  OutputBudget& budget = service_.budget();
+  if (budget.has_room(context_->peer())) return grpc::Status::OK;
+  return budget.refuse(context_->peer());
+}
+
+void UnaryCall::answer(Bytes message) {
+  // The stall cancel outlives the call: it reaches the context only while the call is live.
+  auto cancel = [live = std::weak_ptr<Live>(live_)] {
+    const std::shared_ptr<Live> l = live.lock();
+    if (!l) return;
+    std::lock_guard lock(l->mutex);
+    if (l->context != nullptr) l->context->TryCancel();
+  };
+  std::optional<OutputBudget::Charge> charge =
+      service_.budget().charge(context_->peer(), message->size(), std::move(cancel));
+  if (!charge) return end(service_.budget().refuse(context_->peer()));
+  charge_ = std::move(*charge);
+  *response_ = buffer_of(std::move(message));
+  end(grpc::Status::OK);
+}
+
+void UnaryCall::answer(const google::protobuf::Message& message) {
+  answer(std::make_shared<const std::string>(message.SerializeAsString()));
+}
+
+void UnaryCall::fail(const grpc::Status& status) { end(status); }
+
+void UnaryCall::end(const grpc::Status& status) {
+  close_call(service_.metrics(), method_, status);
+  Finish(status);
+}
+
+void UnaryCall::OnDone() {
+  {
+    std::lock_guard lock(live_->mutex);
+    live_->context = nullptr;
+  }
+  charge_.release();  // written, or the call is over: gRPC holds the answer no longer
+  delete this;
+}
+
+}  // namespace chunkforge::server

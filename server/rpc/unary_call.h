@@ -1,0 +1,83 @@
+// File: server/rpc/unary_call.h
+//
+// A unary call's reactor, and the one way a unary handler answers and ends its call. answer()
+// charges the answer to the client's connection in the server's OutputBudget before gRPC gets
+// it (its bytes shared, not copied), and the charge is released when gRPC is done with the
+// call (OnDone: the answer written, or the call cancelled). A connection with no room gets
+// RESOURCE_EXHAUSTED instead of the answer, and an answer its client does not read within the
+// stall timeout is cancelled by the budget. Every end is recorded once, by close_call.
+//
+//   auto* call = new UnaryCall(*this, context, response, Metrics::kGetChunk);
+//   v1::GetChunkRequest request;
+//   if (grpc::Status s = call->open(raw, &request); !s.ok()) call->fail(s);
+//   else ... now or later, from any thread: call->answer(bytes) or call->fail(status), once
+//   return call;
+//
+// Handlers with state of their own (Locate, GetChunkEdits) derive from it. gRPC calls OnDone
+// only after the call was ended, so the reactor stays valid until answer() or fail().
+#pragma once
+
+#include <google/protobuf/message.h>
+#include <grpcpp/grpcpp.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "budget/output_budget.h"
+#include "generation/chunk_cache.h"
+#include "metrics.h"
+
+namespace chunkforge::server {
+
+class WorldService;
+
+class UnaryCall : public grpc::ServerUnaryReactor {
+ public:
+  UnaryCall(WorldService& service, grpc::CallbackServerContext* context, grpc::ByteBuffer* response,
+            Metrics::Method method);
+
+  // open_call for this call's method (counted, authenticated, `request` parsed from `raw`),
+  // then room(): a new call on a connection without room is refused before any work.
+  grpc::Status open(const grpc::ByteBuffer* raw, google::protobuf::Message* request);
+  // OK, or the budget's RESOURCE_EXHAUSTED while the client's connection has no room.
+  grpc::Status room() const;
+
+  // Ends the call with `message`, the response message's bytes, charged to the connection
+  // (RESOURCE_EXHAUSTED instead when it has no room).
+  void answer(Bytes message);
+  void answer(const google::protobuf::Message& message);
+  // Ends the call with an error.
+  void fail(const grpc::Status& status);
+
+  // The client cancelled, or its deadline passed; the flag itself, for work that polls it.
+  bool cancelled() const { return cancelled_.load(); }
+  const std::atomic<bool>* cancellation() const { return &cancelled_; }
+  grpc::CallbackServerContext& context() const { return *context_; }
+  WorldService& service() const { return service_; }
+
+ protected:
+  ~UnaryCall() override = default;  // OnDone deletes
+  void OnCancel() override { cancelled_ = true; }
+  void OnDone() override;
+
+ private:
+  // What the budget's stall cancel reaches the call through: null once the call is done.
+  struct Live {
+    std::recursive_mutex mutex;  // TryCancel may run gRPC's callbacks on the calling thread
+    grpc::CallbackServerContext* context = nullptr;
+  };
+
+  void end(const grpc::Status& status);
+
+  WorldService& service_;
+  grpc::CallbackServerContext* context_;
+  grpc::ByteBuffer* response_;
+  const Metrics::Method method_;
+  std::atomic<bool> cancelled_{false};
+  std::shared_ptr<Live> live_ = std::make_shared<Live>();
+  OutputBudget::Charge charge_;
+};
+
+}  // namespace chunkforge::server
