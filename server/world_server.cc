@@ -52,6 +52,9 @@ bool WorldServer::start() {
     credentials = grpc::SslServerCredentials(tls);
   }
   builder.AddListeningPort(options_.listen, credentials, &port_);
+  // gRPC sets SO_REUSEPORT by default: a second server on a busy port would then share it, and
+  // clients would get answers from two worlds. Without it the bind fails and start-up exits 1.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.RegisterService(&service_);
   builder.SetMaxReceiveMessageSize(options_.limits.max_request_bytes);
   // No client grows gRPC's own memory without bound: calls per connection are capped (HTTP/2
@@ -62,7 +65,7 @@ bool WorldServer::start() {
   builder.SetResourceQuota(quota);
   server_ = builder.BuildAndStart();
   if (!server_ || port_ == 0) {
-    spdlog::error("cannot listen on {}", options_.listen);
+    spdlog::error("cannot listen on {}: the address is in use, or not an address of this machine", options_.listen);
     server_.reset();
     return false;
   }

@@ -5,9 +5,11 @@
 #include <cstdio>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 
 #include "chunkforge/chunk.h"
 #include "chunkforge/encode.h"
+#include "chunkforge/world_extent.h"
 #include "map_service.h"
 #include "tile_key.h"
 
@@ -81,10 +83,14 @@ std::pair<int, std::string> chunk_json(const World& world, const std::string& qu
                                        const std::atomic<bool>* abandon) {
   const std::optional<int64_t> cx = whole(query_value(query, "cx")), cz = whole(query_value(query, "cz"));
   if (!cx || !cz) return {400, "{\"error\":\"cx and cz must be integers\"}"};
-  const int64_t limit = kWorldLimit / world.chunk_size();
-  if (*cx < -limit || *cx >= limit || *cz < -limit || *cz >= limit) {
-    return {400,
-            "{\"error\":\"cx and cz must be in [" + std::to_string(-limit) + ", " + std::to_string(limit) + ")\"}"};
+  // Exactly the chunks gRPC GetChunk serves: the world's last chunk on each side included.
+  const int64_t limit = chunk_limit(static_cast<uint32_t>(world.chunk_size()));
+  for (const auto& [name, value] : {std::pair{"cx", *cx}, std::pair{"cz", *cz}}) {
+    if (value < -limit || value > limit) {
+      return {400, "{\"error\":\"" + std::string(name) + ": must be in [" + std::to_string(-limit) + ", " +
+                       std::to_string(limit) + "] (the supported world, 2^40 units) (got " + std::to_string(value) +
+                       ")\"}"};
+    }
   }
   const ChunkCoord coord{*cx, *cz};
   v1::Chunk chunk = encode_chunk(world, Generator(world).generate(coord, abandon));

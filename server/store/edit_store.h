@@ -36,7 +36,10 @@ class StoreError : public std::runtime_error {
 
 // One committed change to one chunk, as stored.
 struct StoredChange {
-  int64_t seq = 0;  // store-wide commit order: increasing, committed in this order
+  // Store-wide commit order: increasing, committed in this order, and never given again, even
+  // once its row is deleted (a reset, an import), so that a tail reading "after the last seq I
+  // saw" sees every change committed after it.
+  int64_t seq = 0;
   ChunkCoord chunk;
   uint64_t version = 0;  // the chunk's version after this change: 1, 2, 3 ...
   // A serialized v1::ChunkChange holding only `edits` and `reset` (chunk and version are the
@@ -123,7 +126,8 @@ class EditStore {
   virtual std::vector<StoredChange> log(ChunkCoord chunk, uint64_t after_version) = 0;
   // Changes with seq > after_seq, in seq order, at most `limit`.
   virtual std::vector<StoredChange> changes_after(int64_t after_seq, size_t limit) = 0;
-  // The largest committed seq (0 for an empty store).
+  // The largest seq of a stored change (0 for an empty store); a later commit gets a larger one
+  // even if the change that had it was deleted.
   virtual int64_t last_seq() = 0;
   // Every chunk with a stored change and its version.
   virtual std::vector<std::pair<ChunkCoord, uint64_t>> versions() = 0;
@@ -154,7 +158,9 @@ std::unique_ptr<EditStore> open_store(const std::string& location);
 inline constexpr char kWorldFingerprintKey[] = "world_fingerprint";
 
 // The schema version this build writes; a store with a newer one is refused. 2: request ids
-// are bytes (any byte value) and stored with the digest of their request.
-inline constexpr int kStoreSchemaVersion = 2;
+// are bytes (any byte value) and stored with the digest of their request. 3: a change's seq is
+// never given twice, whatever is deleted (SQLite: AUTOINCREMENT; PostgreSQL's identity column
+// already was so).
+inline constexpr int kStoreSchemaVersion = 3;
 
 }  // namespace chunkforge::server

@@ -34,6 +34,10 @@ const char* const kMigrations[] = {
     // each with the digest of the request that got its answer; stored ids keep their bytes.
     "ALTER TABLE requests ALTER COLUMN id TYPE BYTEA USING convert_to(id, 'UTF8');"
     "ALTER TABLE requests ADD COLUMN digest BYTEA;",
+    // 3: nothing to do here. SQLite's seq needed AUTOINCREMENT not to give a deleted row's seq
+    // again; an identity column never goes back (nextval, not max + 1), and nothing writes seq
+    // explicitly (GENERATED ALWAYS refuses it).
+    "SELECT 1;",
 };
 static_assert(std::size(kMigrations) == kStoreSchemaVersion, "one migration per schema version");
 

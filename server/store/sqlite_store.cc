@@ -35,6 +35,17 @@ const char* const kMigrations[] = {
     "DROP TABLE requests;"
     "ALTER TABLE requests_v2 RENAME TO requests;"
     "CREATE INDEX requests_by_age ON requests(seq);",
+    // 3: seq never goes back. A plain INTEGER PRIMARY KEY reuses the largest seq once its row is
+    // deleted (a reset or an import of the chunk holding the newest change), and running
+    // servers' tails, which read changes after the last seq they saw, would miss the row stored
+    // under it. AUTOINCREMENT keeps the largest seq ever given in sqlite_sequence instead. The
+    // rows keep their seq; the copy sets sqlite_sequence to the largest.
+    "CREATE TABLE changes_v3(seq INTEGER PRIMARY KEY AUTOINCREMENT, cx INTEGER NOT NULL,"
+    "  cz INTEGER NOT NULL, version INTEGER NOT NULL, change BLOB NOT NULL);"
+    "INSERT INTO changes_v3(seq, cx, cz, version, change) SELECT seq, cx, cz, version, change FROM changes;"
+    "DROP TABLE changes;"
+    "ALTER TABLE changes_v3 RENAME TO changes;"
+    "CREATE UNIQUE INDEX changes_by_chunk ON changes(cx, cz, version);",
 };
 static_assert(std::size(kMigrations) == kStoreSchemaVersion, "one migration per schema version");
 

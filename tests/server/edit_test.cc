@@ -538,6 +538,58 @@ TEST(StoreMigration, SqliteSchema1KeepsItsRequestIds) {
   expect_migrated("sqlite:" + path);
 }
 
+// Schema 2 as SQLite wrote it: seq a plain INTEGER PRIMARY KEY, which gives the largest seq
+// again once its row is deleted. Two changes, the newest of chunk (9, 9), and one request id.
+constexpr char kSqliteSchema2[] =
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "INSERT INTO meta(key, value) VALUES ('schema_version', '2');"
+    "CREATE TABLE changes(seq INTEGER PRIMARY KEY, cx INTEGER NOT NULL, cz INTEGER NOT NULL,"
+    "  version INTEGER NOT NULL, change BLOB NOT NULL);"
+    "CREATE UNIQUE INDEX changes_by_chunk ON changes(cx, cz, version);"
+    "CREATE TABLE requests(id BLOB PRIMARY KEY, digest BLOB, answer BLOB NOT NULL, seq INTEGER NOT NULL);"
+    "CREATE INDEX requests_by_age ON requests(seq);"
+    "INSERT INTO changes VALUES (1, 0, 0, 1, X'2001'), (2, 9, 9, 1, X'2001');"
+    "INSERT INTO requests VALUES (X'6964', X'64', X'616e73776572', 1);";
+
+// Migrated in place to schema 3, a store keeps its changes and request ids, and a change
+// stored after the newest row was deleted gets a seq the tails have not passed, also after the
+// store is opened again.
+TEST(StoreMigration, SqliteSchema2KeepsItsDataAndNeverGivesASeqAgain) {
+  const std::string path = test::unique_temp_dir("migrate2") + "edits.db";
+  const test::CommandResult made = test::run_command("sqlite3 " + path + " \"" + kSqliteSchema2 + "\"");
+  if (made.exit_code == 127) GTEST_SKIP() << "no sqlite3 command to write a schema-2 file with";
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  std::unique_ptr<EditStore> store = open_store("sqlite:" + path);
+  EXPECT_EQ(store->meta("schema_version"), std::to_string(kStoreSchemaVersion));
+  EXPECT_EQ(store->last_seq(), 2);
+  const std::vector<StoredChange> kept = store->changes_after(0, 10);
+  ASSERT_EQ(kept.size(), 2u);
+  EXPECT_EQ(kept[0].seq, 1);
+  EXPECT_EQ(kept[0].chunk, (ChunkCoord{0, 0}));
+  EXPECT_EQ(kept[0].change, "\x20\x01");
+  EXPECT_EQ(kept[1].seq, 2);
+  EXPECT_EQ(kept[1].chunk, (ChunkCoord{9, 9}));
+  const auto reset_newest = [&](uint64_t version) {
+    store->write([&](EditStore::Transaction& tx) {
+      tx.erase_log({9, 9});
+      tx.append({9, 9}, version, "\x20\x01");
+    });
+  };
+  store->write([&](EditStore::Transaction& tx) { EXPECT_EQ(tx.remembered("id")->answer, "answer"); });
+  reset_newest(2);
+  std::vector<StoredChange> after = store->changes_after(2, 10);
+  ASSERT_EQ(after.size(), 1u);  // schema 2 gave it seq 2 again: a tail at 2 never saw it
+  EXPECT_EQ(after[0].seq, 3);
+  EXPECT_EQ(after[0].version, 2u);
+
+  store.reset();
+  store = open_store("sqlite:" + path);
+  reset_newest(3);
+  after = store->changes_after(3, 10);
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(after[0].seq, 4);
+}
+
 TEST(StoreMigration, PostgresSchema1KeepsItsRequestIds) {
   test::PostgresCluster pg("migrate");
   ASSERT_TRUE(pg.started()) << pg.failure();

@@ -14,11 +14,13 @@
 #include <future>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "chunkforge/chunk.h"
 #include "chunkforge/resource_layer.h"
 #include "chunkforge/world.h"
+#include "chunkforge/world_extent.h"
 #include "http/http_endpoint.h"
 #include "map_service.h"
 #include "support/http_response.h"
@@ -148,11 +150,31 @@ TEST_F(MapHttpTest, AChunksObjectsAsJson) {
                         default_world().resources().layer(first.layer).name + "\""),
             std::string::npos)
       << r.body.substr(0, 300);
-  for (const char* bad : {"/api/chunk?cx=a&cz=0", "/api/chunk?cx=0", "/api/chunk?cx=17179869184&cz=0"}) {
+  for (const char* bad : {"/api/chunk?cx=a&cz=0", "/api/chunk?cx=0", "/api/chunk?cx=17179869185&cz=0"}) {
     EXPECT_EQ(get(port(), bad).status, 400) << bad;
   }
-  EXPECT_EQ(get(port(), "/api/chunk?cx=0&cz=17179869184").body,
-            "{\"error\":\"cx and cz must be in [-17179869184, 17179869184)\"}");
+}
+
+// The chunks gRPC GetChunk serves, no more, no fewer: at chunk size 64 the world's last chunk
+// on each side is 2^34 (the one /api/point at x = 2^40 names); 2^34 + 1 is refused, naming the
+// parameter and the range.
+TEST_F(MapHttpTest, AChunkIsServedExactlyWithinTheWorldGrpcServes) {
+  start();
+  const int64_t last = chunk_limit(static_cast<uint32_t>(default_world().chunk_size()));
+  ASSERT_EQ(last, int64_t{1} << 34);
+  for (const auto& [cx, cz] : {std::pair{last, int64_t{0}}, std::pair{-last, -last}, std::pair{int64_t{3}, last}}) {
+    const Response r = get(port(), "/api/chunk?cx=" + std::to_string(cx) + "&cz=" + std::to_string(cz));
+    EXPECT_EQ(r.status, 200) << cx << ", " << cz << ": " << r.body;
+    EXPECT_EQ(r.body.rfind("{\"chunk\":[" + std::to_string(cx) + "," + std::to_string(cz) + "],", 0), 0u) << r.body;
+  }
+  EXPECT_EQ(get(port(), "/api/chunk?cx=17179869185&cz=0").body,
+            "{\"error\":\"cx: must be in [-17179869184, 17179869184] (the supported world, 2^40 units) (got "
+            "17179869185)\"}");
+  EXPECT_EQ(get(port(), "/api/chunk?cx=0&cz=-17179869185").body,
+            "{\"error\":\"cz: must be in [-17179869184, 17179869184] (the supported world, 2^40 units) (got "
+            "-17179869185)\"}");
+  const Response point = get(port(), "/api/point?x=1099511627776&z=0");  // x = 2^40 lies in that chunk
+  EXPECT_NE(point.body.find("\"chunk\":[17179869184,0]"), std::string::npos) << point.body;
 }
 
 TEST_F(MapHttpTest, PageAssetsAndJson) {

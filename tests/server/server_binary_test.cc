@@ -144,6 +144,60 @@ TEST(ServerBinaryTest, NullServerAnswersPlayersThatGenerate) {
 }
 #endif
 
+// The HTTP side port a server reports in its start-up line ("(http N"), or 0.
+int reported_http_port(const std::string& log) {
+  const size_t at = log.find("(http ");
+  return at == std::string::npos ? 0 : std::atoi(log.c_str() + at + 6);
+}
+
+// The seed GetWorldInfo answers on `port` over a channel of its own (a new connection), 0 if
+// the call failed.
+uint64_t seed_answered(int port) {
+  grpc::ChannelArguments fresh;  // no connection shared with an earlier call's channel
+  fresh.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  auto stub = chunkforge::v1::WorldService::NewStub(
+      grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials(), fresh));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  chunkforge::v1::WorldInfo info;
+  return stub->GetWorldInfo(&context, {}, &info).ok() ? info.seed() : 0;
+}
+
+// A second server on a port the first listens on (gRPC or HTTP) exits 1 at once, naming the
+// address; it never shares the port, so every client still reaches the first world.
+TEST(ServerBinaryTest, ASecondServerOnABusyPortExits1NamingTheAddress) {
+  const Process first =
+      spawn(CHUNKFORGE_SERVER, {"--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--threads", "1", "--seed", "5"},
+            temp("busy_first.log"));
+  const int port = wait_until_serving(first), http_port = reported_http_port(read_text(first.log));
+  ASSERT_GT(port, 0) << read_text(first.log);
+  ASSERT_GT(http_port, 0) << read_text(first.log);
+  const std::string grpc_address = "127.0.0.1:" + std::to_string(port);
+  const std::string http_address = "127.0.0.1:" + std::to_string(http_port);
+
+  const auto started = std::chrono::steady_clock::now();
+  const Process second =
+      spawn(CHUNKFORGE_SERVER, {"--listen", grpc_address, "--http", "", "--threads", "1", "--seed", "7"},
+            temp("busy_grpc.log"));
+  EXPECT_EQ(wait_for(second, std::chrono::seconds(10)), 1) << read_text(second.log);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+  EXPECT_NE(read_text(second.log).find("cannot listen on " + grpc_address), std::string::npos) << read_text(second.log);
+  for (int call = 0; call < 20; ++call) EXPECT_EQ(seed_answered(port), 5u) << "call " << call;
+
+  const Process third =
+      spawn(CHUNKFORGE_SERVER, {"--listen", "127.0.0.1:0", "--http", http_address, "--threads", "1", "--seed", "7"},
+            temp("busy_http.log"));
+  EXPECT_EQ(wait_for(third, std::chrono::seconds(10)), 1) << read_text(third.log);
+  EXPECT_NE(read_text(third.log).find("cannot listen for HTTP on " + http_address), std::string::npos)
+      << read_text(third.log);
+  std::string health;
+  EXPECT_EQ(http_get(http_port, "/healthz", std::chrono::seconds(10), "127.0.0.1", &health), 200);
+  EXPECT_EQ(seed_answered(port), 5u);
+
+  kill(first.pid, SIGTERM);
+  EXPECT_EQ(wait_for(first, std::chrono::seconds(10)), 0) << read_text(first.log);
+}
+
 TEST(ServerBinaryTest, BadWorldFileStopsStartUpWithFieldErrorsAndExitCode2) {
   const std::string world = temp("bad_world.json");
   std::ofstream(world) << R"({"chunk_size": 8, "resources": [{"name": "x", "bogus": 1}]})";

@@ -28,6 +28,12 @@
  * - Structs are plain data with fixed-size fields (blittable); pointers inside them borrow
  *   memory whose lifetime each function states. Positions are world units, doubles.
  * - No callbacks: a session's events are polled on the caller's thread.
+ * - Option structs (cf_connect_options, cf_chunk_options, cf_session_options): a field left 0
+ *   is its documented default, so a zeroed struct (`= {0}` or memset, with struct_size set) is
+ *   the defaults, as cf_*_options_init gives them; NULL options are the defaults too. A value
+ *   outside a field's documented range is refused before anything is made: CF_INVALID_ARGUMENT,
+ *   "INVALID_ARGUMENT: options.deadline_ms: must be in [1, 3600000] ms, 0 for the default 10000
+ *   (got 4000000000)".
  */
 #ifndef CHUNKFORGE_C_H
 #define CHUNKFORGE_C_H
@@ -84,17 +90,26 @@ typedef struct cf_session cf_session;
 /* ---- Connecting ---- */
 
 typedef struct cf_connect_options {
-  uint32_t struct_size;              /* sizeof(cf_connect_options): set by cf_connect_options_init */
-  uint32_t deadline_ms;              /* each unary call and a whole region stream; default 10000 */
-  int32_t max_attempts;              /* attempts of a call failing with UNAVAILABLE; default 4 */
-  int32_t tls;                       /* non-zero: TLS */
-  const char* tls_root_certificates; /* PEM text; NULL: the system's roots */
-  const char* tls_server_name;       /* NULL: the target's host */
-  const char* bearer_token;          /* NULL: none; the write token also reads */
+  /* sizeof(cf_connect_options), set by cf_connect_options_init; any other value (0 included)
+   * is refused: a caller built against another header. */
+  uint32_t struct_size;
+  /* Deadline of each unary call (each attempt) and of a whole region stream, in ms: 0 is the
+   * default 10000; at most 3600000 (an hour). Every call has one: a server that accepts and
+   * never answers gives CF_DEADLINE_EXCEEDED. */
+  uint32_t deadline_ms;
+  /* Attempts of a call failing with UNAVAILABLE (1: no retry): 0 is the default 4; 1 to 100. */
+  int32_t max_attempts;
+  int32_t tls;                       /* 0 (the default): plaintext; any other value: TLS */
+  const char* tls_root_certificates; /* PEM text; NULL or "" (the default): the system's roots */
+  const char* tls_server_name;       /* NULL or "" (the default): the target's host */
+  /* NULL or "" (the default): none. No line breaks. The write token also reads. */
+  const char* bearer_token;
 } cf_connect_options;
+/* Writes struct_size and every default (the values a 0 stands for). */
 CF_API void cf_connect_options_init(cf_connect_options* options);
 
-/* Makes the client; connects lazily on the first call. options may be NULL (the defaults). */
+/* Makes the client; connects lazily on the first call. options may be NULL (the defaults); a
+ * field out of its range is CF_INVALID_ARGUMENT naming it. */
 CF_API cf_status cf_client_connect(const char* target, const cf_connect_options* options, cf_client** out);
 CF_API void cf_client_free(cf_client* client);
 
@@ -134,10 +149,18 @@ CF_API cf_status cf_client_health(cf_client* client, int32_t* serving);
 
 /* ---- Chunks ---- */
 
+/* What a chunk request includes; all zero (or NULL options): objects and structures of every
+ * layer, no terrain. */
 typedef struct cf_chunk_options {
-  int32_t include_terrain;
-  uint32_t terrain_step;  /* 1, 2, 4 ... dividing the chunk size; 0: 1 */
-  const uint32_t* layers; /* resource layer ids to include; NULL or none: all */
+  int32_t include_terrain; /* 0 (the default): no terrain; any other value: the terrain grid */
+  /* World units between terrain samples: 0 is the default 1; otherwise a divisor of the world's
+   * chunk size (1, 2, 4 ... for 64), which the server checks: INVALID_ARGUMENT naming
+   * options.terrain_step (for a session, its error event). Read only with include_terrain. */
+  uint32_t terrain_step;
+  /* Ids of the resource layers to include (cf_world_info.resources): layer_count 0 (the
+   * default): every layer. At most 1024 ids; layers must not be NULL when layer_count > 0. The
+   * server refuses an id the world does not have. */
+  const uint32_t* layers;
   size_t layer_count;
 } cf_chunk_options;
 
@@ -240,15 +263,27 @@ CF_API cf_status cf_client_edit(cf_client* client, cf_edit_batch* batch, cf_edit
 /* ---- A moving player's view, polled ---- */
 
 typedef struct cf_session_options {
-  uint32_t struct_size;       /* sizeof(cf_session_options): set by cf_session_options_init */
-  uint32_t view_radius;       /* default 4 */
-  uint64_t cache_bytes;       /* chunks kept beyond the view; default 64 MiB */
-  uint64_t event_queue_bytes; /* events kept for polling; default 16 MiB, then the session
-                                 stops reading and the server waits (nothing is dropped) */
-  cf_chunk_options chunk;
+  /* sizeof(cf_session_options), set by cf_session_options_init; any other value (0 included)
+   * is refused. */
+  uint32_t struct_size;
+  /* Chunks around the player's chunk kept loaded: 0 is the default 4; 1 to 64. The server
+   * allows at most its --max-radius (16 by default): past it the session ends with an error
+   * event. (A view of the player's chunk alone: cf_session_set_radius(session, 0).) */
+  uint32_t view_radius;
+  /* Bytes of encoded chunks kept beyond the view: 0 is the default 64 MiB; 1 (keeps none) to
+   * 64 GiB. */
+  uint64_t cache_bytes;
+  /* Bytes of events kept for polling: 0 is the default 16 MiB; 64 KiB (a chunk with its
+   * terrain) to 64 GiB. At the bound the session stops reading and the server waits: nothing
+   * is dropped. */
+  uint64_t event_queue_bytes;
+  cf_chunk_options chunk; /* every chunk the session loads; all zero: the defaults */
 } cf_session_options;
+/* Writes struct_size and every default (the values a 0 stands for). */
 CF_API void cf_session_options_init(cf_session_options* options);
 
+/* Starts a polled session at (x, z); options may be NULL (the defaults); a field out of its
+ * range is CF_INVALID_ARGUMENT naming it. Fetches the world info first (one call). */
 CF_API cf_status cf_session_start(cf_client* client, double x, double z, const cf_session_options* options,
                                   cf_session** out);
 CF_API cf_status cf_session_set_position(cf_session* session, double x, double z);

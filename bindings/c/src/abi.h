@@ -39,7 +39,12 @@ cf_status guarded(Body&& body) noexcept {
 // CF_INVALID_ARGUMENT naming a NULL argument, as the server names a bad field.
 cf_status null_argument(const char* name);
 
-cf::ChunkOptions chunk_options_of(const cf_chunk_options* options);
+// The option structs read into the SDK's (options.cc): a zero field is its documented default, a
+// value that cannot work is refused (CF_INVALID_ARGUMENT naming `field` or the options field).
+// NULL options are the defaults.
+cf_status read_chunk_options(const cf_chunk_options* options, const std::string& field, cf::ChunkOptions& out);
+cf_status read_connect_options(const cf_connect_options* options, cf::ConnectOptions& out);
+cf_status read_session_options(const cf_session_options* options, cf::ViewOptions& out);
 
 // A world info kept for the life of its client, with the C views of its catalogue.
 struct WorldInfoCopy {

@@ -70,7 +70,9 @@ cf_status cf_client_chunk(cf_client* client, int64_t x, int64_t z, const cf_chun
     if (out == nullptr) return null_argument("out");
     *out = nullptr;
     if (client == nullptr) return null_argument("client");
-    cf::Result<cf::Chunk> chunk = client->client.chunk({x, z}, chunk_options_of(options));
+    cf::ChunkOptions read;
+    if (const cf_status refused = read_chunk_options(options, "options", read); refused != CF_OK) return refused;
+    cf::Result<cf::Chunk> chunk = client->client.chunk({x, z}, read);
     if (!chunk) return fail(chunk.status());
     *out = handle_of(std::move(*chunk));
     return CF_OK;
@@ -128,7 +130,9 @@ cf_status cf_client_region(cf_client* client, int64_t x, int64_t z, uint32_t rad
     if (out == nullptr) return null_argument("out");
     *out = nullptr;
     if (client == nullptr) return null_argument("client");
-    *out = new cf_region{client->client.open_region({x, z}, radius, chunk_options_of(options))};
+    cf::ChunkOptions read;
+    if (const cf_status refused = read_chunk_options(options, "options", read); refused != CF_OK) return refused;
+    *out = new cf_region{client->client.open_region({x, z}, radius, read)};
     return CF_OK;
   });
 }

@@ -38,22 +38,6 @@ cf_structure structure_of(const cf::Structure& s) {
   return {s.id, s.x, s.z, s.y, s.size_x, s.size_y, s.size_z, s.type, s.yaw_degrees, s.tilted ? 1 : 0, 0};
 }
 
-namespace {
-
-// The fields a caller's (possibly older, smaller) options struct holds, over the defaults.
-cf::ConnectOptions connect_options_of(const cf_connect_options* options) {
-  cf::ConnectOptions out;
-  if (options == nullptr) return out;
-  out.deadline = std::chrono::milliseconds(options->deadline_ms);
-  out.max_attempts = options->max_attempts;
-  out.tls = options->tls != 0;
-  if (options->tls_root_certificates != nullptr) out.tls_root_certificates = options->tls_root_certificates;
-  if (options->tls_server_name != nullptr) out.tls_server_name = options->tls_server_name;
-  if (options->bearer_token != nullptr) out.bearer_token = options->bearer_token;
-  return out;
-}
-
-}  // namespace
 }  // namespace chunkforge::capi
 
 using namespace chunkforge::capi;
@@ -74,12 +58,9 @@ cf_status cf_client_connect(const char* target, const cf_connect_options* option
     if (out == nullptr) return null_argument("out");
     *out = nullptr;
     if (target == nullptr) return null_argument("target");
-    if (options != nullptr && options->struct_size != sizeof(cf_connect_options)) {
-      return fail(CF_INVALID_ARGUMENT, "INVALID_ARGUMENT: options.struct_size: must be " +
-                                           std::to_string(sizeof(cf_connect_options)) + " (got " +
-                                           std::to_string(options->struct_size) + "): call cf_connect_options_init");
-    }
-    cf::Result<cf::Client> client = cf::Client::connect(target, connect_options_of(options));
+    cf::ConnectOptions read;
+    if (const cf_status refused = read_connect_options(options, read); refused != CF_OK) return refused;
+    cf::Result<cf::Client> client = cf::Client::connect(target, read);
     if (!client) return fail(client.status());
     *out = new cf_client{std::move(*client), {}, {}};
     return CF_OK;

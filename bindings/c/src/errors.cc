@@ -25,15 +25,6 @@ cf_status null_argument(const char* name) {
   return fail(CF_INVALID_ARGUMENT, std::string("INVALID_ARGUMENT: ") + name + ": must not be NULL");
 }
 
-cf::ChunkOptions chunk_options_of(const cf_chunk_options* options) {
-  cf::ChunkOptions out;
-  if (options == nullptr) return out;
-  out.include_terrain = options->include_terrain != 0;
-  out.terrain_step = options->terrain_step;
-  if (options->layers != nullptr) out.layers.assign(options->layers, options->layers + options->layer_count);
-  return out;
-}
-
 }  // namespace chunkforge::capi
 
 extern "C" {

@@ -60,17 +60,7 @@ cf_status cf_session_start(cf_client* client, double x, double z, const cf_sessi
     *out = nullptr;
     if (client == nullptr) return null_argument("client");
     cf::ViewOptions view;
-    if (options != nullptr) {
-      if (options->struct_size != sizeof(cf_session_options)) {
-        return fail(CF_INVALID_ARGUMENT, "INVALID_ARGUMENT: options.struct_size: must be " +
-                                             std::to_string(sizeof(cf_session_options)) + " (got " +
-                                             std::to_string(options->struct_size) + "): call cf_session_options_init");
-      }
-      view.view_radius = options->view_radius;
-      view.cache_bytes = options->cache_bytes;
-      view.event_queue_bytes = options->event_queue_bytes;
-      view.chunk = chunk_options_of(&options->chunk);
-    }
+    if (const cf_status refused = read_session_options(options, view); refused != CF_OK) return refused;
     cf::Result<std::unique_ptr<cf::ViewSession>> session = cf::ViewSession::start_polled(client->client, {x, z}, view);
     if (!session) return fail(session.status());
     *out = new cf_session{std::move(*session), {}, {}, {}};

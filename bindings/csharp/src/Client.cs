@@ -12,9 +12,11 @@ using System.Runtime.InteropServices;
 
 namespace Chunkforge {
 
+// Each field as cf_connect_options documents it: 0 is the default, a value out of range makes
+// Connect throw ChunkforgeException (InvalidArgument, naming the field).
 public sealed class ConnectOptions {
-  public uint DeadlineMs = 10000;
-  public int MaxAttempts = 4;
+  public uint DeadlineMs = 10000;  // each call; 1 to 3600000
+  public int MaxAttempts = 4;      // of a call failing with UNAVAILABLE; 1 to 100
   public bool Tls;
   public string TlsRootCertificates;  // PEM text; null: the system's roots
   public string TlsServerName;

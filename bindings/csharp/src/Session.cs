@@ -27,10 +27,12 @@ public sealed class Event {
   public ulong[] RemovedObjects, PlacedObjects, StatesChanged, RemovedStructures;
 }
 
+// Each field as cf_session_options documents it: 0 is the default, a value out of range makes
+// Start throw ChunkforgeException (InvalidArgument, naming the field).
 public sealed class SessionOptions {
-  public uint ViewRadius = 4;
-  public ulong CacheBytes = 64ul << 20;
-  public ulong EventQueueBytes = 16ul << 20;  // then the session stops reading; nothing is dropped
+  public uint ViewRadius = 4;                 // 1 to 64 (and the server's --max-radius)
+  public ulong CacheBytes = 64ul << 20;       // 1 (keeps none) to 64 GiB
+  public ulong EventQueueBytes = 16ul << 20;  // 64 KiB to 64 GiB; then the session stops reading, nothing is dropped
   public ChunkOptions Chunk;
 }
 

@@ -146,6 +146,35 @@ static class BindingTest {
     Check(reader.Locate(info.Structures[0].Name, 0, 0, 4000, 3).Length <= 3, "locate");
   }
 
+  // The option rules of chunkforge_c.h through the binding: a 0 is the default, a value out of
+  // range an InvalidArgument naming the field.
+  static void ExpectRefused(string field, Action call) {
+    try {
+      call();
+      Check(false, "expected " + field + " refused, the call succeeded");
+    } catch (ChunkforgeException e) {
+      Check(e.Code == StatusCode.InvalidArgument && e.Message.Contains(field), "refused naming " + field + ": " +
+            e.Message);
+    }
+  }
+
+  static void OptionRules(Client reader) {
+    ExpectRefused("options.deadline_ms",
+                  () => Client.Connect("127.0.0.1:1", new ConnectOptions { DeadlineMs = 3600001 }));
+    ExpectRefused("options.max_attempts",
+                  () => Client.Connect("127.0.0.1:1", new ConnectOptions { MaxAttempts = -1 }));
+    ExpectRefused("options.event_queue_bytes",
+                  () => Session.Start(reader, 0, 0, new SessionOptions { EventQueueBytes = 1000 }));
+    ExpectRefused("options.view_radius", () => Session.Start(reader, 0, 0, new SessionOptions { ViewRadius = 65 }));
+    var zero = new SessionOptions { ViewRadius = 0, CacheBytes = 0, EventQueueBytes = 0 };
+    using (var session = Session.Start(reader, 32, 32, zero)) {
+      var events = new List<Event>();
+      Check(PollUntil(session, events, () => events.Count(e => e.Kind == EventKind.Load) >= 81),
+            "zero options: the default radius-4 view loads");
+      foreach (Event e in events) if (e.Chunk != null) e.Chunk.Dispose();
+    }
+  }
+
   static double Median(List<double> values) {
     values.Sort();
     return values[values.Count / 2];
@@ -258,6 +287,7 @@ static class BindingTest {
       Walk(reader, args[0]);
       EditAndChange(reader, writer);
       Errors(reader);
+      OptionRules(reader);
       if (args.Length > 1 && args[1] == "--measure") {
         Measure(reader);
         TenThousandChunks(reader);
