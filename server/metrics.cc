@@ -5,6 +5,7 @@
 
 #include "budget/output_budget.h"
 #include "generation/chunk_cache.h"
+#include "log/client_log.h"
 
 namespace chunkforge::server {
 
@@ -85,6 +86,12 @@ std::string Metrics::render(const CacheStats& cache, size_t queue_depth, const O
   }
   out << "chunkforge_generation_seconds_sum " << static_cast<double>(generation_micros_) / 1e6 << '\n'
       << "chunkforge_generation_seconds_count " << generation_count_ << '\n';
+  header("log_lines_suppressed_total", "counter",
+         "Log lines a client caused that the rate limit of their kind left out, by kind (process-wide).");
+  for (size_t k = 0; k < kLogKindNames.size(); ++k) {
+    out << "chunkforge_log_lines_suppressed_total{kind=\"" << kLogKindNames[k] << "\"} "
+        << client_log_limiter().suppressed(static_cast<LogKind>(k)) << '\n';
+  }
   return out.str();
 }
 

@@ -2,8 +2,8 @@
 //
 // Counters the server keeps for /metrics (Prometheus text format): requests by method, errors,
 // generation time as a histogram, active StreamRegion calls and player sessions, look-ahead
-// prefetches. Cache, queue and output budget figures are read from their owners when the page
-// is rendered.
+// prefetches. Cache, queue and output budget figures, and the log lines a client caused that
+// were left out (log/client_log.h), are read from their owners when the page is rendered.
 //
 // Thread safety: every member is atomic; record from any thread.
 #pragma once

@@ -5,11 +5,11 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <openssl/evp.h>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 
 #include "chunkforge/v1/service.pb.h"
+#include "log/client_log.h"
 
 namespace chunkforge::server {
 namespace {
@@ -235,7 +235,8 @@ void EditService::commit_group(std::vector<Pending>& group) {
     health_.failed(e.what());  // logs once, when the store goes down
     return refuse(group, {grpc::StatusCode::UNAVAILABLE, std::string("edit store: ") + e.what()});
   } catch (const std::exception& e) {
-    spdlog::error("edit store: a commit of {} batches failed: {}", group.size(), e.what());
+    log_client(LogKind::kEditCommitFailed, spdlog::level::err, "edit store: a commit of {} batches failed: {}",
+               group.size(), e.what());
     return refuse(group, {grpc::StatusCode::UNAVAILABLE, std::string("edit store: ") + e.what()});
   }
   // Read-your-writes on this replica: the index knows the new versions before anyone is told.

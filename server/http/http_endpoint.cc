@@ -19,6 +19,8 @@
 #include <mutex>
 #include <variant>
 
+#include "log/client_log.h"
+
 namespace chunkforge::server {
 
 namespace {
@@ -339,7 +341,7 @@ void Server::accept() {
   acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
     if (stopping) return;
     if (ec) {  // out of descriptors and the like: try again shortly rather than spin
-      spdlog::warn("HTTP side port: accept failed: {}", ec.message());
+      log_client(LogKind::kHttpAcceptFailed, spdlog::level::warn, "HTTP side port: accept failed: {}", ec.message());
       accept_retry.expires_after(std::chrono::milliseconds(100));
       accept_retry.async_wait([this](beast::error_code wait_error) {
         if (!wait_error && !stopping) accept();
@@ -358,12 +360,14 @@ void Server::admit(tcp::socket socket) {
   if (ec) return;  // already gone
   const auto held = per_address.find(remote.address());
   if (held != per_address.end() && held->second >= options.max_per_address) {
-    spdlog::debug("HTTP side port: {} holds {} connections, closing a new one", remote.address().to_string(),
-                  held->second);
+    log_client(LogKind::kHttpConnectionRefused, spdlog::level::debug,
+               "HTTP side port: {} holds {} connections, closing a new one", remote.address().to_string(),
+               held->second);
     return;
   }
   if (connections.size() >= options.max_connections + options.health_reserve && !evict_one_idle()) {
-    spdlog::debug("HTTP side port: {} connections open, none idle, closing a new one", connections.size());
+    log_client(LogKind::kHttpConnectionRefused, spdlog::level::debug,
+               "HTTP side port: {} connections open, none idle, closing a new one", connections.size());
     return;
   }
   std::make_shared<Connection>(*this, std::move(socket), remote.address())->start();

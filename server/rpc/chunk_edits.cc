@@ -8,8 +8,6 @@
 // kMaxAnswerBytes of changes answered (the rest named in not_sent, unread), one queued job per call
 // at a time under the queue's bound, each reading at most kLogsPerJob logs, abandoned once its
 // client leaves.
-#include <spdlog/spdlog.h>
-
 #include <atomic>
 #include <set>
 #include <string>
@@ -17,6 +15,7 @@
 #include <vector>
 
 #include "edits/store_health.h"
+#include "log/client_log.h"
 #include "rpc/unary_call.h"
 #include "rpc/world_service.h"
 #include "session/session_events.h"
@@ -135,7 +134,8 @@ void ChunkEditsReactor::read_logs() {
     } catch (const StoreUnavailable&) {  // logged once, by the store's health
       return fail(service().edits()->health().unavailable());
     } catch (const std::exception& e) {
-      spdlog::error("GetChunkEdits: reading the log of chunk ({}, {}) failed: {}", coord.x, coord.z, e.what());
+      log_client(LogKind::kEditLogReadFailed, spdlog::level::err,
+                 "GetChunkEdits: reading the log of chunk ({}, {}) failed: {}", coord.x, coord.z, e.what());
       return fail({grpc::StatusCode::INTERNAL, "reading the edits failed; see the server log"});
     }
     bytes_ += change.ByteSizeLong();

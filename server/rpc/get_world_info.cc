@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "log/client_log.h"
 #include "rpc/unary_call.h"
 #include "rpc/world_service.h"
 
@@ -47,13 +48,11 @@ std::string WorldService::local_generation_refusal(const v1::LocalGeneration& cl
   const uint32_t version = world_.generator_version();
   const auto& versions = client.generator_versions();
   if (std::find(versions.begin(), versions.end(), version) == versions.end()) {
-    std::string listed;
-    for (uint32_t v : versions) listed += (listed.empty() ? "" : ", ") + std::to_string(v);
-    return "the world's generator version " + std::to_string(version) + " is not among the client's [" + listed +
-           "]: a newer client library generates it";
+    return "the world's generator version " + std::to_string(version) + " is not among the client's " +
+           quote_client_list(versions) + ": a newer client library generates it";
   }
   if (client.fingerprint() != world_.fingerprint()) {
-    return "the client's world fingerprint \"" + client.fingerprint() + "\" is not the world's \"" +
+    return "the client's world fingerprint " + quote_client(client.fingerprint()) + " is not the world's \"" +
            world_.fingerprint() + "\": generate from the definition GetWorldInfo gives now";
   }
   return "";

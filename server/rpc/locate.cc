@@ -2,14 +2,12 @@
 // Planning a wide search takes milliseconds to seconds, so it runs on the generation queue,
 // never on a gRPC thread, after every view's chunks and every prefetch: at most
 // Limits::max_locates calls at once, each abandoned (queued or planning) once its client leaves.
-#include <spdlog/spdlog.h>
-
 #include <atomic>
 #include <memory>
 
 #include "chunkforge/encode.h"
-#include "chunkforge/quote.h"
 #include "chunkforge/structures.h"
+#include "log/client_log.h"
 #include "rpc/unary_call.h"
 #include "rpc/world_service.h"
 
@@ -52,7 +50,7 @@ grpc::Status WorldService::check_locate(const v1::LocateRequest& request, uint32
     known += (known.empty() ? "" : ", ") + t.name;
   }
   if (found == nullptr) {
-    return invalid("type: the world has no structure type " + quote_input(request.type()) + " (it has " + known + ")");
+    return invalid("type: the world has no structure type " + quote_client(request.type()) + " (it has " + known + ")");
   }
   type = found->id;
   for (const auto& [name, value] : {std::pair{"x", request.x()}, std::pair{"z", request.z()}}) {
@@ -118,7 +116,7 @@ void LocateReactor::plan() {
   } catch (const GenerationAbandoned&) {  // the client left, or the server is stopping
     end({grpc::StatusCode::CANCELLED, "cancelled"});
   } catch (const std::exception& e) {
-    spdlog::error("locate failed: {}", e.what());
+    log_client(LogKind::kLocateFailed, spdlog::level::err, "locate failed: {}", e.what());
     end({grpc::StatusCode::INTERNAL, "locate failed; see the server log"});
   }
 }

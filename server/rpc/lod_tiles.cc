@@ -4,8 +4,6 @@
 // out those edits removed: it is keyed by the count of structure-changing commits, so that a
 // commit makes such tiles anew, and each structure is checked against its origin chunk's
 // current state when that chunk was edited.
-#include <spdlog/spdlog.h>
-
 #include <map>
 #include <set>
 #include <string>
@@ -13,6 +11,7 @@
 #include "chunkforge/chunk.h"
 #include "chunkforge/chunk_hash.h"
 #include "chunkforge/coord.h"
+#include "log/client_log.h"
 #include "rpc/world_service.h"
 
 namespace chunkforge::server {
@@ -55,7 +54,8 @@ void WorldService::make_tile(const std::string& cache_key, const LodKey& key) {
   } catch (const StoreUnavailable&) {  // an edited origin chunk while the store is down: asked for again later
     return cache_.abandon(cache_key);
   } catch (const std::exception& e) {  // e.g. out of memory: fail this tile, not the server
-    spdlog::error("making LOD tile {} ({}, {}) failed: {}", key.level, key.x, key.z, e.what());
+    log_client(LogKind::kLodTileFailed, spdlog::level::err, "making LOD tile {} ({}, {}) failed: {}", key.level, key.x,
+               key.z, e.what());
     return cache_.abandon(cache_key);
   }
   metrics_.tile_made();

@@ -1,8 +1,7 @@
 // The shared steps of every WorldService RPC (see rpc_call.h).
 #include "rpc/rpc_call.h"
 
-#include <spdlog/spdlog.h>
-
+#include "log/client_log.h"
 #include "rpc/byte_buffer.h"
 #include "rpc/world_service.h"
 
@@ -24,7 +23,8 @@ void close_call(Metrics& metrics, Metrics::Method method, const grpc::Status& st
   if (status.ok() || status.error_code() == grpc::StatusCode::CANCELLED) return;
   metrics.error(method);
   if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) metrics.refused();
-  spdlog::info("{}: {}", Metrics::kMethodNames[method], status.error_message());
+  log_client(LogKind::kCallFailed, spdlog::level::info, "{}: {}", Metrics::kMethodNames[method],
+             status.error_message());
 }
 
 }  // namespace chunkforge::server

@@ -2,12 +2,11 @@
 // (docs/client-generation.md; session_reactor.h): the server's answer, pristine chunks as
 // offsets, many per event, and edited chunks as one change from the generated base, their logs
 // read from the store on the generation queue.
-#include <spdlog/spdlog.h>
-
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "log/client_log.h"
 #include "rpc/session_reactor.h"
 #include "session/session_events.h"
 
@@ -22,7 +21,9 @@ void SessionReactor::answer_local(const v1::LocalGeneration& client) {
     view_.set_window(kLocalWindow);
     view_.set_unloads(false);  // a jump would otherwise owe one event per chunk of the view
   }
-  if (!local_) spdlog::info("session: local generation refused: {}", refusal);
+  if (!local_) {
+    log_client(LogKind::kLocalGenerationRefused, spdlog::level::info, "session: local generation refused: {}", refusal);
+  }
 }
 
 void SessionReactor::request_local(const SessionView::Generation& generation) {

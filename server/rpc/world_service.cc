@@ -2,8 +2,6 @@
 // request into a cache key, and fetching a chunk from the cache or the generation queue.
 #include "rpc/world_service.h"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -12,6 +10,7 @@
 
 #include "chunkforge/encode.h"
 #include "chunkforge/region_order.h"
+#include "log/client_log.h"
 
 namespace chunkforge::server {
 namespace {
@@ -290,7 +289,8 @@ void WorldService::make(const ChunkJob& job) {
   } catch (const StoreUnavailable&) {  // an edited chunk while the store is down: logged once, by its health
     return cache_.abandon(job.key);
   } catch (const std::exception& e) {  // e.g. out of memory: fail this chunk, not the server
-    spdlog::error("generating chunk {},{} failed: {}", job.coord.x, job.coord.z, e.what());
+    log_client(LogKind::kGenerationFailed, spdlog::level::err, "generating chunk {},{} failed: {}", job.coord.x,
+               job.coord.z, e.what());
     return cache_.abandon(job.key);
   }
   cache_.fulfil(job.key, std::move(bytes));

@@ -620,7 +620,10 @@ TEST_F(WorldServerTest, HttpSidePortServesHealthAndMetrics) {
        {"chunkforge_requests_total{method=\"GetChunk\"} 2", "chunkforge_cache_hits_total 1",
         "chunkforge_cache_misses_total 1", "chunkforge_chunks_sent_total 2", "chunkforge_generation_seconds_count 1",
         "chunkforge_cache_entries 1", "chunkforge_queue_depth 0", "chunkforge_active_streams 0",
-        "chunkforge_active_sessions 0", "# TYPE chunkforge_generation_seconds histogram"}) {
+        "chunkforge_active_sessions 0", "# TYPE chunkforge_generation_seconds histogram",
+        "# TYPE chunkforge_log_lines_suppressed_total counter",
+        "chunkforge_log_lines_suppressed_total{kind=\"session_started\"} ",
+        "chunkforge_log_lines_suppressed_total{kind=\"call_failed\"} "}) {
     EXPECT_NE(page.find(line), std::string::npos) << line << "\n" << page;
   }
   EXPECT_EQ(http_get(server_->http_port(), "/nope").first, 404);

@@ -1,0 +1,55 @@
+// Every log line a client can cause goes through log_client (server/log/client_log.h): short,
+// escaped and rate limited per kind. Only lines an operator causes (start-up, flags, shutdown,
+// the edit store going down or coming back) call spdlog directly, in the files and as many times
+// as listed below; this test reads the server's sources and fails on any other direct call, so
+// that a new handler, route or failure path cannot log a client's input unbounded.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <string>
+
+namespace {
+
+TEST(LogLinesLimitedTest, OnlyOperatorLinesCallSpdlogDirectly) {
+  const std::filesystem::path root = CHUNKFORGE_SOURCE_DIR "/server";
+  // File -> the spdlog calls it may make, each an operator's line.
+  const std::map<std::string, int> allowed = {
+      {"main.cc", 8},                 // world warnings, the output budget, signals, the watchdog, started, stopped
+      {"world_server.cc", 3},         // client generation off, the store at start, cannot listen
+      {"startup/store_flags.cc", 2},  // the store's flags at start
+      {"edits/store_health.h", 2},    // the edit store down, and up again
+      {"http/http_endpoint.cc", 2},   // a bad --http address, cannot listen
+      {"log/client_log.cc", 1},       // write_client_line: where the client's lines go
+  };
+  const std::regex call(R"(spdlog::(trace|debug|info|warn|error|critical|log)\s*\(|SPDLOG_[A-Z]+\s*\()");
+  std::map<std::string, int> found;
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+    const std::string ext = entry.path().extension().string();
+    if (ext != ".cc" && ext != ".h") continue;
+    ++files;
+    const std::string name = std::filesystem::relative(entry.path(), root).generic_string();
+    std::ifstream in(entry.path());
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+      const size_t code = line.find_first_not_of(' ');
+      if (code == std::string::npos || line.compare(code, 2, "//") == 0) continue;
+      if (!std::regex_search(line, call)) continue;
+      ++found[name];
+      EXPECT_TRUE(allowed.count(name)) << "server/" << name << ":" << number
+                                       << " calls spdlog directly; a line a client can cause goes through "
+                                          "log_client (server/log/client_log.h)";
+    }
+  }
+  EXPECT_GT(files, 50u) << "read the server's sources from " << root;
+  for (const auto& [name, count] : allowed) {
+    EXPECT_EQ(found[name], count) << "server/" << name
+                                  << ": its direct spdlog calls changed; a new line a client can cause goes through "
+                                     "log_client, a new operator's line needs its count raised here";
+  }
+}
+
+}  // namespace
