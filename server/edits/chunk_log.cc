@@ -54,6 +54,27 @@ v1::ChunkChange snapshot_change(const v1::Chunk& base, const v1::Chunk& current)
   return out;
 }
 
+bool changes_structures(const v1::ChunkChange& change) {
+  if (change.same_structures()) return false;
+  if (change.reset()) return true;
+  for (const v1::ChunkEdit& edit : change.edits()) {
+    if (edit.edit_case() == v1::ChunkEdit::kRemoveStructure) return true;
+  }
+  return false;
+}
+
+bool outgrows_chunk(const v1::ChunkChange& change) {
+  return change.chunk_bytes() != 0 && change.ByteSizeLong() > change.chunk_bytes();
+}
+
+v1::ChunkChange stored_change(uint64_t version, v1::ChunkChange change, const v1::Chunk& base,
+                              const v1::Chunk& current) {
+  if (version % kSnapshotEvery != 0) return change;
+  v1::ChunkChange snapshot = snapshot_change(base, current);
+  snapshot.set_same_structures(!changes_structures(change));
+  return snapshot;
+}
+
 v1::Chunk current_chunk(const v1::Chunk& base, const std::vector<StoredChange>& log,
                         const google::protobuf::RepeatedField<uint32_t>& layers) {
   v1::Chunk chunk = base;

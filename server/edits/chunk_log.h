@@ -28,6 +28,23 @@ std::vector<StoredChange> read_log(uint64_t version,
 // `current`'s objects, structures and states.
 v1::ChunkChange snapshot_change(const v1::Chunk& base, const v1::Chunk& current);
 
+// Whether a committed change can add or remove a structure of its chunk: it removes one, or
+// resets the chunk to its generated state, unless it is a snapshot that says its structures
+// are those of the version before (same_structures). The LOD tiles that show the chunk's
+// structures change with it.
+bool changes_structures(const v1::ChunkChange& change);
+
+// Whether `change` is larger than the chunk it leads to (chunk_bytes; unknown for a change
+// stored before it was kept): a change is never sent where the chunk would be smaller, the
+// chunk is sent instead (docs/server.md, "Amplification").
+bool outgrows_chunk(const v1::ChunkChange& change);
+
+// Every version that is a multiple of kSnapshotEvery stored as a snapshot of `current` over
+// `base`, marked same_structures when the change it stands for removed no structure: `change`
+// as it is stored.
+v1::ChunkChange stored_change(uint64_t version, v1::ChunkChange change, const v1::Chunk& base,
+                              const v1::Chunk& current);
+
 // A chunk as it is now: its base with the stored changes applied (a reset starts over).
 v1::Chunk current_chunk(const v1::Chunk& base, const std::vector<StoredChange>& log,
                         const google::protobuf::RepeatedField<uint32_t>& layers);

@@ -351,11 +351,13 @@ void Batch::append(v1::EditResponse& response, std::vector<v1::ChunkChange>& cha
     ChunkNow& w = group_.at(k);
     const uint64_t version = ++w.version;
     w.current.set_edit_version(version);
-    if (version % kSnapshotEvery == 0) change = snapshot_change(bases_.at(k), w.current);
-    // Stored with the change, so every replica's tail publishes it: what a client checks its
-    // copy against. w.current is exactly what GetChunk serves for this version (no terrain,
-    // every layer), built here anyway; hashing it is one serialization.
+    change = stored_change(version, std::move(change), bases_.at(k), w.current);
+    // Stored with the change, so every replica's tail publishes them: what a client checks its
+    // copy against, and what a change must not outgrow to be sent as one. w.current is exactly
+    // what GetChunk serves for this version (no terrain, every layer), built here anyway;
+    // hashing it is one serialization.
     change.set_chunk_hash(chunk_hash(w.current));
+    change.set_chunk_bytes(w.current.ByteSizeLong());
     tx_.append({k.x, k.z}, version, change.SerializeAsString());
     change.mutable_chunk()->set_x(k.x);
     change.mutable_chunk()->set_z(k.z);

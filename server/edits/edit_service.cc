@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "chunkforge/v1/service.pb.h"
+#include "edits/chunk_log.h"
 #include "log/client_log.h"
 
 namespace chunkforge::server {
@@ -291,9 +292,11 @@ void EditService::deliver(std::vector<StoredChange>& page) {
     change.mutable_chunk()->set_x(stored.chunk.x);
     change.mutable_chunk()->set_z(stored.chunk.z);
     change.set_version(stored.version);
-    v1::SessionEvent event;
-    *event.mutable_change() = change;
-    committed->event = std::make_shared<const std::string>(event.SerializeAsString());
+    if (!outgrows_chunk(change)) {  // else sessions send the chunk (null: a reload)
+      v1::SessionEvent event;
+      *event.mutable_change() = change;
+      committed->event = std::make_shared<const std::string>(event.SerializeAsString());
+    }
     raise(stored.chunk, stored.version);
     list.push_back(std::move(committed));
   }

@@ -35,7 +35,8 @@
 
 namespace chunkforge::server {
 
-// A committed change, and the SessionEvent that carries it to a session (encoded once).
+// A committed change, and the SessionEvent that carries it to a session (encoded once); no
+// event when the change is larger than its chunk (outgrows_chunk): sessions send the chunk.
 struct CommittedChange {
   v1::ChunkChange change;
   std::shared_ptr<const std::string> event;

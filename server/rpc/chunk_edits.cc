@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "edits/chunk_log.h"
 #include "edits/store_health.h"
 #include "log/client_log.h"
 #include "rpc/unary_call.h"
@@ -121,8 +122,9 @@ void ChunkEditsReactor::queue_reading() {
   if (!service().queue().offer(std::nullopt, std::move(job))) fail(WorldService::queue_full());
 }
 
-// On a generation worker: up to kLogsPerJob logs, then the rest in a job of its own. Once a
-// change does not fit the answer, it and every later edited chunk are named in not_sent, unread.
+// On a generation worker: up to kLogsPerJob logs, then the rest in a job of its own. A change
+// larger than its chunk is named in not_sent (the client asks GetChunk); once a change does not
+// fit the answer, it and every later edited chunk are named there too, unread.
 void ChunkEditsReactor::read_logs() {
   for (size_t read = 0; next_ < edited_.size(); ++next_, ++read) {
     if (read == kLogsPerJob) return queue_reading();
@@ -137,6 +139,10 @@ void ChunkEditsReactor::read_logs() {
       log_client(LogKind::kEditLogReadFailed, spdlog::level::err,
                  "GetChunkEdits: reading the log of chunk ({}, {}) failed: {}", coord.x, coord.z, e.what());
       return fail({grpc::StatusCode::INTERNAL, "reading the edits failed; see the server log"});
+    }
+    if (outgrows_chunk(change)) {  // the chunk is smaller: the client asks GetChunk for it
+      *answer_.add_not_sent() = change.chunk();
+      continue;
     }
     bytes_ += change.ByteSizeLong();
     if (bytes_ > kMaxAnswerBytes) return answer_without(next_);

@@ -11,6 +11,7 @@
 #include "chunkforge/chunk.h"
 #include "chunkforge/chunk_hash.h"
 #include "chunkforge/coord.h"
+#include "edits/chunk_log.h"
 #include "log/client_log.h"
 #include "rpc/world_service.h"
 
@@ -88,14 +89,6 @@ void WorldService::drop_removed_structures(v1::LodTile& tile) {
     if (it->second.count(s.id()) > 0) *kept.Add() = std::move(s);
   }
   tile.mutable_structures()->Swap(&kept);
-}
-
-bool WorldService::changes_structures(const v1::ChunkChange& change) {
-  if (change.reset()) return true;
-  for (const v1::ChunkEdit& edit : change.edits()) {
-    if (edit.edit_case() == v1::ChunkEdit::kRemoveStructure) return true;
-  }
-  return false;
 }
 
 // The edit service calls its listeners in the order they came, this one first (from the

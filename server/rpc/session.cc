@@ -7,6 +7,7 @@
 #include <mutex>
 #include <utility>
 
+#include "edits/chunk_log.h"
 #include "log/client_log.h"
 #include "rpc/byte_buffer.h"
 #include "rpc/rpc_call.h"
@@ -157,8 +158,7 @@ void SessionReactor::receive(const ChangeList& changes) {
   if (finished_) return;
   for (const auto& c : changes) {
     view_.changed({c->change.chunk().x(), c->change.chunk().z()}, c->change.version(), c->event, c->change.reset());
-    if (WorldService::changes_structures(c->change))
-      tiles_.refresh_structures(c->change.chunk().x(), c->change.chunk().z());
+    if (changes_structures(c->change)) tiles_.refresh_structures(c->change.chunk().x(), c->change.chunk().z());
   }
   pump();
 }
@@ -285,6 +285,10 @@ void SessionReactor::count_load() {
 
 void SessionReactor::request(const SessionView::Generation& generation) {
   if (local_) return request_local(generation);
+  request_chunk(generation);
+}
+
+void SessionReactor::request_chunk(const SessionView::Generation& generation) {
   ChunkJob job;
   if (grpc::Status status = service_.make_job(coord_of(generation.key), options_, "position", job); !status.ok()) {
     return finish(status);
@@ -295,11 +299,16 @@ void SessionReactor::request(const SessionView::Generation& generation) {
   WorldService::Fetched fetched = service_.fetch(
       job, Work::view, view_.ring(key), unwanted(generation.unwanted),
       [state, key, version](Bytes bytes) {  // later, on a worker thread
-        State::with_reactor(state, [&](auto& reactor) { reactor.delivered(key, std::move(bytes), version); });
+        State::with_reactor(state, [&](auto& reactor) { reactor.delivered(key, reactor.as_load(bytes), version); });
       },
       client_);
   if (fetched.refused) return finish(WorldService::queue_full());
-  if (fetched.hit) view_.generated(key, std::move(fetched.hit), version);
+  if (fetched.hit) view_.generated(key, as_load(std::move(fetched.hit)), version);
+}
+
+Bytes SessionReactor::as_load(Bytes chunk) const {
+  if (!local_ || !chunk) return chunk;
+  return std::make_shared<const std::string>(load_event(*chunk));
 }
 
 void SessionReactor::delivered(ChunkKey key, Bytes bytes, uint64_t version) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "edits/chunk_log.h"
 #include "log/client_log.h"
 #include "rpc/session_reactor.h"
 #include "session/session_events.h"
@@ -47,27 +48,36 @@ void SessionReactor::read_edited() {
     ++edited_reading_;
     service_.queue().submit(
         static_cast<double>(view_.ring(generation.key)),
-        [state = std::weak_ptr<State>(state_), key = generation.key, version, edits = service_.edits(),
+        [state = std::weak_ptr<State>(state_), generation, version, edits = service_.edits(),
          gone = unwanted(generation.unwanted)] {  // on a worker thread
           Bytes bytes;
-          if (!gone()) bytes = edited_bytes(*edits, key, version);
-          State::with_reactor(state, [&](SessionReactor& reactor) { reactor.edited_read(key, bytes, version); });
+          if (!gone()) bytes = edited_bytes(*edits, generation.key, version);
+          State::with_reactor(state, [&](SessionReactor& reactor) { reactor.edited_read(generation, bytes, version); });
         });
   }
 }
 
 Bytes SessionReactor::edited_bytes(EditService& edits, ChunkKey key, uint64_t version) {
+  v1::SessionEvent event;
   try {
-    return std::make_shared<const std::string>(
-        edited_event({key.x, key.z}, version, edits.log({key.x, key.z}, version)));
+    *event.mutable_edited() = edited_change({key.x, key.z}, version, edits.log({key.x, key.z}, version));
   } catch (const std::exception&) {
     return nullptr;
   }
+  if (outgrows_chunk(event.edited())) return whole_chunk();
+  return std::make_shared<const std::string>(event.SerializeAsString());
 }
 
-void SessionReactor::edited_read(ChunkKey key, Bytes bytes, uint64_t version) {
+Bytes SessionReactor::whole_chunk() {
+  static const Bytes marker = std::make_shared<const std::string>("whole chunk");
+  return marker;
+}
+
+void SessionReactor::edited_read(const SessionView::Generation& generation, Bytes bytes, uint64_t version) {
   --edited_reading_;
-  delivered(key, std::move(bytes), version);
+  if (bytes != whole_chunk()) return delivered(generation.key, std::move(bytes), version);
+  request_chunk(generation);
+  pump();
 }
 
 std::string SessionReactor::local_loads(const SessionView::Event& first) {

@@ -146,6 +146,13 @@ class SessionReactor final
   // when 200 players joined at once (docs/server.md, "Gathering loads").
   bool gathering();
   void request(const SessionView::Generation& generation);
+  // The chunk itself, from the cache or the queue (every chunk of a session the server sends
+  // chunks to; an edited chunk whose change would be larger than it, for a client that
+  // generates).
+  void request_chunk(const SessionView::Generation& generation);
+  // A chunk as a session's view holds it: its bytes, or for a client that generates (whose
+  // view holds events), its `load` event.
+  Bytes as_load(Bytes chunk) const;
   void delivered(ChunkKey key, Bytes bytes, uint64_t version);
 
   // An edited chunk the store could not give: it stays in flight (holding its window slot) and
@@ -166,10 +173,12 @@ class SessionReactor final
   // encoded changes a session holds stay bounded whatever the client reads.
   void read_edited();
 
-  // The edited chunk's event, or null when the store could not give its log (StoreUnavailable:
-  // delivered() retries it after the store's backoff).
+  // The edited chunk's event; null when the store could not give its log (StoreUnavailable:
+  // delivered() retries it after the store's backoff); whole_chunk() when the change would be
+  // larger than the chunk it leads to (the chunk goes instead: request_chunk).
   static Bytes edited_bytes(EditService& edits, ChunkKey key, uint64_t version);
-  void edited_read(ChunkKey key, Bytes bytes, uint64_t version);
+  static Bytes whole_chunk();
+  void edited_read(const SessionView::Generation& generation, Bytes bytes, uint64_t version);
 
   // The events of ready chunks for a client that generates: an edited chunk's own event, or one
   // `pristine` event with every pristine chunk ready now, in load order (an edited chunk met on

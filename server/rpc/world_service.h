@@ -180,10 +180,6 @@ class WorldService final : public WorldServiceBase {
   // removing structures, and a removal edits every chunk the structure touches, so one of the
   // tile's own chunks among them. From the version index: no generation, no store.
   bool tile_pristine(const LodKey& key) const;
-  // Whether a committed change can add or remove a structure of its chunk (a structure removed,
-  // or the chunk reset to its generated state): the LOD tiles that show the chunk's structures
-  // change with it.
-  static bool changes_structures(const v1::ChunkChange& change);
   // Why a fetch came back without bytes: UNAVAILABLE for an edited chunk while the edit store
   // is down, else CANCELLED with `otherwise`.
   grpc::Status dropped_status(const ChunkJob& job, const char* otherwise) const;

@@ -107,14 +107,11 @@ v1::ChunkChange edited_change(ChunkCoord chunk, uint64_t version, const std::vec
   for (size_t k = from; k < changes.size(); ++k) {
     for (v1::ChunkEdit& e : *changes[k].mutable_edits()) *edited.add_edits() = std::move(e);
   }
-  if (!changes.empty() && log.back().version == version) edited.set_chunk_hash(changes.back().chunk_hash());
+  if (!changes.empty() && log.back().version == version) {
+    edited.set_chunk_hash(changes.back().chunk_hash());
+    edited.set_chunk_bytes(changes.back().chunk_bytes());
+  }
   return edited;
-}
-
-std::string edited_event(ChunkCoord chunk, uint64_t version, const std::vector<StoredChange>& log) {
-  v1::SessionEvent event;
-  *event.mutable_edited() = edited_change(chunk, version, log);
-  return event.SerializeAsString();
 }
 
 }  // namespace chunkforge::server

@@ -43,13 +43,13 @@ std::string local_answer_event(bool accepted, const std::string& reason);
 // Offsets must fit an int32 (chunks of one view around its centre do).
 std::string pristine_event(ChunkKey origin, const std::vector<ChunkKey>& chunks);
 
-// SessionEvent{edited: change} for `chunk` at `version` from its stored log (read_log: from the
+// The change a client that generates gets for an edited `chunk` at `version`
+// (SessionEvent.edited, and GetChunkEdits' answers), from its stored log (read_log: from the
 // newest snapshot or reset on): every change from the last reset on, their edits concatenated
-// into one change marked reset (the client starts from its generated base), with the hash the
-// store holds for the newest. Applying the edits one change after another, or all at once in
-// this order, gives the same chunk (apply_change takes edits in order).
-std::string edited_event(ChunkCoord chunk, uint64_t version, const std::vector<StoredChange>& log);
-// The change of that event alone (GetChunkEdits answers with it).
+// into one change marked reset (the client starts from its generated base), with the hash and
+// the chunk's size the store holds for the newest. Applying the edits one change after
+// another, or all at once in this order, gives the same chunk (apply_change takes edits in
+// order).
 v1::ChunkChange edited_change(ChunkCoord chunk, uint64_t version, const std::vector<StoredChange>& log);
 
 }  // namespace chunkforge::server

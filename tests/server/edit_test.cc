@@ -344,6 +344,64 @@ TEST_P(EditTest, ChangeEventsKeepASessionsCopyIdenticalToTheServedChunk) {
   context.TryCancel();
 }
 
+// A change is never sent where the chunk it leads to is smaller (docs/server.md,
+// "Amplification"): 256 states of 256 bytes set on one object in one batch are a change of
+// 66 KB for a chunk that ends up holding one of them. A session holding the chunk gets the
+// chunk again instead of the change; a client that generates gets it as a load, not as its
+// change from the base, and GetChunkEdits names it for GetChunk.
+TEST_P(EditTest, AChangeLargerThanItsChunkComesAsTheChunk) {
+  const v1::Chunk before = chunk(0, 0);
+  ASSERT_GT(before.objects().id_size(), 0);
+  ASSERT_LT(before.ByteSizeLong(), 60000u) << "a chunk smaller than the change";
+  const auto deadline = std::chrono::system_clock::now() + std::chrono::seconds(30);
+  grpc::ClientContext context;
+  context.set_deadline(deadline);
+  auto session = stub_->Session(&context);
+  v1::SessionUpdate update;
+  update.set_x(32);
+  update.set_z(32);
+  ASSERT_TRUE(session->Write(update));
+  v1::SessionEvent event;
+  ASSERT_TRUE(session->Read(&event) && event.has_load());
+  v1::EditRequest request;
+  for (int k = 0; k < 256; ++k) {
+    v1::ObjectState* state = op_at(request, 0, 0)->mutable_set_state();
+    state->set_id(before.objects().id(0));
+    state->set_state(std::string(255, 'a') + static_cast<char>('a' + k % 26));
+  }
+  ASSERT_TRUE(edit(request).ok());
+  ASSERT_TRUE(session->Read(&event));
+  EXPECT_FALSE(event.has_change()) << "a change of " << event.change().ByteSizeLong() << " bytes was sent";
+  ASSERT_TRUE(event.has_load());
+  EXPECT_EQ(canonical_bytes(event.load()), canonical_bytes(chunk(0, 0)));
+  context.TryCancel();
+
+  v1::LocalGeneration local;
+  local.add_generator_versions(default_world().generator_version());
+  local.set_fingerprint(default_world().fingerprint());
+  grpc::ClientContext local_context;
+  local_context.set_deadline(deadline);
+  auto local_session = stub_->Session(&local_context);
+  *update.mutable_local_generation() = local;
+  ASSERT_TRUE(local_session->Write(update));
+  ASSERT_TRUE(local_session->Read(&event) && event.local_generation().accepted());
+  ASSERT_TRUE(local_session->Read(&event));
+  EXPECT_FALSE(event.has_edited()) << "an edited change of " << event.edited().ByteSizeLong() << " bytes was sent";
+  ASSERT_TRUE(event.has_load());
+  EXPECT_EQ(canonical_bytes(event.load()), canonical_bytes(chunk(0, 0)));
+  local_context.TryCancel();
+
+  grpc::ClientContext edits_context;
+  v1::GetChunkEditsRequest asked;
+  *asked.mutable_local_generation() = local;
+  asked.add_coords();  // (0, 0)
+  v1::ChunkEdits answer;
+  ASSERT_TRUE(stub_->GetChunkEdits(&edits_context, asked, &answer).ok());
+  EXPECT_EQ(answer.edited_size(), 0);
+  ASSERT_EQ(answer.not_sent_size(), 1);
+  EXPECT_EQ(answer.not_sent(0).x(), 0);
+}
+
 TEST_P(EditTest, AStoreOfAnotherWorldIsRefusedUnlessRebound) {
   ASSERT_TRUE(edit(add_object(0, 0, 1, 1)).ok());
   stop();

@@ -177,6 +177,34 @@ TEST_P(LodEditTest, AClientThatMakesTilesGetsOnlyTheEditedOnesAsBytes) {
   finish(*sent);
 }
 
+// Every 32nd version of a chunk is stored as a snapshot: a reset restating the chunk. One that
+// stands for a change removing no structure (here 32 added objects) leaves the chunk's
+// structures as they were, so no tile is made or sent again for it: after it, a structure's
+// removal elsewhere sends exactly the tiles that showed that structure. (Every snapshot used to
+// make the tiles over its chunk new, in every session holding them.)
+TEST_P(LodEditTest, ASnapshotThatKeepsTheStructuresMakesNoTileNew) {
+  grpc::ClientContext context;
+  auto session = open(context);
+  std::map<LodKey, v1::LodTile> tiles;
+  read_view(*session, tiles);
+  const int64_t size = default_world().chunk_size();
+  const int64_t cx = chunk_coordinate(kX, static_cast<uint32_t>(size)) + 1;
+  const int64_t cz = chunk_coordinate(kZ, static_cast<uint32_t>(size));
+  for (int k = 0; k < 32; ++k) {
+    v1::EditRequest request;
+    v1::NewObject* added = op_at(request, cx, cz)->mutable_add_object();
+    added->set_x(static_cast<float>(k));
+    added->set_z(static_cast<float>(k));
+    ASSERT_TRUE(edit(request).ok()) << k;
+  }
+  v1::StructureInstance structure;
+  std::set<LodKey> showing;
+  ASSERT_NO_FATAL_FAILURE(remove_a_shown_structure(tiles, structure, showing));
+  ASSERT_FALSE(showing.count(LodKey{0, cx, cz})) << "pick a player whose nearest tile shows no structure";
+  read_replacements(*session, showing, structure.id(), tiles);
+  finish(*session);
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, LodEditTest, testing::Values("sqlite", "postgres"),
                          [](const testing::TestParamInfo<std::string>& store) { return store.param; });
 
