@@ -1,15 +1,15 @@
 // Hostile LOD sessions from the review of unloads (docs/lod.md, "Sessions"; docs/server.md,
 // "Limits and what a client cannot do"): 10 sessions whose client makes its own LOD tiles
 // (LocalGeneration.generates_tiles: the server sends keys, makes nothing) at the largest LOD
-// radius, each teleporting to ground nobody saw every 50 ms (the pace a LOD session's updates are
-// read at), beside 40 ordinary LOD sessions (old clients: the server makes their tiles, and
-// sends their unloads one per event) walking in four groups. Each teleport turns over a whole LOD
-// view, some 435 tiles: one `lod_unload` event per tile was about 90,000 events a second from the
-// ten in the review (37,000 to 44,000 here, the readers on the server's two cores), and a warm
-// GetChunk's p99 went to seconds beside them. The tile makers accept unload batches
+// radius, each teleporting to ground nobody saw every 50 ms (the pace a LOD session's updates
+// are read at), beside 40 ordinary LOD sessions (old clients: the server makes their tiles, and
+// sends their unloads one per event) walking in four groups. Each teleport turns over a whole
+// LOD view, 400 to 455 tiles: one `lod_unload` event per tile was about 90,000 events a second
+// from the ten in the review (37,000 to 44,000 here, the readers on the server's two cores),
+// and a warm GetChunk's p99 went to seconds beside them. The tile makers accept unload batches
 // (SessionEvent.lod_unloads): a teleport's unloads are one event. Besides the harness's bounds:
-// the tile makers' events a second stay below a tenth of the review's, and tiles were made, sent
-// and unloaded, so the attack measured that path.
+// the tile makers' events a second stay below a tenth of the review's, and tiles were made,
+// sent and unloaded, so the attack measured that path.
 #include "harness.h"
 
 #include <atomic>

@@ -5,7 +5,6 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
-#include <map>
 #include <cstdio>
 #include <memory>
 #include <set>
@@ -23,7 +22,7 @@ namespace {
 using Session = grpc::ClientReaderWriter<v1::SessionUpdate, v1::SessionEvent>;
 using Chunk = std::pair<int64_t, int64_t>;
 
-constexpr int64_t kRadius = 16;          // the largest view: 1,089 chunks
+constexpr int64_t kRadius = 16;         // the largest view: 1,089 chunks
 constexpr double kFar = 64.0 * 100000;  // a jump of 100,000 chunks
 
 class SessionUnloadsTest : public testing::Test {
@@ -160,7 +159,9 @@ v1::SessionUpdate tile_maker(double x, bool first, bool batches) {
   return update;
 }
 
-std::set<LodKey> tiles_at(double x) { return test::expected_session_tiles(default_world().chunk_size(), x, 0, 0, 1024); }
+std::set<LodKey> tiles_at(double x) {
+  return test::expected_session_tiles(default_world().chunk_size(), x, 0, 0, 1024);
+}
 
 // The events of one teleport of a client that makes its tiles, once it holds its first view.
 Teleport teleport(v1::WorldService::Stub& stub, bool batches) {
