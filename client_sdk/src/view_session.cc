@@ -2,11 +2,17 @@
 // Session stream, its local cache and reconnection with resume (view_session_impl.h).
 #include "chunkforge/client/view_session.h"
 
+#include <atomic>
+
 #include "view_session_impl.h"
 #include "view_session_testing.h"
 
 namespace chunkforge::client {
 namespace {
+
+// Whether streams ask for unload batches: always, but in a test that compares what the game sees
+// without them (ViewSessionTesting::accept_unload_batches).
+std::atomic<bool> ask_unload_batches{true};
 
 // Errors a new session could get past: the server went away, was busy, or hiccuped.
 bool retryable(StatusCode code) {
@@ -164,6 +170,7 @@ void ViewSession::Impl::receive(v1::SessionEvent event, std::unique_lock<std::mu
   if (event.has_edited()) receive_edited(event.edited());
   if (event.has_lod_tile()) receive_tile(std::make_shared<v1::LodTile>(std::move(*event.mutable_lod_tile())), lock);
   if (event.has_lod_unload()) receive_tile_unload(event.lod_unload(), lock);
+  if (event.has_lod_unloads()) receive_tile_unloads(event.lod_unloads(), lock);
   if (event.has_lod_pristine()) receive_pristine_tiles(event.lod_pristine());
 }
 
@@ -241,7 +248,8 @@ void ViewSession::Impl::apply_view(std::unique_lock<std::mutex>& lock) {
     update.set_lod_radius(applied_lod_radius);
     update.set_lod_finest_level(applied_lod_finest);
     set_options(options.chunk, *update.mutable_options());
-    update.set_accept_load_batches(true);  // a first view's chunks in a few events, not one each
+    update.set_accept_load_batches(true);                  // a first view's chunks in a few events, not one each
+    update.set_accept_unload_batches(ask_unload_batches);  // a jump's unloads too
     if (!std::exchange(first_update_sent, true)) ask_local(update, actions);
     for (const auto& [c, chunk] : loaded) {
       v1::ChunkCoord* held = update.add_held();
@@ -308,6 +316,8 @@ bool ViewSessionTesting::rewrite_copy(ViewSession& session, ChunkCoord c, const 
   held->second = Chunk(std::move(message), impl.world);
   return true;
 }
+
+void ViewSessionTesting::accept_unload_batches(bool accept) { ask_unload_batches = accept; }
 
 Result<std::unique_ptr<ViewSession>> ViewSession::start_polled(Client client, Position position, ViewOptions options) {
   Result<WorldInfo> world = client.world_info();

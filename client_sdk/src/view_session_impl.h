@@ -166,7 +166,8 @@ struct ViewSession::Impl {
   // once the reader saw it end, since a cancel then would hide the server's status.
   Status close(std::unique_lock<std::mutex>& lock, bool cancel);
 
-  // A server event. Unloads need nothing: the view is computed here, from the same rule.
+  // A server event. Chunk unloads (`unload`, `unloads`) need nothing: the view is computed here,
+  // from the same rule.
   void receive(v1::SessionEvent event, std::unique_lock<std::mutex>& lock);
 
   // Loads of chunks out of view go to the cache (the server has not yet seen the latest
@@ -247,6 +248,10 @@ struct ViewSession::Impl {
   void receive_tile(std::shared_ptr<const v1::LodTile> message, std::unique_lock<std::mutex>& lock,
                     bool generated = false);
   void receive_tile_unload(const v1::LodTileKey& key, std::unique_lock<std::mutex>& lock);
+  // A batch of tile unloads: the same as a `lod_unload` of each key, in order.
+  void receive_tile_unloads(const v1::TileKeys& keys, std::unique_lock<std::mutex>& lock);
+  // An unload the server sent: applied, or held back while tiles are being made here.
+  void take_tile_unload(const LodKey& key, std::vector<Action>& actions);
   void unload_tile(const LodKey& key, std::vector<Action>& actions);
   // Tiles the server says no edit changed: made by the generation threads (local), and loaded
   // when done (receive_generated_tiles), the deferred unloads then.

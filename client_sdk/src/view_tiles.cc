@@ -5,6 +5,7 @@
 // the new stream's tiles cover the ground of it the view still needs: the horizon keeps no
 // hole and no leftover. A session whose generator makes tiles gets the pristine ones as keys and
 // makes them on its generation threads; unloads that come meanwhile wait until they are made.
+// Unloads come one key per event or, as the session asks, many (`lod_unloads`): the same.
 #include <utility>
 #include <vector>
 
@@ -26,6 +27,40 @@ bool plausible(const LodKey& key, uint32_t chunk_size) {
   const int64_t side = key.chunks() * int64_t{chunk_size};
   return key.x >= -kWorldUnits / side - 1 && key.x <= kWorldUnits / side && key.z >= -kWorldUnits / side - 1 &&
          key.z <= kWorldUnits / side;
+}
+
+// Whether a coordinate lies within the supported world's units: an origin or offset past it is
+// none of a tile's, and the sums of such values cannot overflow.
+bool within_world(int64_t v) { return v >= -kWorldUnits && v <= kWorldUnits; }
+
+// The keys of a PristineTiles or TileKeys message (tile k at level levels[k], offsets[2k] and
+// offsets[2k+1] from the tile of `origin` at that level), in order: those that can be tiles of a
+// world of `chunk_size`; `refused` counts the others.
+template <typename Offsets>
+std::vector<LodKey> tile_keys(const v1::ChunkCoord& origin, const google::protobuf::RepeatedField<uint32_t>& levels,
+                              const Offsets& offsets, uint32_t chunk_size, uint64_t& refused) {
+  std::vector<LodKey> keys;
+  const int64_t ox = origin.x(), oz = origin.z();
+  if (!within_world(ox) || !within_world(oz)) {
+    refused += static_cast<uint64_t>(levels.size());
+    return keys;
+  }
+  for (int k = 0; k < levels.size() && 2 * k + 1 < offsets.size(); ++k) {
+    const uint32_t level = levels[k];
+    const int64_t dx = offsets[2 * k], dz = offsets[2 * k + 1];
+    if (level > kMaxLevel || !within_world(dx) || !within_world(dz)) {
+      ++refused;
+      continue;
+    }
+    // >> floors (C++20: arithmetic on negative values); the sum cannot overflow (within_world).
+    const LodKey key{level, (ox >> level) + dx, (oz >> level) + dz};
+    if (!plausible(key, chunk_size)) {
+      ++refused;
+      continue;
+    }
+    keys.push_back(key);
+  }
+  return keys;
 }
 
 // The square of `radius` chunks around `centre`.
@@ -78,16 +113,28 @@ void ViewSession::Impl::receive_tile(std::shared_ptr<const v1::LodTile> message,
 }
 
 void ViewSession::Impl::receive_tile_unload(const v1::LodTileKey& message, std::unique_lock<std::mutex>& lock) {
-  const LodKey key{message.level(), message.x(), message.z()};
+  std::vector<Action> actions;
+  take_tile_unload({message.level(), message.x(), message.z()}, actions);
+  run_unlocked(std::move(actions), lock);
+}
+
+void ViewSession::Impl::receive_tile_unloads(const v1::TileKeys& keys, std::unique_lock<std::mutex>& lock) {
+  std::vector<Action> actions;
+  for (const LodKey& key :
+       tile_keys(keys.origin(), keys.levels(), keys.offsets(), world.chunk_size(), stats.tiles_refused)) {
+    take_tile_unload(key, actions);
+  }
+  run_unlocked(std::move(actions), lock);
+}
+
+void ViewSession::Impl::take_tile_unload(const LodKey& key, std::vector<Action>& actions) {
   if (local) local->forget_tile(key);
   if (local && local->tiles_pending() > 0 && deferred_tile_unloads.size() < kMaxDeferredTileUnloads) {
     deferred_tile_unloads.push_back(key);  // the tiles covering its ground may still be being made
     return;
   }
-  std::vector<Action> actions;
   for (const LodKey& deferred : std::exchange(deferred_tile_unloads, {})) unload_tile(deferred, actions);
   unload_tile(key, actions);
-  run_unlocked(std::move(actions), lock);
 }
 
 void ViewSession::Impl::unload_tile(const LodKey& key, std::vector<Action>& actions) {
@@ -106,25 +153,8 @@ void ViewSession::Impl::unload_tile(const LodKey& key, std::vector<Action>& acti
 void ViewSession::Impl::receive_pristine_tiles(const v1::PristineTiles& pristine) {
   if (!local) return;  // a server that ignored what it was not asked: nothing to make them with
   backoff.reset();     // the connection works
-  const int64_t ox = pristine.origin().x(), oz = pristine.origin().z();
-  const auto& offsets = pristine.offsets();
-  // An origin past the supported world is no chunk of it.
-  if (ox < -kWorldUnits || ox > kWorldUnits || oz < -kWorldUnits || oz > kWorldUnits) {
-    stats.tiles_refused += static_cast<uint64_t>(pristine.levels_size());
-    return;
-  }
-  for (int k = 0; k < pristine.levels_size() && 2 * k + 1 < offsets.size(); ++k) {
-    const uint32_t level = pristine.levels(k);
-    if (level > kMaxLevel) {
-      ++stats.tiles_refused;
-      continue;
-    }
-    // >> floors (C++20: arithmetic on negative values); the sum cannot overflow (the bound above).
-    const LodKey key{level, (ox >> level) + offsets[2 * k], (oz >> level) + offsets[2 * k + 1]};
-    if (!plausible(key, world.chunk_size())) {
-      ++stats.tiles_refused;
-      continue;
-    }
+  for (const LodKey& key :
+       tile_keys(pristine.origin(), pristine.levels(), pristine.offsets(), world.chunk_size(), stats.tiles_refused)) {
     std::erase(deferred_tile_unloads, key);  // loaded again: its earlier unload is void
     local->request_tile(key);
   }

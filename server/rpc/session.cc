@@ -5,7 +5,10 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "edits/chunk_log.h"
 #include "log/client_log.h"
@@ -103,6 +106,7 @@ grpc::Status SessionReactor::apply(const std::string& bytes) {
     options_ = update.options();
     have_options_ = true;
     batch_loads_ = update.accept_load_batches();
+    batch_unloads_ = update.accept_unload_batches();
     if (update.has_local_generation()) answer_local(update.local_generation());
   }
   view_.move(update);
@@ -227,8 +231,7 @@ void SessionReactor::pump() {
         send(local_ ? local_loads(*event) : loads(*event->bytes));
         break;
       case SessionView::Kind::unload:
-        send(unload_event(event->key));
-        ++unloads_sent_;
+        send(unloads(event->key));
         break;
       case SessionView::Kind::change:
         send(*event->bytes);
@@ -257,6 +260,19 @@ std::string SessionReactor::loads(const std::string& first) {
   gather_over_ = false;
   gather_alarm_.reset();
   return loads_event(chunks);
+}
+
+std::string SessionReactor::unloads(ChunkKey first) {
+  ++unloads_sent_;
+  if (!batch_unloads_) return unload_event(first);
+  std::vector<ChunkKey> keys{first};
+  while (keys.size() < kMaxUnloadKeys) {
+    const std::optional<ChunkKey> next = view_.next_unload();
+    if (!next) break;
+    keys.push_back(*next);
+  }
+  unloads_sent_ += keys.size() - 1;
+  return unloads_event(keys);
 }
 
 bool SessionReactor::gathering() {

@@ -1,7 +1,7 @@
 // WorldService::Session's LOD tiles (docs/lod.md, "Sessions"; session_reactor.h): asked for
 // within the TileView's window, shared through the chunk cache, written when no chunk event is
 // waiting; a dropped tile is asked for again after a pause. A client that makes tiles itself
-// gets the pristine ones as keys, many per event.
+// gets the pristine ones as keys, many per event; one that reads unload batches, its unloads.
 #include <grpcpp/alarm.h>
 
 #include <chrono>
@@ -55,14 +55,24 @@ void SessionReactor::take_tile(const LodKey& key, Bytes bytes) {
 }
 
 void SessionReactor::write_tile(const TileView::Event& tile) {
-  if (!tile.bytes) {
-    ++tile_unloads_sent_;
-    return send(tile_unload_event(tile.key));
-  }
+  if (!tile.bytes) return send(tile_unloads(tile.key));
   if (tile.bytes->empty()) return send(pristine_tiles(tile.key));
   ++tiles_sent_;
   service_.metrics().tile_sent();
   send(tile_event(*tile.bytes));
+}
+
+std::string SessionReactor::tile_unloads(const LodKey& first) {
+  ++tile_unloads_sent_;
+  if (!batch_unloads_) return tile_unload_event(first);
+  std::vector<LodKey> keys{first};
+  while (keys.size() < kMaxUnloadKeys) {
+    const std::optional<LodKey> next = tiles_.next_unload();
+    if (!next) break;
+    keys.push_back(*next);
+  }
+  tile_unloads_sent_ += keys.size() - 1;
+  return tile_unloads_event(keys);
 }
 
 // Pristine tiles are ready as soon as asked for, so the window refills as each is taken: one

@@ -32,6 +32,20 @@ std::string unload_event(ChunkKey k) {
   return e.SerializeAsString();
 }
 
+std::string unloads_event(const std::vector<ChunkKey>& chunks) {
+  v1::SessionEvent e;
+  v1::ChunkKeys& keys = *e.mutable_unloads();
+  const ChunkKey origin = chunks.front();
+  keys.mutable_origin()->set_x(origin.x);
+  keys.mutable_origin()->set_z(origin.z);
+  keys.mutable_offsets()->Reserve(static_cast<int>(2 * chunks.size()));
+  for (const ChunkKey& k : chunks) {
+    keys.add_offsets(k.x - origin.x);
+    keys.add_offsets(k.z - origin.z);
+  }
+  return e.SerializeAsString();
+}
+
 // Field 8 (lod_tile), length-delimited.
 std::string tile_event(const std::string& tile) { return "\x42" + varint(tile.size()) + tile; }
 
@@ -68,6 +82,21 @@ std::string pristine_tiles_event(ChunkKey origin, const std::vector<LodKey>& key
     tiles.add_levels(static_cast<uint32_t>(key.level));
     tiles.add_offsets(static_cast<int32_t>(dx));
     tiles.add_offsets(static_cast<int32_t>(dz));
+  }
+  return e.SerializeAsString();
+}
+
+std::string tile_unloads_event(const std::vector<LodKey>& keys) {
+  v1::SessionEvent e;
+  v1::TileKeys& tiles = *e.mutable_lod_unloads();
+  const ChunkKey origin{keys.front().x * keys.front().chunks(), keys.front().z * keys.front().chunks()};
+  tiles.mutable_origin()->set_x(origin.x);
+  tiles.mutable_origin()->set_z(origin.z);
+  for (const LodKey& key : keys) {
+    const auto [dx, dz] = tile_offsets(origin, key);
+    tiles.add_levels(static_cast<uint32_t>(key.level));
+    tiles.add_offsets(dx);
+    tiles.add_offsets(dz);
   }
   return e.SerializeAsString();
 }

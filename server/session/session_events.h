@@ -5,7 +5,8 @@
 // (docs/client-generation.md) gets the answer to its request, pristine chunks as coordinate
 // offsets (about two bytes each), and an edited chunk as one change from its generated base,
 // built from what the server already knows (the version index and the stored log): nothing here
-// generates. LOD tiles (docs/lod.md) go as their cached bytes too.
+// generates. LOD tiles (docs/lod.md) go as their cached bytes too. Unloads go one key per event,
+// or for a client that reads batches many keys per event, as offsets from the first.
 #pragma once
 
 #include <string>
@@ -26,10 +27,17 @@ std::string load_event(const std::string& chunk);
 std::string loads_event(const std::string& chunks);
 // SessionEvent{unload: key}.
 std::string unload_event(ChunkKey key);
+// SessionEvent{unloads: {origin, offsets}} of `chunks` (at least one), in order, as offsets from
+// the first (64-bit: any two chunks of the world fit).
+std::string unloads_event(const std::vector<ChunkKey>& chunks);
 // SessionEvent{lod_tile: tile} around the tile's canonical bytes.
 std::string tile_event(const std::string& tile);
 // SessionEvent{lod_unload: key}.
 std::string tile_unload_event(const LodKey& key);
+// SessionEvent{lod_unloads: {origin, levels, offsets}} of `keys` (at least one), in order: the
+// origin is the first key's corner chunk, each key's offsets are from the tile of the origin at
+// its level (64-bit: any two tiles of the world fit).
+std::string tile_unloads_event(const std::vector<LodKey>& keys);
 // SessionEvent{lod_pristine: {origin, levels, offsets}} of `keys` (tiles a client that
 // generates makes itself), in order, as offsets from the tile of `origin` at each key's level.
 // Every offset must fit an int32 (tile_offsets_fit).

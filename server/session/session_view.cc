@@ -198,17 +198,20 @@ void SessionView::reload_queued_changes() {
 }
 
 std::optional<SessionView::Event> SessionView::next_event() {
-  if (!owed_unloads_.empty()) {
-    const ChunkKey k = *owed_unloads_.begin();
-    owed_unloads_.erase(owed_unloads_.begin());
-    return Event{Kind::unload, k, nullptr};
-  }
+  if (const std::optional<ChunkKey> unload = next_unload()) return Event{Kind::unload, *unload, nullptr};
   if (!changes_.empty()) {
     Event event{Kind::change, changes_.front().first, std::move(changes_.front().second)};
     changes_.pop_front();
     return event;
   }
   return next_load();
+}
+
+std::optional<ChunkKey> SessionView::next_unload() {
+  if (owed_unloads_.empty()) return std::nullopt;
+  const ChunkKey k = *owed_unloads_.begin();
+  owed_unloads_.erase(owed_unloads_.begin());
+  return k;
 }
 
 std::optional<SessionView::Event> SessionView::next_load() {

@@ -118,6 +118,9 @@ class SessionView {
   // The next event if it is a load: the nearest ready chunk when no unload or change is owed.
   // What a batch of loads is filled with.
   std::optional<Event> next_load();
+  // The next owed unload, if any (the next event then), taken as written. What a batch of
+  // unloads is filled with.
+  std::optional<ChunkKey> next_unload();
 
   // Whether the next event is a load: a chunk is ready and no unload or change is owed.
   bool loads_next() const { return !ready_.empty() && owed_unloads_.empty() && changes_.empty(); }

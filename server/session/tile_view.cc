@@ -99,14 +99,7 @@ bool TileView::made(const LodKey& key, Bytes bytes) {
 }
 
 std::optional<TileView::Event> TileView::next_event() {
-  // Unloads wait for the loads owed, unless too many are owed: then they go first, so that what
-  // the client holds stays bounded however often the player teleports.
-  if (owed_unloads_.size() > kMaxHeldBackUnloads || (!owed_unloads_.empty() && loads_owed_ == 0)) {
-    const LodKey key = *owed_unloads_.begin();
-    owed_unloads_.erase(owed_unloads_.begin());
-    held_.erase(key);
-    return Event{key, nullptr};
-  }
+  if (const std::optional<LodKey> unload = next_unload()) return Event{*unload, nullptr};
   if (ready_.empty()) return std::nullopt;
   const auto first = std::min_element(ready_.begin(), ready_.end(), [this](const auto& a, const auto& b) {
     return order_of(a.first) < order_of(b.first);
@@ -116,6 +109,16 @@ std::optional<TileView::Event> TileView::next_event() {
   held_.insert(event.key);
   --loads_owed_;
   return event;
+}
+
+std::optional<LodKey> TileView::next_unload() {
+  // Unloads wait for the loads owed, unless too many are owed: then they go first, so that what
+  // the client holds stays bounded however often the player teleports.
+  if (owed_unloads_.size() <= kMaxHeldBackUnloads && (owed_unloads_.empty() || loads_owed_ > 0)) return std::nullopt;
+  const LodKey key = *owed_unloads_.begin();
+  owed_unloads_.erase(owed_unloads_.begin());
+  held_.erase(key);
+  return key;
 }
 
 void TileView::refresh_structures(int64_t chunk_x, int64_t chunk_z) {

@@ -64,6 +64,10 @@ class TileView {
   // client has every tile of its view, so dropping the old ones leaves no hole) or when too
   // many are owed. The event is taken as written.
   std::optional<Event> next_event();
+  // The owed unload next_event would give now, if it would give one, taken as written. What a
+  // batch of unloads is filled with: it takes exactly the unloads that one event each would
+  // have sent before the next load.
+  std::optional<LodKey> next_unload();
 
   // A committed change may have added or removed structures of chunk (x, z): the view's tiles
   // that show its structures (levels up to kLodStructureMaxLevel) are made and sent again,

@@ -105,6 +105,13 @@ TEST(ServerBinaryTest, LoadGeneratorRunsSessionsWithoutErrors) {
     EXPECT_NE(out.find(stagger ? "\"stagger\":true" : "\"stagger\":false"), std::string::npos) << out;
     EXPECT_NE(out.find("\"players_joined\":4,"), std::string::npos) << out;
   }
+  // Walking players are told what left their views, batched or one per event: 5 chunks a step.
+  for (const std::string batches : {"", " --no-unload-batches"}) {
+    const std::string out = run("session", false, batches);
+    const size_t at = out.find("\"unloads\":");
+    ASSERT_NE(at, std::string::npos) << out;
+    EXPECT_GE(std::stoll(out.substr(at + 10)), 5) << out;
+  }
   // Joins spread over 4 s of a 2 s run: players 0 and 1 join (at 0 and 1 s), 2 and 3 never do.
   for (const std::string mode : {"session", "local"}) {
     const std::string out = run(mode, false, " --ramp 4");

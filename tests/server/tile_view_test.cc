@@ -109,5 +109,55 @@ TEST(TileViewTest, UnloadsHeldBackAreBoundedWhateverTheClientDoes) {
   EXPECT_LT(most_held, 1200u) << "a view (some 400 tiles) and the unloads held back (512), at most";
 }
 
+// What a batch of unloads is filled with: next_unload gives exactly the unloads next_event would
+// give before its next load: none while the new view's tiles are owed (up to 512 held back),
+// those past 512 at once, and every one once the view is complete.
+TEST(TileViewTest, NextUnloadTakesOnlyTheUnloadsNextEventWouldGive) {
+  TileView tiles(kChunkSize, 4);
+  tiles.move(0, 0, 2, 1024);
+  const std::set<LodKey> first = loaded(drain(tiles));
+  tiles.move(1e6, 0, 2, 1024);  // every tile left the view, none of the new view arrived
+  tiles.move(2e6, 0, 2, 1024);
+  ASSERT_EQ(tiles.owed_unloads(), first.size());
+  ASSERT_LT(first.size(), 512u);
+  EXPECT_FALSE(tiles.next_unload()) << "held back while the new view's tiles are owed";
+  while (auto r = tiles.next_request()) tiles.made(r->key, bytes_of(r->key));
+  ASSERT_TRUE(tiles.next_event()->bytes) << "a load first";
+
+  std::vector<LodKey> unloads;
+  while (true) {
+    while (auto r = tiles.next_request()) tiles.made(r->key, bytes_of(r->key));
+    if (auto unload = tiles.next_unload()) {
+      unloads.push_back(*unload);
+      continue;
+    }
+    auto event = tiles.next_event();
+    if (!event) break;
+    EXPECT_TRUE(event->bytes) << "next_event gave an unload next_unload did not";
+    EXPECT_TRUE(unloads.empty()) << "an unload before the new view was complete";
+  }
+  EXPECT_EQ(unloads, std::vector<LodKey>(first.begin(), first.end())) << "each once, in order";
+  EXPECT_TRUE(tiles.settled());
+}
+
+TEST(TileViewTest, NextUnloadGivesThoseHeldBackPast512AtOnce) {
+  TileView tiles(kChunkSize, 4);
+  tiles.move(0, 0, 2, 1024);
+  drain(tiles);  // a whole view held
+  tiles.move(1e6, 0, 2, 1024);
+  for (int k = 0; k < 200; ++k) {  // 200 tiles of the next view held, its unloads held back
+    while (auto r = tiles.next_request()) tiles.made(r->key, bytes_of(r->key));
+    ASSERT_TRUE(tiles.next_event()->bytes);
+  }
+  tiles.move(2e6, 0, 2, 1024);
+  const size_t owed = tiles.owed_unloads();
+  ASSERT_GT(owed, 512u);
+  size_t taken = 0;
+  while (tiles.next_unload()) ++taken;
+  EXPECT_EQ(taken, owed - 512) << "down to the bound; the rest wait for the new view";
+  while (auto r = tiles.next_request()) tiles.made(r->key, bytes_of(r->key));
+  EXPECT_TRUE(tiles.next_event()->bytes);
+}
+
 }  // namespace
 }  // namespace chunkforge::server

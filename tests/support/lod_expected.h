@@ -3,7 +3,7 @@
 // The LOD tiles a Session promises a player (docs/lod.md, "Sessions"): lod_view around its
 // position, not split below the finest level, less the tiles wholly inside its chunk view. The
 // tests and lod_session_bench compare what they receive with it. Also the keys of a
-// `lod_pristine` event, decoded as a raw-stub client must.
+// `lod_pristine` or `lod_unloads` event, decoded as a raw-stub client must.
 #pragma once
 
 #include <cstdint>
@@ -33,7 +33,9 @@ inline std::set<LodKey> expected_session_tiles(int64_t chunk_size, double x, dou
   return out;
 }
 
-inline std::vector<LodKey> pristine_tile_keys(const v1::PristineTiles& tiles) {
+// The keys of a `lod_pristine` (v1::PristineTiles) or `lod_unloads` (v1::TileKeys) event.
+template <typename Keys>
+std::vector<LodKey> tile_keys_of(const Keys& tiles) {
   std::vector<LodKey> out;
   for (int k = 0; k < tiles.levels_size() && 2 * k + 1 < tiles.offsets_size(); ++k) {
     const auto level = static_cast<int>(tiles.levels(k));
@@ -43,5 +45,6 @@ inline std::vector<LodKey> pristine_tile_keys(const v1::PristineTiles& tiles) {
   }
   return out;
 }
+inline std::vector<LodKey> pristine_tile_keys(const v1::PristineTiles& tiles) { return tile_keys_of(tiles); }
 
 }  // namespace chunkforge::test

@@ -12,7 +12,8 @@
 // chunk from the call's start). Reports chunks/s, p50/p99/max latency (of the whole run, and
 // apart for the start burst, when every player's first view arrives at once, and the steady
 // walk after --steady-after seconds), errors and, with --server-pid, the server's resident
-// memory (now and peak) and CPU, and the bytes of the session events per chunk.
+// memory (now and peak) and CPU, and the session events: how many, the chunk unloads in them
+// (one or many an event) and their bytes per chunk.
 #include <grpcpp/grpcpp.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>
@@ -137,8 +138,9 @@ constexpr const char* kDescription =
     "around a walking player; latency per call), region (StreamRegion around the player; latency\n"
     "per chunk from the call's start). Reports chunks/s, p50/p99/max latency (also apart for the\n"
     "first --steady-after seconds, the start burst, and the steady walk after), errors, session\n"
-    "event bytes per chunk and, with --server-pid, the server's resident memory (now and peak)\n"
-    "and CPU. Exit 0 without errors, 1 with some, 2 for bad options.\n";
+    "events, the unloads in them and their bytes per chunk and, with --server-pid, the server's\n"
+    "resident memory (now and peak) and CPU. Exit 0 without errors, 1 with some, 2 for bad\n"
+    "options.\n";
 
 // --speed: CLI11's PositiveNumber would print DBL_MAX in its message.
 std::string positive_number(const std::string& text) {
@@ -197,6 +199,8 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
   app.add_flag("--stagger", o.stagger, "players step at spread phases, not all at the same instant");
   app.add_flag("--load-batches,!--no-load-batches", o.load_batches,
                "session mode: accept several chunks per event (default; SessionUpdate.accept_load_batches)");
+  app.add_flag("--unload-batches,!--no-unload-batches", o.unload_batches,
+               "session mode: accept several unloads per event (default;\nSessionUpdate.accept_unload_batches)");
   app.add_flag("--json", o.json, "one line of JSON");
   return chunkforge::tool::parse_command_line(app, argc, argv);
 }
@@ -270,8 +274,9 @@ int main(int argc, char** argv) {
               << ",\"latency_max_ms\":" << all.max << ",\"start_latency_p50_ms\":" << burst.p50
               << ",\"start_latency_p99_ms\":" << burst.p99 << ",\"steady_latency_p50_ms\":" << steady.p50
               << ",\"steady_latency_p99_ms\":" << steady.p99 << ",\"errors\":" << r.errors
-              << ",\"server_rss_mib\":" << rss << ",\"server_peak_rss_mib\":" << peak
-              << ",\"event_bytes\":" << r.event_bytes << ",\"event_bytes_per_chunk\":" << bytes_per_chunk
+              << ",\"server_rss_mib\":" << rss << ",\"server_peak_rss_mib\":" << peak << ",\"events\":" << r.events
+              << ",\"unloads\":" << r.unloads << ",\"event_bytes\":" << r.event_bytes
+              << ",\"event_bytes_per_chunk\":" << bytes_per_chunk
               << ",\"peak_generation_queue\":" << peak_generation_queue << ",\"server_cpu_s\":" << server_cpu
               << ",\"server_cpu_ms_per_chunk\":" << server_cpu_ms_per_chunk << "}\n";
   } else {
@@ -283,7 +288,8 @@ int main(int argc, char** argv) {
       std::cout << ", server RSS " << rss << " MiB (peak " << peak << "), server CPU " << server_cpu << " s ("
                 << server_cpu_ms_per_chunk << " ms per chunk)";
     }
-    std::cout << ", " << bytes_per_chunk << " event bytes per chunk";
+    std::cout << ", " << r.events << " session events (" << r.unloads << " unloads in them), " << bytes_per_chunk
+              << " event bytes per chunk";
     if (pool) std::cout << ", generation queue peak " << peak_generation_queue;
     if (o.ramp > 0) std::cout << ", " << r.joined << " players joined over the " << o.ramp << " s ramp";
     std::cout << '\n';

@@ -52,6 +52,7 @@ class SessionPlayer final : public grpc::ClientBidiReactor<v1::SessionUpdate, v1
     update.set_z(static_cast<double>(p.second) * 64 + 32);
     update.set_view_radius(static_cast<uint32_t>(o.radius));
     update.set_accept_load_batches(o.load_batches);
+    update.set_accept_unload_batches(o.unload_batches);
     if (local_ != nullptr && !asked_) *update.mutable_local_generation() = *local_;
     asked_ = true;
     unwritten_.push_back(std::move(update));
@@ -82,6 +83,8 @@ class SessionPlayer final : public grpc::ClientBidiReactor<v1::SessionUpdate, v1
         return;
       }
       r_.event_bytes += event_.ByteSizeLong();
+      ++r_.events;
+      r_.unloads += (event_.has_unload() ? 1 : 0) + event_.unloads().offsets_size() / 2;
       if (event_.has_load()) arrived(event_.load().coord());
       for (const v1::Chunk& chunk : event_.loads().chunks()) arrived(chunk.coord());
       const auto& offsets = event_.pristine().offsets();

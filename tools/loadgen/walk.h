@@ -22,11 +22,12 @@ using Clock = std::chrono::steady_clock;
 struct Options {
   std::string server = "127.0.0.1:50051", mode = "session";
   int players = 10, radius = 4, duration = 10, server_pid = 0;
-  double speed = 2;          // chunks per second
-  double steady_after = 10;  // seconds: latencies before are the start burst, after the steady walk
-  double ramp = 0;           // seconds over which players join (0: all at once)
-  bool stagger = false;      // players step at spread phases instead of all at the same instant
-  bool load_batches = true;  // session mode: the server may send several chunks in one event
+  double speed = 2;            // chunks per second
+  double steady_after = 10;    // seconds: latencies before are the start burst, after the steady walk
+  double ramp = 0;             // seconds over which players join (0: all at once)
+  bool stagger = false;        // players step at spread phases instead of all at the same instant
+  bool load_batches = true;    // session mode: the server may send several chunks in one event
+  bool unload_batches = true;  // session mode: and several unloads in one event
   bool json = false;
   int generator_threads = 2;  // local-generate: the pool every player shares
 };
@@ -43,6 +44,8 @@ struct Results {
   std::atomic<uint64_t> chunks{0}, errors{0};
   std::atomic<uint64_t> joined{0};       // players whose walk began (--ramp: those whose turn came)
   std::atomic<uint64_t> event_bytes{0};  // session events as serialized (gRPC adds 5 bytes each)
+  std::atomic<uint64_t> events{0};       // session events read
+  std::atomic<uint64_t> unloads{0};      // chunks the sessions were told left the view, one or many an event
   std::string first_error;
   void latency(double ms) {
     const double arrived = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
