@@ -147,6 +147,12 @@ class ServerProcess {
     exited_ = true;
     return {seconds_since(start), code};
   }
+  // SIGKILL, for a server past any bound that would otherwise take the machine's memory.
+  void kill_now() {
+    if (!exited_) test::wait_for(process_, 0ms);
+    exited_ = true;
+  }
+  bool exited() const { return exited_; }
 
  private:
   std::string log_dir_;
@@ -190,7 +196,9 @@ class ChunkProbe {
       : stub_(v1::WorldService::NewStub(std::move(channel))), cold_(cold) {}
   ~ChunkProbe() { stop(); }
 
-  // One call; its latency in ms, or a negative number if it failed.
+  // One call; its latency in ms, or a negative number if it failed. A call cut by stop(true)
+  // gives the time it had taken; none is made after it (kNotCalled).
+  static constexpr double kNotCalled = -2;
   double once() {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() +
@@ -202,14 +210,22 @@ class ChunkProbe {
     request.mutable_coord()->set_z(cold_ ? -5'000'000 - 3 * k : -2);
     v1::Chunk chunk;
     const auto start = Clock::now();
+    {
+      std::lock_guard lock(mutex_);
+      if (cut_) return kNotCalled;
+      in_flight_ = &context;
+    }
     const grpc::Status status = stub_->GetChunk(&context, request, &chunk);
-    return status.ok() ? seconds_since(start) * 1000 : -1;
+    std::lock_guard lock(mutex_);
+    in_flight_ = nullptr;
+    return status.ok() || cut_ ? seconds_since(start) * 1000 : -1;
   }
   // Calls every 20 ms on a thread of its own until stop().
   void run() {
     thread_ = std::jthread([this](std::stop_token stop) {
       while (!stop.stop_requested()) {
         const double ms = once();
+        if (ms == kNotCalled) break;
         {
           std::lock_guard lock(mutex_);
           if (ms < 0) {
@@ -222,8 +238,15 @@ class ChunkProbe {
       }
     });
   }
-  void stop() {
+  // Stops calling; with `cut`, the call under way is cancelled and counts with the time it had
+  // taken (a lower bound of its latency) rather than waited for (up to its 5 s deadline).
+  void stop(bool cut = false) {
     thread_.request_stop();
+    if (cut) {
+      std::lock_guard lock(mutex_);
+      cut_ = true;
+      if (in_flight_ != nullptr) in_flight_->TryCancel();
+    }
     if (thread_.joinable()) thread_.join();
   }
   std::vector<double> samples() const {
@@ -239,6 +262,8 @@ class ChunkProbe {
   std::unique_ptr<v1::WorldService::Stub> stub_;
   bool cold_ = false;
   mutable std::mutex mutex_;
+  grpc::ClientContext* in_flight_ = nullptr;
+  bool cut_ = false;
   std::vector<double> samples_;
   int failures_ = 0;
   std::jthread thread_;
@@ -248,6 +273,7 @@ class ChunkProbe {
 struct Report {
   std::string name;
   double rss_before_mib = 0, rss_peak_mib = 0, cpu_seconds = 0;
+  double cpu_start = 0;  // the process's CPU seconds when the attack began
   double quiet_p99_ms = 0, attack_p99_ms = 0;
   int probe_failures = 0, probe_calls = 0;
   double healthz = 0;
@@ -255,6 +281,7 @@ struct Report {
   double exit_seconds = 0;
   int exit_code = -1;
   bool terminated = false;  // SIGTERM ended this attack (the exit figures are its)
+  bool killed = false;      // past AttackOptions::kill_past_mib: SIGKILLed, the attack cut short
   bool shutdown_forced = false;
   double attack_seconds = 0;
   int64_t log_growth_bytes = 0;
@@ -284,6 +311,9 @@ struct Report {
       n += std::snprintf(text + n, sizeof text - static_cast<size_t>(n), ", /healthz %.1f %% of %d", healthz * 100,
                          health_probes);
     }
+    if (killed && n > 0 && n < static_cast<int>(sizeof text)) {
+      n += std::snprintf(text + n, sizeof text - static_cast<size_t>(n), ", killed after %.1f s", attack_seconds);
+    }
     if (terminated && n > 0 && n < static_cast<int>(sizeof text)) {
       std::snprintf(text + n, sizeof text - static_cast<size_t>(n), ", exit %d after %.2f s%s", exit_code, exit_seconds,
                     shutdown_forced ? " (shutdown forced)" : "");
@@ -309,6 +339,7 @@ inline std::vector<std::string> broken_bounds(const Report& r, const Bounds& bou
     std::snprintf(text, sizeof text, "%s %.1f%s", what.c_str(), figure, unit);
     broken.emplace_back(text);
   };
+  if (r.killed) add("killed past +", r.rss_peak_mib - r.rss_before_mib, " MiB");
   if (r.healthz < bounds.min_healthz) add("healthz", r.healthz * 100, " %");
   if (r.probe_failures > 0) add("warm failures", r.probe_failures, "");
   if (bounds.cold && r.cold_failures > 0) add("cold failures", r.cold_failures, "");
@@ -330,7 +361,33 @@ inline std::vector<std::string> broken_bounds(const Report& r, const Bounds& bou
 struct AttackOptions {
   bool cold_probe = false;  // a cold client beside the warm one, quiet and under attack
   bool terminate = true;    // SIGTERM at the end while the attack still runs
+  // Without SIGTERM: RSS still watched this long after the attack stopped (the server may grow
+  // from work the attack left it), the peak counted as the attack's.
+  std::chrono::milliseconds aftermath{0};
+  // The probes' calls under way when the attack ends are cut (ChunkProbe::stop), not waited for.
+  bool cut_probes = false;
+  // RSS growth at which the server is SIGKILLed and the attack cut short (0: never): far past
+  // the bound, before it takes a shared machine's memory (a server once grew to 15 GiB).
+  double kill_past_mib = 0;
 };
+
+// Samples the server's RSS every 100 ms for `duration` into report.rss_peak_mib; kills it past
+// options.kill_past_mib of growth. False if it did.
+inline bool watch_rss(ServerProcess& server, Report& report, std::chrono::milliseconds duration,
+                      const AttackOptions& options) {
+  const auto end = Clock::now() + duration;
+  while (Clock::now() < end && !server.exited()) {
+    report.rss_peak_mib = std::max(report.rss_peak_mib, status_mib(server.pid(), "VmRSS"));
+    report.cpu_seconds = std::max(report.cpu_seconds, cpu_seconds(server.pid()) - report.cpu_start);
+    if (options.kill_past_mib > 0 && report.rss_peak_mib - report.rss_before_mib > options.kill_past_mib) {
+      server.kill_now();
+      report.killed = true;
+      return false;
+    }
+    std::this_thread::sleep_for(100ms);
+  }
+  return !server.exited();
+}
 
 // The well-behaved client's p99 on the idle server: 50 calls (warm: after the one that
 // generates its chunk).
@@ -353,7 +410,7 @@ inline void measure_attack(ServerProcess& server, Report& report, std::chrono::m
   if (options.cold_probe) report.cold_quiet_p99_ms = quiet_p99(server, true);
   reset_peak_rss(server.pid());
   report.rss_before_mib = status_mib(server.pid(), "VmRSS");
-  const double cpu_before = cpu_seconds(server.pid());
+  report.cpu_start = cpu_seconds(server.pid());
   const int64_t log_before = server.log_bytes();
   HealthProbe health(server.http_port());
   ChunkProbe chunks(server.channel());
@@ -362,17 +419,14 @@ inline void measure_attack(ServerProcess& server, Report& report, std::chrono::m
   if (options.cold_probe) cold.run();
   const auto start = Clock::now();
   std::jthread attack_thread(std::move(attacker));
-  const auto end = start + duration;
-  while (Clock::now() < end) {
-    report.rss_peak_mib = std::max(report.rss_peak_mib, status_mib(server.pid(), "VmRSS"));
-    std::this_thread::sleep_for(100ms);
+  if (watch_rss(server, report, duration, options)) {
+    report.rss_peak_mib = std::max(report.rss_peak_mib, status_mib(server.pid(), "VmHWM"));
   }
-  report.rss_peak_mib = std::max(report.rss_peak_mib, status_mib(server.pid(), "VmHWM"));
-  report.cpu_seconds = cpu_seconds(server.pid()) - cpu_before;
+  if (!server.exited()) report.cpu_seconds = cpu_seconds(server.pid()) - report.cpu_start;
   report.attack_seconds = seconds_since(start);
-  report.log_growth_bytes = server.log_bytes() - log_before;
-  chunks.stop();
-  cold.stop();
+  report.log_growth_bytes = server.log_bytes() - log_before;  // the file stays after a kill
+  chunks.stop(options.cut_probes);
+  cold.stop(options.cut_probes);
   health.stop();
   const std::vector<double> samples = chunks.samples();
   report.attack_p99_ms = p99(samples);
@@ -384,12 +438,17 @@ inline void measure_attack(ServerProcess& server, Report& report, std::chrono::m
   report.cold_failures = cold.failures();
   report.healthz = health.availability();
   report.health_probes = health.probes();
-  if (options.terminate) {
+  if (options.terminate && !server.exited()) {
     std::tie(report.exit_seconds, report.exit_code) = server.terminate();
     report.terminated = true;
     report.shutdown_forced = server.log().find("shutdown forced") != std::string::npos;
   }
   attack_thread.request_stop();
+  if (report.terminated || report.killed) return;
+  attack_thread.join();
+  if (watch_rss(server, report, options.aftermath, options)) {
+    report.rss_peak_mib = std::max(report.rss_peak_mib, status_mib(server.pid(), "VmHWM"));
+  }
 }
 
 // One scenario: the server started with `args`, its quiet latency measured, then the attack.
