@@ -8,7 +8,9 @@
 //
 // The whole matrix, every method x behaviour x store state (x session kind), is the same binary
 // with --matrix=full (scripts/hostile-matrix): it prints a line per cell as it goes, then the
-// markdown table for docs/server.md, and exits 1 if a cell broke a bound.
+// markdown table for docs/server.md, and exits 1 if a cell broke a bound. --seconds=N sets each
+// cell's attack (default 4); --only=TEXT keeps the cells whose name holds TEXT
+// ("Session x never_reads", "/ snapshots").
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -38,12 +40,17 @@ TEST(GeneratedAdversary, ShortMatrix) {
   }
 }
 
-// The whole matrix: every cell on a server of its own, `seconds` of attack each.
-int full_matrix(double seconds) {
+// The whole matrix: every cell on a server of its own, `seconds` of attack each; only the cells
+// whose name holds `only` (and the control), if given.
+int full_matrix(double seconds, const std::string& only) {
   MatrixOptions options;
   options.attack = std::chrono::milliseconds(static_cast<int>(seconds * 1000));
   options.server_per_cell = true;
-  const std::vector<CellResult> results = run_matrix(full_cells(service_methods()), options, stdout);
+  std::vector<Cell> cells;
+  for (const Cell& c : full_cells(service_methods())) {
+    if (c.behaviour == Behaviour::idle || c.name().find(only) != std::string::npos) cells.push_back(c);
+  }
+  const std::vector<CellResult> results = run_matrix(cells, options, stdout);
   std::printf("\n%s", markdown_table(results).c_str());
   int failed = 0;
   for (const CellResult& r : results) failed += r.broken.empty() ? 0 : 1;
@@ -58,11 +65,13 @@ int full_matrix(double seconds) {
 int main(int argc, char** argv) {
   double seconds = 4;
   bool full = false;
+  std::string only;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--matrix=full") == 0) full = true;
     if (std::strncmp(argv[i], "--seconds=", 10) == 0) seconds = std::atof(argv[i] + 10);
+    if (std::strncmp(argv[i], "--only=", 7) == 0) only = argv[i] + 7;
   }
-  if (full) return chunkforge::hostile::adversary::full_matrix(seconds);
+  if (full) return chunkforge::hostile::adversary::full_matrix(seconds, only);
   testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
 }
