@@ -29,8 +29,7 @@ enum FrameType : uint8_t {
   kWindowUpdate = 8,
 };
 constexpr uint8_t kEndStream = 0x1, kAck = 0x1, kEndHeaders = 0x4, kPadded = 0x8;
-constexpr uint16_t kSettingsEnablePush = 2, kSettingsMaxStreams = 3, kSettingsInitialWindow = 4,
-                   kSettingsMaxFrame = 5;
+constexpr uint16_t kSettingsEnablePush = 2, kSettingsMaxStreams = 3, kSettingsInitialWindow = 4, kSettingsMaxFrame = 5;
 constexpr uint32_t kCancel = 8;
 constexpr char kPreface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 // A prompt reader's windows: as large as a real client's after its bandwidth probing.
@@ -232,7 +231,7 @@ void RawH2Connection::read_some(std::chrono::milliseconds wait) {
     const double rate = static_cast<double>(options_.slow_bytes_per_second);
     read_allowance_ = std::min(rate, read_allowance_ + rate * std::chrono::duration<double>(now - last_read_).count());
     last_read_ = now;
-    most = static_cast<size_t>(read_allowance_);
+    most = read_allowance_ >= 1 ? static_cast<size_t>(read_allowance_) : 0;
   }
   pollfd p{fd_, static_cast<short>((most > 0 ? POLLIN : 0) | (out_.empty() ? 0 : POLLOUT)), 0};
   if (poll(&p, 1, static_cast<int>(wait.count())) <= 0 || (p.revents & (POLLIN | POLLHUP | POLLERR)) == 0) return;
@@ -242,6 +241,7 @@ void RawH2Connection::read_some(std::chrono::milliseconds wait) {
   if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) return fail();
   if (n < 0) return;
   in_.append(read_buffer_.data(), static_cast<size_t>(n));
+  // A hang-up polled without an allowance reads a byte: the allowance may go below zero by it.
   if (options_.reading == Reading::slowly) read_allowance_ -= static_cast<double>(n);
 }
 
