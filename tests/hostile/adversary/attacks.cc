@@ -93,14 +93,22 @@ void connection(Behaviour behaviour, const CallPlan& plan, int port, int index, 
 
 const char* behaviour_name(Behaviour behaviour) {
   switch (behaviour) {
-    case Behaviour::never_reads: return "never_reads";
-    case Behaviour::reads_slowly: return "reads_slowly";
-    case Behaviour::floods: return "floods";
-    case Behaviour::maximal_inputs: return "maximal_inputs";
-    case Behaviour::fan_out: return "fan_out";
-    case Behaviour::bogus_capabilities: return "bogus_capabilities";
-    case Behaviour::leaves_mid_call: return "leaves_mid_call";
-    case Behaviour::idle: return "idle";
+    case Behaviour::never_reads:
+      return "never_reads";
+    case Behaviour::reads_slowly:
+      return "reads_slowly";
+    case Behaviour::floods:
+      return "floods";
+    case Behaviour::maximal_inputs:
+      return "maximal_inputs";
+    case Behaviour::fan_out:
+      return "fan_out";
+    case Behaviour::bogus_capabilities:
+      return "bogus_capabilities";
+    case Behaviour::leaves_mid_call:
+      return "leaves_mid_call";
+    case Behaviour::idle:
+      return "idle";
   }
   return "?";
 }

@@ -38,10 +38,9 @@ enum class Behaviour {
   leaves_mid_call,
   idle,  // no attack: the control cell, what the machine does alone (not crossed with anything)
 };
-inline constexpr Behaviour kBehaviours[] = {Behaviour::never_reads,        Behaviour::reads_slowly,
-                                            Behaviour::floods,             Behaviour::maximal_inputs,
-                                            Behaviour::fan_out,            Behaviour::bogus_capabilities,
-                                            Behaviour::leaves_mid_call};
+inline constexpr Behaviour kBehaviours[] = {
+    Behaviour::never_reads, Behaviour::reads_slowly,       Behaviour::floods,         Behaviour::maximal_inputs,
+    Behaviour::fan_out,     Behaviour::bogus_capabilities, Behaviour::leaves_mid_call};
 const char* behaviour_name(Behaviour behaviour);
 
 inline constexpr int kConnections = 16;  // the attackers' connections, all from one address
@@ -49,8 +48,8 @@ inline constexpr int kFollowUps = 10;
 
 // What the attacker sends.
 struct CallPlan {
-  std::string path;         // the method's :path
-  bool streams_in = false;  // the input streams: follow-ups, then this side ends
+  std::string path;                     // the method's :path
+  bool streams_in = false;              // the input streams: follow-ups, then this side ends
   std::vector<std::string> requests;    // serialized; one per call, in turn
   std::vector<std::string> follow_ups;  // serialized; for streams_in
 };

@@ -68,11 +68,16 @@ Cell control_cell() {
 
 const char* kind_name(SessionKind kind) {
   switch (kind) {
-    case SessionKind::none: return "";
-    case SessionKind::server_chunks: return "server_chunks";
-    case SessionKind::local_generation: return "local_generation";
-    case SessionKind::lod_server: return "lod_server";
-    case SessionKind::lod_client: return "lod_client";
+    case SessionKind::none:
+      return "";
+    case SessionKind::server_chunks:
+      return "server_chunks";
+    case SessionKind::local_generation:
+      return "local_generation";
+    case SessionKind::lod_server:
+      return "lod_server";
+    case SessionKind::lod_client:
+      return "lod_client";
   }
   return "?";
 }

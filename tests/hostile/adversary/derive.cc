@@ -32,8 +32,8 @@ void publish(const Message& answer, int depth, std::vector<PublishedValue>& out)
     const int n = f->is_repeated() ? r->FieldSize(answer, f) : 1;
     for (int i = 0; i < n; ++i) {
       if (is_message(f)) {
-        if (depth < 3) publish(f->is_repeated() ? r->GetRepeatedMessage(answer, f, i) : r->GetMessage(answer, f),
-                               depth + 1, out);
+        if (depth < 3)
+          publish(f->is_repeated() ? r->GetRepeatedMessage(answer, f, i) : r->GetMessage(answer, f), depth + 1, out);
         continue;
       }
       PublishedValue v;
@@ -265,7 +265,8 @@ std::vector<std::unique_ptr<Message>> Deriver::bogus(const std::vector<Maximum>&
           f->cpp_type() == CppType::CPPTYPE_BOOL) {
         continue;
       }
-      if (std::any_of(path.begin(), path.end() - 1, [](const FieldDescriptor* p) { return p->is_repeated(); })) continue;
+      if (std::any_of(path.begin(), path.end() - 1, [](const FieldDescriptor* p) { return p->is_repeated(); }))
+        continue;
       set_raw(*request, path, highest ? highest_raw(f) : lowest_raw(f));
     }
     out.push_back(std::move(request));

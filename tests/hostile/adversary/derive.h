@@ -45,8 +45,8 @@ std::vector<PublishedValue> published_values(const std::vector<Method>& methods,
 struct Maximum {
   FieldPath path;
   Knob knob = Knob::value;
-  uint64_t found = 0;      // raw value, length or count
-  bool any = false;        // accepted at the type's maximum (or at the largest length or count tried)
+  uint64_t found = 0;                // raw value, length or count
+  bool any = false;                  // accepted at the type's maximum (or at the largest length or count tried)
   std::unique_ptr<Message> request;  // the base with this knob at `found`
   std::string describe() const;      // "coords count 1089"
 };

@@ -24,31 +24,51 @@ std::string junk_text(size_t length, std::mt19937_64& random) {
 void add_raw(Message& m, const FieldDescriptor* f, uint64_t raw) {
   const Reflection* r = m.GetReflection();
   switch (f->cpp_type()) {
-    case CppType::CPPTYPE_INT32: return r->AddInt32(&m, f, static_cast<int32_t>(raw));
-    case CppType::CPPTYPE_INT64: return r->AddInt64(&m, f, static_cast<int64_t>(raw));
-    case CppType::CPPTYPE_UINT32: return r->AddUInt32(&m, f, static_cast<uint32_t>(raw));
-    case CppType::CPPTYPE_UINT64: return r->AddUInt64(&m, f, raw);
-    case CppType::CPPTYPE_DOUBLE: return r->AddDouble(&m, f, std::bit_cast<double>(raw));
-    case CppType::CPPTYPE_FLOAT: return r->AddFloat(&m, f, std::bit_cast<float>(static_cast<uint32_t>(raw)));
-    case CppType::CPPTYPE_BOOL: return r->AddBool(&m, f, raw != 0);
-    case CppType::CPPTYPE_ENUM: return r->AddEnumValue(&m, f, static_cast<int>(raw));
-    case CppType::CPPTYPE_STRING: return r->AddString(&m, f, "");
-    case CppType::CPPTYPE_MESSAGE: r->AddMessage(&m, f); return;
+    case CppType::CPPTYPE_INT32:
+      return r->AddInt32(&m, f, static_cast<int32_t>(raw));
+    case CppType::CPPTYPE_INT64:
+      return r->AddInt64(&m, f, static_cast<int64_t>(raw));
+    case CppType::CPPTYPE_UINT32:
+      return r->AddUInt32(&m, f, static_cast<uint32_t>(raw));
+    case CppType::CPPTYPE_UINT64:
+      return r->AddUInt64(&m, f, raw);
+    case CppType::CPPTYPE_DOUBLE:
+      return r->AddDouble(&m, f, std::bit_cast<double>(raw));
+    case CppType::CPPTYPE_FLOAT:
+      return r->AddFloat(&m, f, std::bit_cast<float>(static_cast<uint32_t>(raw)));
+    case CppType::CPPTYPE_BOOL:
+      return r->AddBool(&m, f, raw != 0);
+    case CppType::CPPTYPE_ENUM:
+      return r->AddEnumValue(&m, f, static_cast<int>(raw));
+    case CppType::CPPTYPE_STRING:
+      return r->AddString(&m, f, "");
+    case CppType::CPPTYPE_MESSAGE:
+      r->AddMessage(&m, f);
+      return;
   }
 }
 
 uint64_t get_raw(const Message& m, const FieldDescriptor* f, int i) {
   const Reflection* r = m.GetReflection();
   switch (f->cpp_type()) {
-    case CppType::CPPTYPE_INT32: return static_cast<uint64_t>(int64_t{r->GetRepeatedInt32(m, f, i)});
-    case CppType::CPPTYPE_INT64: return static_cast<uint64_t>(r->GetRepeatedInt64(m, f, i));
-    case CppType::CPPTYPE_UINT32: return r->GetRepeatedUInt32(m, f, i);
-    case CppType::CPPTYPE_UINT64: return r->GetRepeatedUInt64(m, f, i);
-    case CppType::CPPTYPE_DOUBLE: return std::bit_cast<uint64_t>(r->GetRepeatedDouble(m, f, i));
-    case CppType::CPPTYPE_FLOAT: return std::bit_cast<uint32_t>(r->GetRepeatedFloat(m, f, i));
-    case CppType::CPPTYPE_BOOL: return r->GetRepeatedBool(m, f, i) ? 1 : 0;
-    case CppType::CPPTYPE_ENUM: return static_cast<uint64_t>(r->GetRepeatedEnumValue(m, f, i));
-    default: return 0;
+    case CppType::CPPTYPE_INT32:
+      return static_cast<uint64_t>(int64_t{r->GetRepeatedInt32(m, f, i)});
+    case CppType::CPPTYPE_INT64:
+      return static_cast<uint64_t>(r->GetRepeatedInt64(m, f, i));
+    case CppType::CPPTYPE_UINT32:
+      return r->GetRepeatedUInt32(m, f, i);
+    case CppType::CPPTYPE_UINT64:
+      return r->GetRepeatedUInt64(m, f, i);
+    case CppType::CPPTYPE_DOUBLE:
+      return std::bit_cast<uint64_t>(r->GetRepeatedDouble(m, f, i));
+    case CppType::CPPTYPE_FLOAT:
+      return std::bit_cast<uint32_t>(r->GetRepeatedFloat(m, f, i));
+    case CppType::CPPTYPE_BOOL:
+      return r->GetRepeatedBool(m, f, i) ? 1 : 0;
+    case CppType::CPPTYPE_ENUM:
+      return static_cast<uint64_t>(r->GetRepeatedEnumValue(m, f, i));
+    default:
+      return 0;
   }
 }
 
@@ -57,28 +77,45 @@ void set_one(Message& m, const FieldDescriptor* f, uint64_t raw) {
   if (f->is_repeated()) {
     if (r->FieldSize(m, f) == 0) add_raw(m, f, 0);
     switch (f->cpp_type()) {
-      case CppType::CPPTYPE_INT32: return r->SetRepeatedInt32(&m, f, 0, static_cast<int32_t>(raw));
-      case CppType::CPPTYPE_INT64: return r->SetRepeatedInt64(&m, f, 0, static_cast<int64_t>(raw));
-      case CppType::CPPTYPE_UINT32: return r->SetRepeatedUInt32(&m, f, 0, static_cast<uint32_t>(raw));
-      case CppType::CPPTYPE_UINT64: return r->SetRepeatedUInt64(&m, f, 0, raw);
-      case CppType::CPPTYPE_DOUBLE: return r->SetRepeatedDouble(&m, f, 0, std::bit_cast<double>(raw));
+      case CppType::CPPTYPE_INT32:
+        return r->SetRepeatedInt32(&m, f, 0, static_cast<int32_t>(raw));
+      case CppType::CPPTYPE_INT64:
+        return r->SetRepeatedInt64(&m, f, 0, static_cast<int64_t>(raw));
+      case CppType::CPPTYPE_UINT32:
+        return r->SetRepeatedUInt32(&m, f, 0, static_cast<uint32_t>(raw));
+      case CppType::CPPTYPE_UINT64:
+        return r->SetRepeatedUInt64(&m, f, 0, raw);
+      case CppType::CPPTYPE_DOUBLE:
+        return r->SetRepeatedDouble(&m, f, 0, std::bit_cast<double>(raw));
       case CppType::CPPTYPE_FLOAT:
         return r->SetRepeatedFloat(&m, f, 0, std::bit_cast<float>(static_cast<uint32_t>(raw)));
-      case CppType::CPPTYPE_BOOL: return r->SetRepeatedBool(&m, f, 0, raw != 0);
-      case CppType::CPPTYPE_ENUM: return r->SetRepeatedEnumValue(&m, f, 0, static_cast<int>(raw));
-      default: return;
+      case CppType::CPPTYPE_BOOL:
+        return r->SetRepeatedBool(&m, f, 0, raw != 0);
+      case CppType::CPPTYPE_ENUM:
+        return r->SetRepeatedEnumValue(&m, f, 0, static_cast<int>(raw));
+      default:
+        return;
     }
   }
   switch (f->cpp_type()) {
-    case CppType::CPPTYPE_INT32: return r->SetInt32(&m, f, static_cast<int32_t>(raw));
-    case CppType::CPPTYPE_INT64: return r->SetInt64(&m, f, static_cast<int64_t>(raw));
-    case CppType::CPPTYPE_UINT32: return r->SetUInt32(&m, f, static_cast<uint32_t>(raw));
-    case CppType::CPPTYPE_UINT64: return r->SetUInt64(&m, f, raw);
-    case CppType::CPPTYPE_DOUBLE: return r->SetDouble(&m, f, std::bit_cast<double>(raw));
-    case CppType::CPPTYPE_FLOAT: return r->SetFloat(&m, f, std::bit_cast<float>(static_cast<uint32_t>(raw)));
-    case CppType::CPPTYPE_BOOL: return r->SetBool(&m, f, raw != 0);
-    case CppType::CPPTYPE_ENUM: return r->SetEnumValue(&m, f, static_cast<int>(raw));
-    default: return;
+    case CppType::CPPTYPE_INT32:
+      return r->SetInt32(&m, f, static_cast<int32_t>(raw));
+    case CppType::CPPTYPE_INT64:
+      return r->SetInt64(&m, f, static_cast<int64_t>(raw));
+    case CppType::CPPTYPE_UINT32:
+      return r->SetUInt32(&m, f, static_cast<uint32_t>(raw));
+    case CppType::CPPTYPE_UINT64:
+      return r->SetUInt64(&m, f, raw);
+    case CppType::CPPTYPE_DOUBLE:
+      return r->SetDouble(&m, f, std::bit_cast<double>(raw));
+    case CppType::CPPTYPE_FLOAT:
+      return r->SetFloat(&m, f, std::bit_cast<float>(static_cast<uint32_t>(raw)));
+    case CppType::CPPTYPE_BOOL:
+      return r->SetBool(&m, f, raw != 0);
+    case CppType::CPPTYPE_ENUM:
+      return r->SetEnumValue(&m, f, static_cast<int>(raw));
+    default:
+      return;
   }
 }
 
@@ -97,13 +134,20 @@ std::vector<Knob> knobs_of(const FieldDescriptor* field) {
 
 uint64_t highest_raw(const FieldDescriptor* field) {
   switch (field->cpp_type()) {
-    case CppType::CPPTYPE_INT32: return std::numeric_limits<int32_t>::max();
-    case CppType::CPPTYPE_INT64: return std::numeric_limits<int64_t>::max();
-    case CppType::CPPTYPE_UINT32: return std::numeric_limits<uint32_t>::max();
-    case CppType::CPPTYPE_UINT64: return std::numeric_limits<uint64_t>::max();
-    case CppType::CPPTYPE_DOUBLE: return std::bit_cast<uint64_t>(DBL_MAX);
-    case CppType::CPPTYPE_FLOAT: return std::bit_cast<uint32_t>(FLT_MAX);
-    case CppType::CPPTYPE_BOOL: return 1;
+    case CppType::CPPTYPE_INT32:
+      return std::numeric_limits<int32_t>::max();
+    case CppType::CPPTYPE_INT64:
+      return std::numeric_limits<int64_t>::max();
+    case CppType::CPPTYPE_UINT32:
+      return std::numeric_limits<uint32_t>::max();
+    case CppType::CPPTYPE_UINT64:
+      return std::numeric_limits<uint64_t>::max();
+    case CppType::CPPTYPE_DOUBLE:
+      return std::bit_cast<uint64_t>(DBL_MAX);
+    case CppType::CPPTYPE_FLOAT:
+      return std::bit_cast<uint32_t>(FLT_MAX);
+    case CppType::CPPTYPE_BOOL:
+      return 1;
     case CppType::CPPTYPE_ENUM: {
       int most = 0;
       for (int i = 0; i < field->enum_type()->value_count(); ++i) {
@@ -111,7 +155,8 @@ uint64_t highest_raw(const FieldDescriptor* field) {
       }
       return static_cast<uint64_t>(most);
     }
-    default: return 0;
+    default:
+      return 0;
   }
 }
 
@@ -119,10 +164,14 @@ uint64_t lowest_raw(const FieldDescriptor* field) {
   switch (field->cpp_type()) {
     case CppType::CPPTYPE_INT32:
       return static_cast<uint64_t>(static_cast<int64_t>(std::numeric_limits<int32_t>::min()));
-    case CppType::CPPTYPE_INT64: return static_cast<uint64_t>(std::numeric_limits<int64_t>::min());
-    case CppType::CPPTYPE_DOUBLE: return std::bit_cast<uint64_t>(-DBL_MAX);
-    case CppType::CPPTYPE_FLOAT: return std::bit_cast<uint32_t>(-FLT_MAX);
-    default: return 0;
+    case CppType::CPPTYPE_INT64:
+      return static_cast<uint64_t>(std::numeric_limits<int64_t>::min());
+    case CppType::CPPTYPE_DOUBLE:
+      return std::bit_cast<uint64_t>(-DBL_MAX);
+    case CppType::CPPTYPE_FLOAT:
+      return std::bit_cast<uint32_t>(-FLT_MAX);
+    default:
+      return 0;
   }
 }
 
@@ -201,12 +250,17 @@ std::string show_raw(const FieldDescriptor* field, uint64_t raw) {
     case CppType::CPPTYPE_INT64:
       std::snprintf(text, sizeof text, "%lld", static_cast<long long>(raw));
       break;
-    case CppType::CPPTYPE_DOUBLE: std::snprintf(text, sizeof text, "%.17g", std::bit_cast<double>(raw)); break;
+    case CppType::CPPTYPE_DOUBLE:
+      std::snprintf(text, sizeof text, "%.17g", std::bit_cast<double>(raw));
+      break;
     case CppType::CPPTYPE_FLOAT:
       std::snprintf(text, sizeof text, "%.9g", std::bit_cast<float>(static_cast<uint32_t>(raw)));
       break;
-    case CppType::CPPTYPE_BOOL: return raw != 0 ? "true" : "false";
-    default: std::snprintf(text, sizeof text, "%llu", static_cast<unsigned long long>(raw)); break;
+    case CppType::CPPTYPE_BOOL:
+      return raw != 0 ? "true" : "false";
+    default:
+      std::snprintf(text, sizeof text, "%llu", static_cast<unsigned long long>(raw));
+      break;
   }
   return text;
 }

@@ -83,10 +83,13 @@ CellResult run_cell(const Cell& cell, const MethodInputs* inputs, ServerProcess&
   result.report.name = cell.name();
   const CallPlan plan = inputs == nullptr ? CallPlan{} : plan_for(cell, *inputs);
   Received received;
-  measure_attack(
-      server, result.report, options.attack,
-      [&](std::stop_token stop) { attack(cell.behaviour, plan, server.port(), stop, received); },
-      {.cold_probe = true, .terminate = last, .aftermath = kAftermath, .cut_probes = true, .kill_past_mib = kKillPastMib});
+  measure_attack(server, result.report, options.attack,
+                 [&](std::stop_token stop) { attack(cell.behaviour, plan, server.port(), stop, received); },
+                 {.cold_probe = true,
+                  .terminate = last,
+                  .aftermath = kAftermath,
+                  .cut_probes = true,
+                  .kill_past_mib = kKillPastMib});
   result.messages = received.messages;
   result.bytes = received.bytes;
   result.calls = received.calls;
@@ -120,9 +123,11 @@ double per_second(int64_t n, const Report& r) {
 
 std::string CellResult::line() const {
   char text[256];
-  std::snprintf(text, sizeof text, "; attackers received %lld messages (%.0f/s), %.1f MB, in %lld calls (%lld reset by "
-                "the server)", static_cast<long long>(messages), per_second(messages, report),
-                static_cast<double>(bytes) / 1e6, static_cast<long long>(calls), static_cast<long long>(server_resets));
+  std::snprintf(text, sizeof text,
+                "; attackers received %lld messages (%.0f/s), %.1f MB, in %lld calls (%lld reset by "
+                "the server)",
+                static_cast<long long>(messages), per_second(messages, report), static_cast<double>(bytes) / 1e6,
+                static_cast<long long>(calls), static_cast<long long>(server_resets));
   std::string verdict = broken.empty() ? " => within bounds" : " => FAILS:";
   for (const std::string& b : broken) verdict += " " + b + ";";
   return report.line() + text + verdict;
@@ -131,13 +136,16 @@ std::string CellResult::line() const {
 std::string CellResult::table_row() const {
   const Report& r = report;
   char text[512];
-  const std::string exit = r.terminated ? std::to_string(r.exit_code) + " after " + std::to_string(r.exit_seconds).substr(0, 4) + " s" : "(shared)";
+  char exit[64] = "(not the last on its server)";
+  if (r.killed) std::snprintf(exit, sizeof exit, "killed");
+  if (r.terminated) std::snprintf(exit, sizeof exit, "%d after %.2f s", r.exit_code, r.exit_seconds);
   std::snprintf(text, sizeof text,
                 "| %s | %s | %s | %s | +%.0f | %.0f | %.1f | %.0f | %.1f | %.1f / %.1f | %.1f / %.1f | %.1f | %s |",
-                cell.method.empty() ? "(control)" : cell.method.c_str(), behaviour_name(cell.behaviour), store_name(cell.store), kind_name(cell.kind),
-                r.rss_peak_mib - r.rss_before_mib, r.log_kb_per_minute(), r.cpu_seconds, per_second(messages, r),
+                cell.method.empty() ? "(control)" : cell.method.c_str(), behaviour_name(cell.behaviour),
+                store_name(cell.store), kind_name(cell.kind), r.rss_peak_mib - r.rss_before_mib, r.log_kb_per_minute(),
+                r.cpu_seconds, per_second(messages, r),
                 static_cast<double>(bytes) / 1e6 / std::max(r.attack_seconds, 1e-9), r.quiet_p99_ms, r.attack_p99_ms,
-                r.cold_quiet_p99_ms, r.cold_attack_p99_ms, r.healthz * 100, exit.c_str());
+                r.cold_quiet_p99_ms, r.cold_attack_p99_ms, r.healthz * 100, exit);
   std::string row = text;
   std::string verdict = broken.empty() ? "ok" : "**FAIL**:";
   for (const std::string& b : broken) verdict += " " + b + ";";
@@ -155,8 +163,7 @@ std::vector<CellResult> run_matrix(const std::vector<Cell>& cells, const MatrixO
     std::fprintf(progress, "adversary: store %s made in %.1f s\n", store_name(state), seconds_since(start));
     std::fflush(progress);
   }
-  const std::map<std::string, MethodInputs> inputs =
-      derive_all(cells, stores[options.probe_store], options, progress);
+  const std::map<std::string, MethodInputs> inputs = derive_all(cells, stores[options.probe_store], options, progress);
   std::vector<CellResult> results;
   for (const std::vector<Cell>& group : groups_of(cells, options.server_per_cell)) {
     std::unique_ptr<ServerProcess> server;
@@ -171,8 +178,8 @@ std::vector<CellResult> run_matrix(const std::vector<Cell>& cells, const MatrixO
       }
       if (!server->serving()) throw std::runtime_error("the server did not start:\n" + server->log());
       const auto in = inputs.find(group[k].method);  // none for the control cell
-      results.push_back(run_cell(group[k], in == inputs.end() ? nullptr : &in->second, *server, k + 1 == group.size(),
-                                 options));
+      results.push_back(
+          run_cell(group[k], in == inputs.end() ? nullptr : &in->second, *server, k + 1 == group.size(), options));
       std::fprintf(progress, "%s\n", results.back().line().c_str());
       std::fflush(progress);
       if (k + 1 < group.size()) std::this_thread::sleep_for(250ms);  // the attack's connections wind down

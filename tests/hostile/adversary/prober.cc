@@ -48,8 +48,7 @@ Verdict Prober::verdict(const grpc::Status& status) const {
     case grpc::StatusCode::INTERNAL:
       return Verdict::refused;
     case grpc::StatusCode::RESOURCE_EXHAUSTED:  // gRPC's request bound, or the server's own limits
-      return status.error_message().find("larger than max") != std::string::npos ? Verdict::refused
-                                                                                   : Verdict::accepted;
+      return status.error_message().find("larger than max") != std::string::npos ? Verdict::refused : Verdict::accepted;
     default:
       return Verdict::accepted;
   }
@@ -69,8 +68,8 @@ bool Prober::unary(const Method& method, const Message& request, grpc::ByteBuffe
   return last_.ok();
 }
 
-size_t Prober::stream(const Method& method, const Message& request, std::chrono::milliseconds deadline,
-                      int stop_after, int* messages) {
+size_t Prober::stream(const Method& method, const Message& request, std::chrono::milliseconds deadline, int stop_after,
+                      int* messages) {
   ++calls_;
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + deadline);

@@ -38,8 +38,8 @@ std::vector<Method> service_methods() {
   std::vector<Method> methods;
   for (int i = 0; i < service->method_count(); ++i) {
     const google::protobuf::MethodDescriptor* m = service->method(i);
-    methods.push_back({m->name(), "/" + service->full_name() + "/" + m->name(), m->input_type(),
-                       m->output_type(), m->client_streaming(), m->server_streaming()});
+    methods.push_back({m->name(), "/" + service->full_name() + "/" + m->name(), m->input_type(), m->output_type(),
+                       m->client_streaming(), m->server_streaming()});
   }
   return methods;
 }

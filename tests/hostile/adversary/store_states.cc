@@ -13,8 +13,8 @@
 namespace chunkforge::hostile::adversary {
 namespace {
 
-constexpr int kBatch = 32;                     // objects or states a version
-constexpr int kStateBytes = 256;               // an object's state at its bound
+constexpr int kBatch = 32;        // objects or states a version
+constexpr int kStateBytes = 256;  // an object's state at its bound
 constexpr uint64_t kSnapshotVersions = 32 * 33 + 1;
 
 v1::EditOp* op_at(v1::EditRequest& request, int64_t x, int64_t z) {
@@ -91,7 +91,8 @@ void write_versions(v1::WorldService::Stub& stub, const std::vector<uint64_t>& i
     v1::EditResponse response;
     if (edit(stub, request, &response) && response.versions_size() > 0) {
       uint64_t seen = version.load();
-      while (seen < response.versions(0).version() && !version.compare_exchange_weak(seen, response.versions(0).version())) {
+      while (seen < response.versions(0).version() &&
+             !version.compare_exchange_weak(seen, response.versions(0).version())) {
       }
     }
   }
@@ -123,10 +124,14 @@ void many_versions(ServerProcess& server, const std::vector<uint64_t>& ids) {
 
 const char* store_name(StoreState state) {
   switch (state) {
-    case StoreState::empty: return "empty";
-    case StoreState::limit_chunk: return "limit_chunk";
-    case StoreState::thousand_chunks: return "thousand_chunks";
-    case StoreState::snapshots: return "snapshots";
+    case StoreState::empty:
+      return "empty";
+    case StoreState::limit_chunk:
+      return "limit_chunk";
+    case StoreState::thousand_chunks:
+      return "thousand_chunks";
+    case StoreState::snapshots:
+      return "snapshots";
   }
   return "?";
 }
