@@ -16,6 +16,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <memory>
 #include <random>
 #include <string>
@@ -174,23 +175,48 @@ TEST_P(LocalClientTest, ACorruptedBaseFailsTheHashAndIsFetchedWhole) {
 }
 
 TEST_P(LocalClientTest, ChangesPastTheAnswersBoundAreFetchedWhole) {
-  // Eight changes of 256 states of 256 bytes: about 560 KB of log, past the 512 KiB an answer holds.
+  // One change a chunk, each setting every object's state once (so each is smaller than its
+  // chunk and is sent as a change), until about 560 KB of changes: past the 512 KiB an answer
+  // holds. The chunks past the bound are fetched whole, the others made here.
+  const int radius = 5, side = 2 * radius + 1;
+  size_t logged = 0;
+  for (int dz = -radius; dz <= radius && logged < 560'000; ++dz) {
+    for (int dx = -radius; dx <= radius && logged < 560'000; ++dx) {
+      const Result<Chunk> chunk = plain_->chunk({dx, dz});
+      ASSERT_TRUE(chunk) << chunk.status().to_string();
+      const size_t objects = std::min<size_t>(chunk->objects().size(), 256);  // a batch's limit
+      if (objects == 0) continue;
+      EditBatch batch;
+      for (size_t k = 0; k < objects; ++k)
+        batch.set_state({dx, dz}, chunk->objects()[k].id, std::string(256, static_cast<char>('a' + k % 26)));
+      ASSERT_TRUE(plain_->edit(batch));
+      logged += objects * 256;
+    }
+  }
+  ASSERT_GE(logged, 560'000u) << "the chunks hold too few objects for this test";
+  local_->generate_locally(generator());
+  EXPECT_EQ(region(*local_, {0, 0}, radius), region(*plain_, {0, 0}, radius));
+  const LocalGenerationStats stats = local_->local_generation();
+  EXPECT_GT(stats.chunks_downloaded, 0u) << "the chunks past the answer's bound";
+  EXPECT_GT(stats.chunks_generated, 0u);
+  EXPECT_EQ(stats.chunks_downloaded + stats.chunks_generated, static_cast<uint64_t>(side * side));
+}
+
+TEST_P(LocalClientTest, AChangeLargerThanItsChunkIsFetchedAsTheChunk) {
+  // 256 states of one object in one change: about 68 KB of change for a chunk that keeps one.
   const ChunkCoord heavy{0, 0}, light{1, 0};
   const Result<Chunk> chunk = plain_->chunk(heavy);
   ASSERT_TRUE(chunk && chunk->objects().size() > 0);
-  const uint64_t id = chunk->objects()[0].id;
-  for (int change = 0; change < 8; ++change) {
-    EditBatch batch;
-    for (int k = 0; k < 256; ++k) batch.set_state(heavy, id, std::string(256, static_cast<char>('a' + change)));
-    ASSERT_TRUE(plain_->edit(batch));
-  }
+  EditBatch batch;
+  for (int k = 0; k < 256; ++k) batch.set_state(heavy, chunk->objects()[0].id, std::string(256, static_cast<char>('a' + k % 26)));
+  ASSERT_TRUE(plain_->edit(batch));
   std::mt19937 random(9);
   edit_some(light, random);
   local_->generate_locally(generator());
   EXPECT_EQ(region(*local_, heavy, 1), region(*plain_, heavy, 1));
   const LocalGenerationStats stats = local_->local_generation();
-  EXPECT_EQ(stats.chunks_downloaded, 2u) << "the heavy chunk and every edited chunk after it";
-  EXPECT_EQ(stats.chunks_generated, 7u);
+  EXPECT_EQ(stats.chunks_downloaded, 1u) << "only the chunk its change outgrew";
+  EXPECT_EQ(stats.chunks_generated, 8u);
 }
 
 TEST_P(LocalClientTest, AGeneratorOfAnotherWorldGetsWholeChunksAndSaysWhy) {
