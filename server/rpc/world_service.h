@@ -49,8 +49,12 @@ struct Limits {
   uint64_t max_terrain_samples = 65536;
   // HTTP/2 streams (calls) one connection may have open at once; gRPC queues the rest.
   int max_calls_per_connection = 128;
-  // Memory gRPC itself may use for connections and calls (its ResourceQuota).
-  size_t grpc_memory_bytes = size_t{256} << 20;
+  // Memory gRPC itself may use for connections and calls (its ResourceQuota): past it gRPC reads
+  // less and shrinks its windows. Requests read but not yet handled are held there: at 256 MiB,
+  // 16 connections sending 128 KiB requests back to back grew the server by 260 to 390 MiB, at
+  // 64 by 75 to 160, and 500 walking players had neither errors nor less throughput
+  // (docs/server.md, "One budget for every byte held for a client").
+  size_t grpc_memory_bytes = size_t{64} << 20;
   // A Session reads no further updates while it owes more unloads than this (the client is not
   // reading): HTTP/2 flow control then holds the client back.
   size_t max_owed_unloads = 4096;
