@@ -108,6 +108,8 @@ void ChunkEditsReactor::start(const grpc::ByteBuffer* raw) {
     }
   }
   if (edited_.empty()) return answer_edits();
+  // The answer grows over many jobs: its most is held from the start, as if written.
+  if (grpc::Status room = reserve(kMaxAnswerBytes); !room.ok()) return fail(room);
   queue_reading();
 }
 

@@ -24,7 +24,18 @@ grpc::Status UnaryCall::room() const {
   return budget.refuse(context_->peer());
 }
 
+grpc::Status UnaryCall::reserve(size_t bytes) {
+  return charge(bytes) ? grpc::Status::OK : service_.budget().refuse(context_->peer());
+}
+
 void UnaryCall::answer(Bytes message) {
+  charge_.release();  // a reservation: the answer itself is charged now
+  if (!charge(message->size())) return end(service_.budget().refuse(context_->peer()));
+  *response_ = buffer_of(std::move(message));
+  end(grpc::Status::OK);
+}
+
+bool UnaryCall::charge(size_t bytes) {
   // The stall cancel outlives the call: it reaches the context only while the call is live.
   auto cancel = [live = std::weak_ptr<Live>(live_)] {
     const std::shared_ptr<Live> l = live.lock();
@@ -32,12 +43,10 @@ void UnaryCall::answer(Bytes message) {
     std::lock_guard lock(l->mutex);
     if (l->context != nullptr) l->context->TryCancel();
   };
-  std::optional<OutputBudget::Charge> charge =
-      service_.budget().charge(context_->peer(), message->size(), std::move(cancel));
-  if (!charge) return end(service_.budget().refuse(context_->peer()));
+  std::optional<OutputBudget::Charge> charge = service_.budget().charge(context_->peer(), bytes, std::move(cancel));
+  if (!charge) return false;
   charge_ = std::move(*charge);
-  *response_ = buffer_of(std::move(message));
-  end(grpc::Status::OK);
+  return true;
 }
 
 void UnaryCall::answer(const google::protobuf::Message& message) {

@@ -44,6 +44,10 @@ class UnaryCall : public grpc::ServerUnaryReactor {
   // OK, or the budget's RESOURCE_EXHAUSTED while the client's connection has no room.
   grpc::Status room() const;
 
+  // Charges `bytes` to the connection now, for an answer built over time (GetChunkEdits reads
+  // up to 512 KiB of logs over many jobs): what is being built is held too. answer() releases it
+  // first. OK, or RESOURCE_EXHAUSTED (nothing charged) while the connection has no room.
+  grpc::Status reserve(size_t bytes);
   // Ends the call with `message`, the response message's bytes, charged to the connection
   // (RESOURCE_EXHAUSTED instead when it has no room).
   void answer(Bytes message);
@@ -70,6 +74,8 @@ class UnaryCall : public grpc::ServerUnaryReactor {
   };
 
   void end(const grpc::Status& status);
+  // Charges `bytes` to the connection as charge_, cancelled by the budget past the stall timeout.
+  bool charge(size_t bytes);
 
   WorldService& service_;
   grpc::CallbackServerContext* context_;
