@@ -208,7 +208,8 @@ TEST_P(LocalClientTest, AChangeLargerThanItsChunkIsFetchedAsTheChunk) {
   const Result<Chunk> chunk = plain_->chunk(heavy);
   ASSERT_TRUE(chunk && chunk->objects().size() > 0);
   EditBatch batch;
-  for (int k = 0; k < 256; ++k) batch.set_state(heavy, chunk->objects()[0].id, std::string(256, static_cast<char>('a' + k % 26)));
+  for (int k = 0; k < 256; ++k)
+    batch.set_state(heavy, chunk->objects()[0].id, std::string(256, static_cast<char>('a' + k % 26)));
   ASSERT_TRUE(plain_->edit(batch));
   std::mt19937 random(9);
   edit_some(light, random);
