@@ -52,8 +52,8 @@ struct Limits {
   // Memory gRPC itself may use for connections and calls (its ResourceQuota): past it gRPC reads
   // less and shrinks its windows. Requests read but not yet handled are held there: at 256 MiB,
   // 16 connections sending 128 KiB requests back to back grew the server by 260 to 390 MiB, at
-  // 64 by 75 to 160, and 500 walking players had neither errors nor less throughput
-  // (docs/server.md, "One budget for every byte held for a client").
+  // 64 by 75 to 160; 500 walking players had no errors at either (docs/server.md, "One budget for
+  // every byte held for a client").
   size_t grpc_memory_bytes = size_t{64} << 20;
   // A Session reads no further updates while it owes more unloads than this (the client is not
   // reading): HTTP/2 flow control then holds the client back.
