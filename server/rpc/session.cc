@@ -221,6 +221,9 @@ void SessionReactor::pump() {
   request_tiles();
   read_edited();
   if (finished_ || writing()) return;
+  // An event is built only when its connection has room: one built to wait would be held
+  // outside the budget, up to a chunk's 1.5 MiB for each of a connection's sessions.
+  if (!room_for_more()) return;  // resumed() pumps again
   if (!answer_.empty()) return send(std::exchange(answer_, {}));
   if (gathering()) return;
   std::optional<SessionView::Event> event = std::exchange(stashed_, std::nullopt);
