@@ -41,8 +41,8 @@ const std::map<std::string_view, std::string_view> kRpcBounds = {
      "<= (2 --max-radius + 1)^2 chunks listed (1089) and a region of radius <= --max-radius, each within +-2^40 "
      "units; a version lookup each; the edited "
      "chunks' logs read on the queue (its bound), 8 a job, one job at a time, <= 512 KiB of changes answered (the rest "
-     "named, "
-     "unread); abandoned when its client leaves; nothing generated"},
+     "named, unread), those 512 KiB charged to the output budget from the start; abandoned when its client leaves; "
+     "nothing generated"},
 };
 
 // The side port's own routes, answered on its I/O thread even when every general slot is taken.
