@@ -7,10 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <string>
+
+#include "support/source_lines.h"
 
 namespace {
 
@@ -35,25 +36,15 @@ TEST(CallsEndCountedTest, OnlyTheCountedPathsWriteAndFinish) {
   };
   const std::filesystem::path root = CHUNKFORGE_SOURCE_DIR "/server";
   std::map<std::string, size_t> uses;
-  size_t files = 0;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-    const std::string ext = entry.path().extension().string();
-    if (ext != ".cc" && ext != ".h") continue;
-    ++files;
-    const std::string name = std::filesystem::relative(entry.path(), root).generic_string();
-    std::ifstream in(entry.path());
-    std::string line;
-    for (int number = 1; std::getline(in, line); ++number) {
-      const size_t code = line.find_first_not_of(' ');
-      if (code == std::string::npos || line.compare(code, 2, "//") == 0) continue;
-      for (const auto& [call, rule] : rules) {
-        if (line.find(call) == std::string::npos) continue;
-        ++uses[call];
-        EXPECT_TRUE(rule.allowed.count(name))
-            << "server/" << name << ":" << number << " calls " << call << "; " << rule.instead << " instead";
-      }
-    }
-  }
+  const size_t files =
+      chunkforge::test::for_each_code_line(root, [&](const std::string& name, int number, const std::string& line) {
+        for (const auto& [call, rule] : rules) {
+          if (line.find(call) == std::string::npos) continue;
+          ++uses[call];
+          EXPECT_TRUE(rule.allowed.count(name))
+              << "server/" << name << ":" << number << " calls " << call << "; " << rule.instead << " instead";
+        }
+      });
   EXPECT_GT(files, 50u) << "read the server's sources from " << root;
   for (const auto& [call, rule] : rules) EXPECT_EQ(uses[call], rule.uses) << call << " in the counted paths";
 }

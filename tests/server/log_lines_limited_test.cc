@@ -6,10 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <regex>
 #include <string>
+
+#include "support/source_lines.h"
 
 namespace {
 
@@ -26,24 +27,14 @@ TEST(LogLinesLimitedTest, OnlyOperatorLinesCallSpdlogDirectly) {
   };
   const std::regex call(R"(spdlog::(trace|debug|info|warn|error|critical|log)\s*\(|SPDLOG_[A-Z]+\s*\()");
   std::map<std::string, int> found;
-  size_t files = 0;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-    const std::string ext = entry.path().extension().string();
-    if (ext != ".cc" && ext != ".h") continue;
-    ++files;
-    const std::string name = std::filesystem::relative(entry.path(), root).generic_string();
-    std::ifstream in(entry.path());
-    std::string line;
-    for (int number = 1; std::getline(in, line); ++number) {
-      const size_t code = line.find_first_not_of(' ');
-      if (code == std::string::npos || line.compare(code, 2, "//") == 0) continue;
-      if (!std::regex_search(line, call)) continue;
-      ++found[name];
-      EXPECT_TRUE(allowed.count(name)) << "server/" << name << ":" << number
-                                       << " calls spdlog directly; a line a client can cause goes through "
-                                          "log_client (server/log/client_log.h)";
-    }
-  }
+  const size_t files =
+      chunkforge::test::for_each_code_line(root, [&](const std::string& name, int number, const std::string& line) {
+        if (!std::regex_search(line, call)) return;
+        ++found[name];
+        EXPECT_TRUE(allowed.count(name)) << "server/" << name << ":" << number
+                                         << " calls spdlog directly; a line a client can cause goes through "
+                                            "log_client (server/log/client_log.h)";
+      });
   EXPECT_GT(files, 50u) << "read the server's sources from " << root;
   for (const auto& [name, count] : allowed) {
     EXPECT_EQ(found[name], count) << "server/" << name
