@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "edits/edit_batch.h"
+#include "http/map_routes.h"
 
 namespace chunkforge::server {
 
@@ -21,7 +22,10 @@ WorldServer::WorldServer(const World& world, ServerOptions options)
       cache_(options_.cache_mb << 20),
       queue_(options_.threads, options_.limits.max_queued_jobs, options_.generation_nice),
       edits_(options_.store ? std::make_unique<EditService>(world, *options_.store) : nullptr),
-      service_(world, cache_, queue_, metrics_, budget_, options_.limits,
+      source_(world, cache_, queue_, edits_.get(), options_.limits.max_radius,
+              {[this](double seconds, double cpu_seconds) { metrics_.generated(seconds, cpu_seconds); },
+               [this] { metrics_.tile_made(); }}),
+      service_(world, source_, metrics_, budget_, options_.limits,
                Auth{options_.auth_token, options_.write_token, options_.open_edits, options_.store_error},
                edits_.get()),
       world_(world) {
@@ -123,20 +127,6 @@ HttpHandler WorldServer::start_map() {
   map_ = std::make_unique<map::MapService>(options);
   map_->set_world(world_, "chunkforge-server");
   return map_handler(*map_);
-}
-
-HttpHandler map_handler(map::MapService& service) {
-  return [&service](const HttpRequestView& request, HttpReplyFn reply,
-                    std::shared_ptr<const std::atomic<bool>> cancelled) {
-    map::MapRequest map_request{request.target, request.if_none_match, request.cookie, request.authorization};
-    return service.handle(
-        map_request,
-        [reply = std::move(reply)](map::MapReply r) {
-          reply(HttpReply{static_cast<unsigned>(r.status), std::move(r.content_type), std::move(r.body),
-                          std::move(r.headers)});
-        },
-        std::move(cancelled));
-  };
 }
 
 // Readiness (docs/edits.md): the gRPC health service reports chunkforge.v1.WorldService

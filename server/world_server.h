@@ -24,7 +24,7 @@
 #include "generation/generation_queue.h"
 #include "http/http_endpoint.h"
 #include "map_service.h"
-#include "metrics.h"
+#include "metrics/metrics.h"
 #include "rpc/world_service.h"
 
 namespace chunkforge::server {
@@ -60,9 +60,6 @@ struct ServerOptions {
   bool open_edits = false;
 };
 
-// The live map's routes as the side port's handler (`chunkforge map` mounts it too).
-HttpHandler map_handler(map::MapService& service);
-
 class WorldServer {
  public:
   WorldServer(const World& world, ServerOptions options);
@@ -96,6 +93,7 @@ class WorldServer {
   ChunkCache cache_;
   GenerationQueue queue_;
   std::unique_ptr<EditService> edits_;
+  ChunkSource source_;
   WorldService service_;
   std::unique_ptr<grpc::Server> server_;
   const World& world_;

@@ -88,4 +88,26 @@ v1::Chunk current_chunk(const v1::Chunk& base, const std::vector<StoredChange>& 
   return chunk;
 }
 
+v1::ChunkChange edited_change(ChunkCoord chunk, uint64_t version, const std::vector<StoredChange>& log) {
+  size_t from = 0;  // the last reset: what came before it no longer counts
+  std::vector<v1::ChunkChange> changes(log.size());
+  for (size_t k = 0; k < log.size(); ++k) {
+    changes[k].ParseFromString(log[k].change);
+    if (changes[k].reset()) from = k;
+  }
+  v1::ChunkChange edited;
+  edited.mutable_chunk()->set_x(chunk.x);
+  edited.mutable_chunk()->set_z(chunk.z);
+  edited.set_version(version);
+  edited.set_reset(true);
+  for (size_t k = from; k < changes.size(); ++k) {
+    for (v1::ChunkEdit& e : *changes[k].mutable_edits()) *edited.add_edits() = std::move(e);
+  }
+  if (!changes.empty() && log.back().version == version) {
+    edited.set_chunk_hash(changes.back().chunk_hash());
+    edited.set_chunk_bytes(changes.back().chunk_bytes());
+  }
+  return edited;
+}
+
 }  // namespace chunkforge::server

@@ -9,6 +9,7 @@
 #include <functional>
 #include <vector>
 
+#include "chunkforge/chunk.h"
 #include "chunkforge/v1/chunk.pb.h"
 #include "chunkforge/v1/edit.pb.h"
 #include "edit_store.h"
@@ -48,5 +49,14 @@ v1::ChunkChange stored_change(uint64_t version, v1::ChunkChange change, const v1
 // A chunk as it is now: its base with the stored changes applied (a reset starts over).
 v1::Chunk current_chunk(const v1::Chunk& base, const std::vector<StoredChange>& log,
                         const google::protobuf::RepeatedField<uint32_t>& layers);
+
+// The change a client that generates gets for an edited `chunk` at `version`
+// (SessionEvent.edited, and GetChunkEdits' answers), from its stored log (read_log: from the
+// newest snapshot or reset on): every change from the last reset on, their edits concatenated
+// into one change marked reset (the client starts from its generated base), with the hash and
+// the chunk's size the store holds for the newest. Applying the edits one change after
+// another, or all at once in this order, gives the same chunk (apply_change takes edits in
+// order).
+v1::ChunkChange edited_change(ChunkCoord chunk, uint64_t version, const std::vector<StoredChange>& log);
 
 }  // namespace chunkforge::server

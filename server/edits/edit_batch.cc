@@ -18,13 +18,13 @@ using grpc::Status;
 using grpc::StatusCode;
 
 std::string op_field(int i) { return "ops[" + std::to_string(i) + "]"; }
-std::string chunk_name(ChunkKey k) { return "chunk (" + std::to_string(k.x) + ", " + std::to_string(k.z) + ")"; }
+std::string chunk_name(ChunkCoord k) { return "chunk (" + std::to_string(k.x) + ", " + std::to_string(k.z) + ")"; }
 std::string hex(uint64_t id) {
   char text[17];
   std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(id));
   return text;
 }
-ChunkKey key_of(const v1::ChunkCoord& c) { return {c.x(), c.z()}; }
+ChunkCoord key_of(const v1::ChunkCoord& c) { return {c.x(), c.z()}; }
 
 Status invalid(const std::string& message) { return {StatusCode::INVALID_ARGUMENT, message}; }
 
@@ -105,7 +105,7 @@ bool holds_object(const v1::Chunk& chunk, uint64_t id) {
 }
 
 // The chunks a structure's box overlaps, corners included.
-void overlapped_chunks(const v1::StructureInstance& s, int64_t chunk_size, ChunkKey& low, ChunkKey& high) {
+void overlapped_chunks(const v1::StructureInstance& s, int64_t chunk_size, ChunkCoord& low, ChunkCoord& high) {
   const auto chunk_of = [&](double v) { return static_cast<int64_t>(std::floor(v / static_cast<double>(chunk_size))); };
   low = {chunk_of(static_cast<double>(s.x())), chunk_of(static_cast<double>(s.z()))};
   high = {chunk_of(std::nextafter(static_cast<double>(s.x()) + s.size_x(), -INFINITY)),
@@ -120,7 +120,7 @@ size_t state_bytes(const v1::Chunk& chunk) {
 }
 
 // The chunk as the store holds it now (inside the transaction), with the counts its limits need.
-ChunkNow load_chunk(EditStore::Transaction& tx, ChunkKey k, const v1::Chunk& base) {
+ChunkNow load_chunk(EditStore::Transaction& tx, ChunkCoord k, const v1::Chunk& base) {
   ChunkNow now;
   now.version = tx.version({k.x, k.z});
   const std::vector<StoredChange> log =
@@ -152,23 +152,23 @@ class Batch {
   }
 
  private:
-  ChunkNow& chunk(ChunkKey k);
-  void record(ChunkKey k, v1::ChunkEdit edit);
+  ChunkNow& chunk(ChunkCoord k);
+  void record(ChunkCoord k, v1::ChunkEdit edit);
   Status apply_op(const v1::EditOp& op, int index, v1::EditResponse& response);
-  Status add_object(ChunkKey k, const v1::NewObject& a, int index, v1::EditResponse& response);
-  Status set_state(ChunkKey k, const v1::ObjectState& s, int index);
-  Status remove_structure(ChunkKey k, uint64_t id, const std::string& field);
-  uint64_t new_id(ChunkKey k, ChunkNow& w, int index);
-  float ground(ChunkKey k, float x, float z) const;
+  Status add_object(ChunkCoord k, const v1::NewObject& a, int index, v1::EditResponse& response);
+  Status set_state(ChunkCoord k, const v1::ObjectState& s, int index);
+  Status remove_structure(ChunkCoord k, uint64_t id, const std::string& field);
+  uint64_t new_id(ChunkCoord k, ChunkNow& w, int index);
+  float ground(ChunkCoord k, float x, float z) const;
 
   const World& world_;
   EditStore::Transaction& tx_;
   const BaseChunks& bases_;
   GroupChunks& group_;
-  std::map<ChunkKey, v1::ChunkChange> changes_;  // what this batch changes, per chunk it touched
+  std::map<ChunkCoord, v1::ChunkChange> changes_;  // what this batch changes, per chunk it touched
 };
 
-ChunkNow& Batch::chunk(ChunkKey k) {
+ChunkNow& Batch::chunk(ChunkCoord k) {
   changes_.try_emplace(k);
   auto it = group_.find(k);
   if (it == group_.end()) it = group_.emplace(k, load_chunk(tx_, k, bases_.at(k))).first;
@@ -176,7 +176,7 @@ ChunkNow& Batch::chunk(ChunkKey k) {
 }
 
 // Applies one resolved edit to the group's copy and records it in the chunk's change.
-void Batch::record(ChunkKey k, v1::ChunkEdit edit) {
+void Batch::record(ChunkCoord k, v1::ChunkEdit edit) {
   ChunkNow& w = chunk(k);
   v1::ChunkChange one;
   one.set_version(w.version + 1);
@@ -191,7 +191,7 @@ void Batch::record(ChunkKey k, v1::ChunkEdit edit) {
   *changes_[k].add_edits() = std::move(edit);
 }
 
-uint64_t Batch::new_id(ChunkKey k, ChunkNow& w, int index) {
+uint64_t Batch::new_id(ChunkCoord k, ChunkNow& w, int index) {
   static constexpr Salt kAddedId = salt("edit added object id");
   for (uint64_t attempt = 0;; ++attempt) {
     const uint64_t id = hash(world_.seed(), kAddedId, k.x, k.z, w.version + 1, index, attempt);
@@ -199,17 +199,17 @@ uint64_t Batch::new_id(ChunkKey k, ChunkNow& w, int index) {
   }
 }
 
-float Batch::ground(ChunkKey k, float x, float z) const {
+float Batch::ground(ChunkCoord k, float x, float z) const {
   const int64_t size = world_.chunk_size();
   return static_cast<float>(
       world_.terrain().elevation(Coord::from_parts(k.x * size, x), Coord::from_parts(k.z * size, z)));
 }
 
-Status Batch::remove_structure(ChunkKey k, uint64_t id, const std::string& field) {
+Status Batch::remove_structure(ChunkCoord k, uint64_t id, const std::string& field) {
   const v1::StructureInstance* s = find_structure(chunk(k).current, id);
   if (s == nullptr)
     return {StatusCode::NOT_FOUND, field + ".remove_structure: " + chunk_name(k) + " has no structure " + hex(id)};
-  ChunkKey low, high;
+  ChunkCoord low, high;
   overlapped_chunks(*s, world_.chunk_size(), low, high);
   for (int64_t z = low.z; z <= high.z; ++z) {
     for (int64_t x = low.x; x <= high.x; ++x) {
@@ -222,7 +222,7 @@ Status Batch::remove_structure(ChunkKey k, uint64_t id, const std::string& field
   return Status::OK;
 }
 
-Status Batch::add_object(ChunkKey k, const v1::NewObject& a, int index, v1::EditResponse& response) {
+Status Batch::add_object(ChunkCoord k, const v1::NewObject& a, int index, v1::EditResponse& response) {
   ChunkNow& w = chunk(k);
   if (w.added_objects >= kMaxAddedObjects) {
     return {StatusCode::RESOURCE_EXHAUSTED, op_field(index) + ".add_object: " + chunk_name(k) + " holds " +
@@ -244,7 +244,7 @@ Status Batch::add_object(ChunkKey k, const v1::NewObject& a, int index, v1::Edit
   return Status::OK;
 }
 
-Status Batch::set_state(ChunkKey k, const v1::ObjectState& s, int index) {
+Status Batch::set_state(ChunkCoord k, const v1::ObjectState& s, int index) {
   ChunkNow& w = chunk(k);
   if (!holds_object(w.current, s.id())) {
     return {StatusCode::NOT_FOUND,
@@ -268,7 +268,7 @@ Status Batch::set_state(ChunkKey k, const v1::ObjectState& s, int index) {
 }
 
 Status Batch::apply_op(const v1::EditOp& op, int index, v1::EditResponse& response) {
-  const ChunkKey k = key_of(op.chunk());
+  const ChunkCoord k = key_of(op.chunk());
   const std::string field = op_field(index);
   ChunkNow& w = chunk(k);
   const auto missing = [&](const char* what, uint64_t id) {
@@ -400,25 +400,25 @@ Status check_request(const World& world, const v1::EditRequest& request, int64_t
   return Status::OK;
 }
 
-std::vector<ChunkKey> chunks_named(const v1::EditRequest& request) {
-  std::set<ChunkKey> named;
+std::vector<ChunkCoord> chunks_named(const v1::EditRequest& request) {
+  std::set<ChunkCoord> named;
   for (const v1::EditOp& op : request.ops()) named.insert(key_of(op.chunk()));
   for (const v1::ChunkVersion& e : request.expect()) named.insert(key_of(e.chunk()));
   return {named.begin(), named.end()};
 }
 
 Status structure_chunks(const World& world, const v1::EditRequest& request, const BaseChunks& bases,
-                        std::vector<ChunkKey>& more) {
+                        std::vector<ChunkCoord>& more) {
   for (int i = 0; i < request.ops_size(); ++i) {
     const v1::EditOp& op = request.ops(i);
     if (op.op_case() != v1::EditOp::kRemoveStructure) continue;
-    const ChunkKey k = key_of(op.chunk());
+    const ChunkCoord k = key_of(op.chunk());
     const v1::StructureInstance* s = find_structure(bases.at(k), op.remove_structure());
     if (s == nullptr) {
       return {StatusCode::NOT_FOUND,
               op_field(i) + ".remove_structure: " + chunk_name(k) + " has no structure " + hex(op.remove_structure())};
     }
-    ChunkKey low, high;
+    ChunkCoord low, high;
     overlapped_chunks(*s, world.chunk_size(), low, high);
     if ((high.x - low.x + 1) * (high.z - low.z + 1) > kMaxStructureChunks) {
       return invalid(op_field(i) + ".remove_structure: the structure overlaps more than " +

@@ -25,7 +25,6 @@
 #include "chunkforge/world.h"
 #include "edit_store.h"
 #include "edits/chunk_log.h"
-#include "session/session_view.h"
 
 namespace chunkforge::server {
 
@@ -46,18 +45,18 @@ inline constexpr size_t kMaxChunkStateBytes = 256 << 10;
 inline constexpr size_t kMaxEditedChunkBytes = 1536 << 10;
 
 // The generated chunks (all layers, no terrain) a batch works on.
-using BaseChunks = std::map<ChunkKey, v1::Chunk>;
+using BaseChunks = std::map<ChunkCoord, v1::Chunk>;
 
 // OK, or INVALID_ARGUMENT naming the field (`ops[3].add_object.x: ...`).
 grpc::Status check_request(const World& world, const v1::EditRequest& request, int64_t chunk_limit);
 
 // The chunks every operation names (and those listed in `expect`).
-std::vector<ChunkKey> chunks_named(const v1::EditRequest& request);
+std::vector<ChunkCoord> chunks_named(const v1::EditRequest& request);
 // The further chunks that removing the structures need, given the bases of the named chunks:
 // every chunk the box of each removed structure overlaps. NOT_FOUND if a named chunk does not
 // report the structure; INVALID_ARGUMENT if its box is too large.
 grpc::Status structure_chunks(const World& world, const v1::EditRequest& request, const BaseChunks& bases,
-                              std::vector<ChunkKey>& more);
+                              std::vector<ChunkCoord>& more);
 
 // A chunk as the transaction of a group commit has it now, kept between its batches.
 struct ChunkNow {
@@ -67,7 +66,7 @@ struct ChunkNow {
   size_t added_objects = 0;      // objects of `current` the base does not hold
   size_t state_bytes = 0;        // sum of `current`'s object states
 };
-using GroupChunks = std::map<ChunkKey, ChunkNow>;
+using GroupChunks = std::map<ChunkCoord, ChunkNow>;
 
 // Applies the batch in `tx` (see the file comment). `bases` holds every chunk from the two
 // functions above; `group` the chunks earlier batches of the same transaction left (filled

@@ -34,9 +34,9 @@
 #include <unordered_map>
 #include <vector>
 
-namespace chunkforge::server {
+#include "generation/bytes.h"
 
-using Bytes = std::shared_ptr<const std::string>;
+namespace chunkforge::server {
 
 struct CacheStats {
   uint64_t hits = 0, misses = 0, joined = 0, evictions = 0;

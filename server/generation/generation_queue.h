@@ -49,9 +49,7 @@ class GenerationQueue {
   // chunks across) mostly lies in one or two regions, small enough to spread many players.
   static constexpr int64_t kRegionChunks = 16;
 
-  // Jobs queued at most by default (Limits::max_queued_jobs): about 8 s of work for 2 workers
-  // at 2 ms a chunk, far more than a player waits for.
-  static constexpr size_t kDefaultMaxJobs = 8192;
+  static constexpr size_t kDefaultMaxJobs = kDefaultMaxQueuedJobs;
 
   // `nice`: how many levels below the caller's priority the workers run (background_priority.h).
   explicit GenerationQueue(int threads, size_t max_jobs = kDefaultMaxJobs, int nice = 0);

@@ -51,6 +51,10 @@ inline constexpr size_t kWorkKinds = 4;
 // lock is released: e.g. tell the waiters that the job was dropped).
 using Release = std::function<std::function<void()>()>;
 
+// Jobs the generation queue holds at most by default (Limits::max_queued_jobs): about 8 s of
+// work for 2 workers at 2 ms a chunk, far more than a player waits for.
+inline constexpr size_t kDefaultMaxQueuedJobs = 8192;
+
 struct QueuedJob {
   Work kind = Work::other;
   double priority = 0;  // smaller first

@@ -121,7 +121,7 @@ void ChunkEditsReactor::queue_reading() {
                 },
                 client_of(context())};
   // The job may run (and end the call) before offer returns: nothing touches `this` after it.
-  if (!service().queue().offer(std::nullopt, std::move(job))) fail(WorldService::queue_full());
+  if (!service().source().offer(std::move(job))) fail(WorldService::queue_full());
 }
 
 // On a generation worker: up to kLogsPerJob logs, then the rest in a job of its own. A change

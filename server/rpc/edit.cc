@@ -12,8 +12,8 @@ namespace chunkforge::server {
 namespace {
 
 // The generated chunks of `keys`, added to `bases`.
-void add_bases(WorldService& service, const std::vector<ChunkKey>& keys, BaseChunks& bases) {
-  for (const ChunkKey& k : keys) bases.emplace(k, service.base_chunk({k.x, k.z}));
+void add_bases(WorldService& service, const std::vector<ChunkCoord>& keys, BaseChunks& bases) {
+  for (const ChunkCoord& k : keys) bases.emplace(k, service.source().base_chunk({k.x, k.z}));
 }
 
 // FAILED_PRECONDITION for an `expect` older than the version this process knows: versions only
@@ -68,7 +68,7 @@ grpc::ServerUnaryReactor* WorldService::Edit(grpc::CallbackServerContext* contex
     BaseChunks bases;
     try {
       add_bases(*this, chunks_named(*request), bases);
-      std::vector<ChunkKey> more;
+      std::vector<ChunkCoord> more;
       if (grpc::Status found = structure_chunks(world_, *request, bases, more); !found.ok()) return done(found, {});
       add_bases(*this, more, bases);
     } catch (const std::exception& e) {  // the server is stopping, or out of memory

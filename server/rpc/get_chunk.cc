@@ -22,7 +22,7 @@ grpc::ServerUnaryReactor* WorldService::GetChunk(grpc::CallbackServerContext* co
     metrics_.chunk_sent();
     call->answer(std::move(bytes));
   };
-  Fetched fetched = fetch(
+  ChunkSource::Fetched fetched = source_.fetch(
       job, Work::view, 0, [call] { return call->cancelled(); }, respond, client_of(*context));
   if (fetched.refused) {
     call->fail(queue_full());

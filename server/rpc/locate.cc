@@ -97,7 +97,7 @@ void LocateReactor::start(const grpc::ByteBuffer* raw) {
                 },
                 client_of(context())};
   // The job may run (and end the call) before offer returns: nothing touches `this` after it.
-  if (!service().queue().offer(std::nullopt, std::move(job))) end(WorldService::queue_full());
+  if (!service().source().offer(std::move(job))) end(WorldService::queue_full());
 }
 
 void LocateReactor::plan() {

@@ -15,7 +15,7 @@
 #include <google/protobuf/message.h>
 #include <grpcpp/grpcpp.h>
 
-#include "metrics.h"
+#include "metrics/metrics.h"
 
 namespace chunkforge::server {
 

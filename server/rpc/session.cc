@@ -127,7 +127,7 @@ void SessionReactor::look_ahead(uint32_t radius) {
     ChunkJob job;
     if (!service_.make_job(coord_of(chunk.key), options_, "position", job).ok()) continue;  // clipped: cannot fail
     prefetching_->fetch_add(1);
-    const WorldService::Fetched fetched = service_.fetch(
+    const ChunkSource::Fetched fetched = service_.source().fetch(
         job, Work::prefetch, chunk.ring, unwanted(chunk.unwanted),
         [count = prefetching_](Bytes) { count->fetch_sub(1); }, client_);  // made or dropped
     if (fetched.hit || fetched.refused) prefetching_->fetch_sub(1);
@@ -143,7 +143,7 @@ std::function<bool()> SessionReactor::unwanted(std::shared_ptr<std::atomic<bool>
   };
 }
 
-v1::ChunkCoord SessionReactor::coord_of(ChunkKey key) {
+v1::ChunkCoord SessionReactor::coord_of(ChunkCoord key) {
   v1::ChunkCoord coord;
   coord.set_x(key.x);
   coord.set_z(key.z);
@@ -265,12 +265,12 @@ std::string SessionReactor::loads(const std::string& first) {
   return loads_event(chunks);
 }
 
-std::string SessionReactor::unloads(ChunkKey first) {
+std::string SessionReactor::unloads(ChunkCoord first) {
   ++unloads_sent_;
   if (!batch_unloads_) return unload_event(first);
-  std::vector<ChunkKey> keys{first};
+  std::vector<ChunkCoord> keys{first};
   while (keys.size() < kMaxUnloadKeys) {
-    const std::optional<ChunkKey> next = view_.next_unload();
+    const std::optional<ChunkCoord> next = view_.next_unload();
     if (!next) break;
     keys.push_back(*next);
   }
@@ -313,9 +313,9 @@ void SessionReactor::request_chunk(const SessionView::Generation& generation) {
     return finish(status);
   }
   std::weak_ptr<State> state = state_;
-  const ChunkKey key = generation.key;
+  const ChunkCoord key = generation.key;
   const uint64_t version = job.version;
-  WorldService::Fetched fetched = service_.fetch(
+  ChunkSource::Fetched fetched = service_.source().fetch(
       job, Work::view, view_.ring(key), unwanted(generation.unwanted),
       [state, key, version](Bytes bytes) {  // later, on a worker thread
         State::with_reactor(state, [&](auto& reactor) { reactor.delivered(key, reactor.as_load(bytes), version); });
@@ -330,7 +330,7 @@ Bytes SessionReactor::as_load(Bytes chunk) const {
   return std::make_shared<const std::string>(load_event(*chunk));
 }
 
-void SessionReactor::delivered(ChunkKey key, Bytes bytes, uint64_t version) {
+void SessionReactor::delivered(ChunkCoord key, Bytes bytes, uint64_t version) {
   if (finished_) return;
   if (!bytes && version > 0 && service_.edits() != nullptr && !service_.edits()->health().up()) {
     return retry_later(key, version);
@@ -339,7 +339,7 @@ void SessionReactor::delivered(ChunkKey key, Bytes bytes, uint64_t version) {
   pump();
 }
 
-void SessionReactor::retry_later(ChunkKey key, uint64_t version) {
+void SessionReactor::retry_later(ChunkCoord key, uint64_t version) {
   retries_.emplace_back(key, version);
   if (retry_alarm_) return;
   retry_alarm_ = std::make_unique<grpc::Alarm>();

@@ -28,7 +28,7 @@ void SessionReactor::answer_local(const v1::LocalGeneration& client) {
 }
 
 void SessionReactor::request_local(const SessionView::Generation& generation) {
-  const ChunkKey key = generation.key;
+  const ChunkCoord key = generation.key;
   const uint64_t version = service_.edits() ? service_.edits()->version({key.x, key.z}) : 0;
   if (version == 0) return view_.generated(key, pristine_marker(), 0);
   edited_waiting_.emplace_back(generation, version);
@@ -46,7 +46,7 @@ void SessionReactor::read_edited() {
     const uint64_t version = edited_waiting_.front().second;
     edited_waiting_.pop_front();
     ++edited_reading_;
-    service_.queue().submit(
+    service_.source().submit(
         static_cast<double>(view_.ring(generation.key)),
         [state = std::weak_ptr<State>(state_), generation, version, edits = service_.edits(),
          gone = unwanted(generation.unwanted)] {  // on a worker thread
@@ -57,7 +57,7 @@ void SessionReactor::read_edited() {
   }
 }
 
-Bytes SessionReactor::edited_bytes(EditService& edits, ChunkKey key, uint64_t version) {
+Bytes SessionReactor::edited_bytes(EditService& edits, ChunkCoord key, uint64_t version) {
   v1::SessionEvent event;
   try {
     *event.mutable_edited() = edited_change({key.x, key.z}, version, edits.log({key.x, key.z}, version));
@@ -86,7 +86,7 @@ std::string SessionReactor::local_loads(const SessionView::Event& first) {
     service_.metrics().chunk_sent();
     return *first.bytes;
   }
-  std::vector<ChunkKey> chunks{first.key};
+  std::vector<ChunkCoord> chunks{first.key};
   while (chunks.size() < kLocalWindow) {
     std::optional<SessionView::Event> next = view_.next_load();
     if (!next) break;

@@ -104,7 +104,7 @@ class SessionReactor final
 
   // The `cancelled` of this session's fetches: the call is over, or the flag is raised.
   std::function<bool()> unwanted(std::shared_ptr<std::atomic<bool>> flag) const;
-  static v1::ChunkCoord coord_of(ChunkKey key);
+  static v1::ChunkCoord coord_of(ChunkCoord key);
 
   // Committed edits reach the session from the EditService's tail thread; it stops listening
   // once the call is over.
@@ -143,7 +143,7 @@ class SessionReactor final
   // The event for an owed unload: an `unload` (`lod_unload`), or for a client that reads unload
   // batches, an `unloads` (`lod_unloads`) with every other unload owed now as well, in order, at
   // most kMaxUnloadKeys. Unloads before loads, as one event each.
-  std::string unloads(ChunkKey first);
+  std::string unloads(ChunkCoord first);
   std::string tile_unloads(const LodKey& first);
   // The `lod_pristine` event of a client that makes tiles: `first` and every pristine tile ready
   // after it, in order (a tile with bytes or an unload met on the way is stashed, written next).
@@ -167,11 +167,11 @@ class SessionReactor final
   // A chunk as a session's view holds it: its bytes, or for a client that generates (whose
   // view holds events), its `load` event.
   Bytes as_load(Bytes chunk) const;
-  void delivered(ChunkKey key, Bytes bytes, uint64_t version);
+  void delivered(ChunkCoord key, Bytes bytes, uint64_t version);
 
   // An edited chunk the store could not give: it stays in flight (holding its window slot) and
   // is asked for again after the store's backoff, not at once: a busy loop otherwise.
-  void retry_later(ChunkKey key, uint64_t version);
+  void retry_later(ChunkCoord key, uint64_t version);
   void retry_now();
 
   // The client asked to generate pristine chunks itself: the server's answer goes first.
@@ -190,7 +190,7 @@ class SessionReactor final
   // The edited chunk's event; null when the store could not give its log (StoreUnavailable:
   // delivered() retries it after the store's backoff); whole_chunk() when the change would be
   // larger than the chunk it leads to (the chunk goes instead: request_chunk).
-  static Bytes edited_bytes(EditService& edits, ChunkKey key, uint64_t version);
+  static Bytes edited_bytes(EditService& edits, ChunkCoord key, uint64_t version);
   static Bytes whole_chunk();
   void edited_read(const SessionView::Generation& generation, Bytes bytes, uint64_t version);
 
@@ -230,7 +230,7 @@ class SessionReactor final
   uint64_t player_ = 0;                      // the session's number in service_.players(); 0 before it has one
   // Look-ahead prefetches queued or being made; their waiters count it down from worker threads.
   std::shared_ptr<std::atomic<int64_t>> prefetching_ = std::make_shared<std::atomic<int64_t>>(0);
-  std::vector<std::pair<ChunkKey, uint64_t>> retries_;  // edited chunks to ask for again (retry_later)
+  std::vector<std::pair<ChunkCoord, uint64_t>> retries_;  // edited chunks to ask for again (retry_later)
   std::unique_ptr<grpc::Alarm> retry_alarm_;
   // gathering(): the alarm that ends the wait, which wait it ends (one per batch written), and
   // whether the current one is over.

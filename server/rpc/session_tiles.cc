@@ -20,11 +20,11 @@ void SessionReactor::request_tiles() {
     const std::optional<TileView::Request> next = tiles_.next_request();
     if (!next) return;
     const LodKey key = next->key;
-    if (local_tiles_ && service_.tile_pristine(key)) {
+    if (local_tiles_ && service_.source().tile_pristine(key)) {
       tiles_.made(key, pristine_marker());  // the client makes it: ready at once
       continue;
     }
-    WorldService::Fetched fetched = service_.fetch_tile(
+    ChunkSource::Fetched fetched = service_.source().fetch_tile(
         key, unwanted(next->unwanted),
         [state = std::weak_ptr<State>(state_), key](Bytes bytes) {  // a worker
           State::with_reactor(state, [&](SessionReactor& reactor) { reactor.tile_made(key, std::move(bytes)); });
@@ -79,7 +79,7 @@ std::string SessionReactor::tile_unloads(const LodKey& first) {
 // event carries up to kMaxPristineTiles keys. A tile with bytes or an unload met on the way is
 // written next.
 std::string SessionReactor::pristine_tiles(const LodKey& first) {
-  const ChunkKey origin{first.x * first.chunks(), first.z * first.chunks()};  // its offsets are 0
+  const ChunkCoord origin{first.x * first.chunks(), first.z * first.chunks()};  // its offsets are 0
   std::vector<LodKey> keys{first};
   while (keys.size() < kMaxPristineTiles) {
     request_tiles();

@@ -88,7 +88,7 @@ class RegionReactor final : public StreamCall<RegionReactor, grpc::ServerWriteRe
       // The context dies with the call, which may end before this waiter is dropped: the
       // waiter asks the shared state instead (an atomic, no lock: the cache calls it under its
       // own lock).
-      WorldService::Fetched fetched = service_.fetch(
+      ChunkSource::Fetched fetched = service_.source().fetch(
           jobs_[index], Work::view, ring(jobs_[index].coord),
           [state] {
             const std::shared_ptr<State> s = state.lock();

@@ -27,7 +27,7 @@
 
 #include "budget/output_budget.h"
 #include "generation/chunk_cache.h"
-#include "metrics.h"
+#include "metrics/metrics.h"
 
 namespace chunkforge::server {
 

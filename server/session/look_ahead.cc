@@ -8,11 +8,11 @@
 
 namespace chunkforge::server {
 
-std::vector<LookAhead::Chunk> LookAhead::move(ChunkKey centre, int64_t radius) {
+std::vector<LookAhead::Chunk> LookAhead::move(ChunkCoord centre, int64_t radius) {
   if (centre_ == centre) return {};
-  const std::optional<ChunkKey> last = std::exchange(centre_, centre);
+  const std::optional<ChunkCoord> last = std::exchange(centre_, centre);
   const ChunkBox view = ChunkBox::around(centre, radius, chunk_limit_);
-  ChunkKey predicted = centre;  // the first view: any step of one chunk
+  ChunkCoord predicted = centre;  // the first view: any step of one chunk
   int64_t next_radius = radius + 1;
   if (last) {
     const int64_t dx = centre.x - last->x, dz = centre.z - last->z;
@@ -34,7 +34,7 @@ std::vector<LookAhead::Chunk> LookAhead::move(ChunkKey centre, int64_t radius) {
   std::vector<Chunk> out;
   for (int64_t z = next.low.z; z <= next.high.z; ++z) {
     for (int64_t x = next.low.x; x <= next.high.x; ++x) {
-      const ChunkKey k{x, z};
+      const ChunkCoord k{x, z};
       if (view.contains(k) || flags_.contains(k)) continue;
       const int64_t ring = std::max(std::abs(x - predicted.x), std::abs(z - predicted.z));
       out.push_back({k, ring, std::make_shared<std::atomic<bool>>(false)});

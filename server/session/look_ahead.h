@@ -35,7 +35,7 @@ class LookAhead {
   explicit LookAhead(int64_t chunk_limit) : chunk_limit_(chunk_limit) {}
 
   struct Chunk {
-    ChunkKey key;
+    ChunkCoord key;
     int64_t ring = 0;  // max(|dx|, |dz|) from the predicted centre
     std::shared_ptr<std::atomic<bool>> unwanted;
   };
@@ -44,14 +44,14 @@ class LookAhead {
   // such step away that are not in this view; the ring just outside the view for the first
   // view; none after a step longer than the radius (a jump: every earlier one is then
   // unwanted) or for a step within the same chunk (the prediction stands).
-  std::vector<Chunk> move(ChunkKey centre, int64_t radius);
+  std::vector<Chunk> move(ChunkCoord centre, int64_t radius);
 
   size_t tracked() const { return flags_.size(); }
 
  private:
   int64_t chunk_limit_;
-  std::optional<ChunkKey> centre_;
-  std::map<ChunkKey, std::shared_ptr<std::atomic<bool>>> flags_;  // in view or ahead
+  std::optional<ChunkCoord> centre_;
+  std::map<ChunkCoord, std::shared_ptr<std::atomic<bool>>> flags_;  // in view or ahead
 };
 
 }  // namespace chunkforge::server

@@ -25,21 +25,21 @@ std::string load_event(const std::string& chunk) { return "\x0a" + varint(chunk.
 // Field 4 (loads), length-delimited.
 std::string loads_event(const std::string& chunks) { return "\x22" + varint(chunks.size()) + chunks; }
 
-std::string unload_event(ChunkKey k) {
+std::string unload_event(ChunkCoord k) {
   v1::SessionEvent e;
   e.mutable_unload()->set_x(k.x);
   e.mutable_unload()->set_z(k.z);
   return e.SerializeAsString();
 }
 
-std::string unloads_event(const std::vector<ChunkKey>& chunks) {
+std::string unloads_event(const std::vector<ChunkCoord>& chunks) {
   v1::SessionEvent e;
   v1::ChunkKeys& keys = *e.mutable_unloads();
-  const ChunkKey origin = chunks.front();
+  const ChunkCoord origin = chunks.front();
   keys.mutable_origin()->set_x(origin.x);
   keys.mutable_origin()->set_z(origin.z);
   keys.mutable_offsets()->Reserve(static_cast<int>(2 * chunks.size()));
-  for (const ChunkKey& k : chunks) {
+  for (const ChunkCoord& k : chunks) {
     keys.add_offsets(k.x - origin.x);
     keys.add_offsets(k.z - origin.z);
   }
@@ -60,19 +60,19 @@ std::string tile_unload_event(const LodKey& key) {
 namespace {
 
 // The key's offsets from the tile of `origin` at the key's level.
-std::pair<int64_t, int64_t> tile_offsets(ChunkKey origin, const LodKey& key) {
+std::pair<int64_t, int64_t> tile_offsets(ChunkCoord origin, const LodKey& key) {
   return {key.x - floor_div(origin.x, key.chunks()), key.z - floor_div(origin.z, key.chunks())};
 }
 
 }  // namespace
 
-bool tile_offsets_fit(ChunkKey origin, const LodKey& key) {
+bool tile_offsets_fit(ChunkCoord origin, const LodKey& key) {
   const auto fits = [](int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; };
   const auto [dx, dz] = tile_offsets(origin, key);
   return fits(dx) && fits(dz);
 }
 
-std::string pristine_tiles_event(ChunkKey origin, const std::vector<LodKey>& keys) {
+std::string pristine_tiles_event(ChunkCoord origin, const std::vector<LodKey>& keys) {
   v1::SessionEvent e;
   v1::PristineTiles& tiles = *e.mutable_lod_pristine();
   tiles.mutable_origin()->set_x(origin.x);
@@ -89,7 +89,7 @@ std::string pristine_tiles_event(ChunkKey origin, const std::vector<LodKey>& key
 std::string tile_unloads_event(const std::vector<LodKey>& keys) {
   v1::SessionEvent e;
   v1::TileKeys& tiles = *e.mutable_lod_unloads();
-  const ChunkKey origin{keys.front().x * keys.front().chunks(), keys.front().z * keys.front().chunks()};
+  const ChunkCoord origin{keys.front().x * keys.front().chunks(), keys.front().z * keys.front().chunks()};
   tiles.mutable_origin()->set_x(origin.x);
   tiles.mutable_origin()->set_z(origin.z);
   for (const LodKey& key : keys) {
@@ -108,39 +108,17 @@ std::string local_answer_event(bool accepted, const std::string& reason) {
   return event.SerializeAsString();
 }
 
-std::string pristine_event(ChunkKey origin, const std::vector<ChunkKey>& chunks) {
+std::string pristine_event(ChunkCoord origin, const std::vector<ChunkCoord>& chunks) {
   v1::SessionEvent event;
   v1::PristineChunks& pristine = *event.mutable_pristine();
   pristine.mutable_origin()->set_x(origin.x);
   pristine.mutable_origin()->set_z(origin.z);
   pristine.mutable_offsets()->Reserve(static_cast<int>(2 * chunks.size()));
-  for (const ChunkKey& k : chunks) {
+  for (const ChunkCoord& k : chunks) {
     pristine.add_offsets(static_cast<int32_t>(k.x - origin.x));
     pristine.add_offsets(static_cast<int32_t>(k.z - origin.z));
   }
   return event.SerializeAsString();
-}
-
-v1::ChunkChange edited_change(ChunkCoord chunk, uint64_t version, const std::vector<StoredChange>& log) {
-  size_t from = 0;  // the last reset: what came before it no longer counts
-  std::vector<v1::ChunkChange> changes(log.size());
-  for (size_t k = 0; k < log.size(); ++k) {
-    changes[k].ParseFromString(log[k].change);
-    if (changes[k].reset()) from = k;
-  }
-  v1::ChunkChange edited;
-  edited.mutable_chunk()->set_x(chunk.x);
-  edited.mutable_chunk()->set_z(chunk.z);
-  edited.set_version(version);
-  edited.set_reset(true);
-  for (size_t k = from; k < changes.size(); ++k) {
-    for (v1::ChunkEdit& e : *changes[k].mutable_edits()) *edited.add_edits() = std::move(e);
-  }
-  if (!changes.empty() && log.back().version == version) {
-    edited.set_chunk_hash(changes.back().chunk_hash());
-    edited.set_chunk_bytes(changes.back().chunk_bytes());
-  }
-  return edited;
 }
 
 }  // namespace chunkforge::server

@@ -16,7 +16,6 @@
 #include "chunkforge/lod.h"
 #include "chunkforge/v1/edit.pb.h"
 #include "session/session_view.h"
-#include "store/edit_store.h"
 
 namespace chunkforge::server {
 
@@ -26,10 +25,10 @@ std::string load_event(const std::string& chunk);
 // SessionEvent{loads: ChunkBatch{chunks}} around entries made by load_event.
 std::string loads_event(const std::string& chunks);
 // SessionEvent{unload: key}.
-std::string unload_event(ChunkKey key);
+std::string unload_event(ChunkCoord key);
 // SessionEvent{unloads: {origin, offsets}} of `chunks` (at least one), in order, as offsets from
 // the first (64-bit: any two chunks of the world fit).
-std::string unloads_event(const std::vector<ChunkKey>& chunks);
+std::string unloads_event(const std::vector<ChunkCoord>& chunks);
 // SessionEvent{lod_tile: tile} around the tile's canonical bytes.
 std::string tile_event(const std::string& tile);
 // SessionEvent{lod_unload: key}.
@@ -41,23 +40,14 @@ std::string tile_unloads_event(const std::vector<LodKey>& keys);
 // SessionEvent{lod_pristine: {origin, levels, offsets}} of `keys` (tiles a client that
 // generates makes itself), in order, as offsets from the tile of `origin` at each key's level.
 // Every offset must fit an int32 (tile_offsets_fit).
-std::string pristine_tiles_event(ChunkKey origin, const std::vector<LodKey>& keys);
-bool tile_offsets_fit(ChunkKey origin, const LodKey& key);
+std::string pristine_tiles_event(ChunkCoord origin, const std::vector<LodKey>& keys);
+bool tile_offsets_fit(ChunkCoord origin, const LodKey& key);
 
 // SessionEvent{local_generation: {accepted, reason}}.
 std::string local_answer_event(bool accepted, const std::string& reason);
 
 // SessionEvent{pristine: {origin, offsets}} of `chunks`, in order, as offsets from `origin`.
 // Offsets must fit an int32 (chunks of one view around its centre do).
-std::string pristine_event(ChunkKey origin, const std::vector<ChunkKey>& chunks);
-
-// The change a client that generates gets for an edited `chunk` at `version`
-// (SessionEvent.edited, and GetChunkEdits' answers), from its stored log (read_log: from the
-// newest snapshot or reset on): every change from the last reset on, their edits concatenated
-// into one change marked reset (the client starts from its generated base), with the hash and
-// the chunk's size the store holds for the newest. Applying the edits one change after
-// another, or all at once in this order, gives the same chunk (apply_change takes edits in
-// order).
-v1::ChunkChange edited_change(ChunkCoord chunk, uint64_t version, const std::vector<StoredChange>& log);
+std::string pristine_event(ChunkCoord origin, const std::vector<ChunkCoord>& chunks);
 
 }  // namespace chunkforge::server

@@ -43,16 +43,16 @@ std::string update_error(const v1::SessionUpdate& update, uint32_t max_radius, u
 SessionView::SessionView(int64_t chunk_size, int64_t chunk_limit, size_t window)
     : chunk_size_(chunk_size), chunk_limit_(chunk_limit), window_(window) {}
 
-int64_t SessionView::distance2(ChunkKey key) const {
+int64_t SessionView::distance2(ChunkCoord key) const {
   const int64_t dx = key.x - centre_.x, dz = key.z - centre_.z;
   return dx * dx + dz * dz;
 }
 
-int64_t SessionView::ring(ChunkKey key) const {
+int64_t SessionView::ring(ChunkCoord key) const {
   return std::max(std::abs(key.x - centre_.x), std::abs(key.z - centre_.z));
 }
 
-void SessionView::move(double x, double z, uint32_t radius, std::span<const ChunkKey> held,
+void SessionView::move(double x, double z, uint32_t radius, std::span<const ChunkCoord> held,
                        std::span<const uint64_t> held_versions) {
   const auto chunk_size = static_cast<uint32_t>(chunk_size_);
   centre_ = {chunk_coordinate(x, chunk_size), chunk_coordinate(z, chunk_size)};
@@ -62,7 +62,7 @@ void SessionView::move(double x, double z, uint32_t radius, std::span<const Chun
   // What the client holds counts as loaded, at the version it says, and it is owed no unload
   // for it.
   for (size_t i = 0; i < held.size(); ++i) {
-    const ChunkKey k = held[i];
+    const ChunkCoord k = held[i];
     if (!in_view(k)) continue;
     const uint64_t version = i < held_versions.size() ? held_versions[i] : 0;
     const auto [it, fresh] = loaded_.try_emplace(k, version);
@@ -77,7 +77,7 @@ void SessionView::move(double x, double z, uint32_t radius, std::span<const Chun
       it = loaded_.erase(it);
     }
   }
-  const auto unneeded = [&](ChunkKey k) { return !in_view(k) || loaded_.count(k) > 0; };
+  const auto unneeded = [&](ChunkCoord k) { return !in_view(k) || loaded_.count(k) > 0; };
   std::erase_if(wanted_, unneeded);
   std::erase_if(ready_, [&](const auto& entry) { return unneeded(entry.first); });
   std::erase_if(changes_, [&](const auto& change) { return !in_view(change.first); });
@@ -88,14 +88,14 @@ void SessionView::move(double x, double z, uint32_t radius, std::span<const Chun
   for (auto& [k, unwanted] : in_flight_) unwanted->store(unneeded(k));
   for (int64_t cz = box_.low.z; cz <= box_.high.z; ++cz) {
     for (int64_t cx = box_.low.x; cx <= box_.high.x; ++cx) {
-      const ChunkKey k{cx, cz};
+      const ChunkCoord k{cx, cz};
       if (!loaded_.count(k) && !in_flight_.count(k) && !ready_.count(k)) wanted_.insert(k);
     }
   }
   rank_all();
 }
 
-SessionView::Ranked SessionView::rank(ChunkKey key) const { return {distance2(key), key.z, key.x}; }
+SessionView::Ranked SessionView::rank(ChunkCoord key) const { return {distance2(key), key.z, key.x}; }
 
 // Both orders afresh around the new centre: what the last one held is stale (another centre,
 // keys gone). Linear: make_heap.
@@ -103,29 +103,29 @@ void SessionView::rank_all() {
   std::vector<Ranked> wanted, ready;
   wanted.reserve(wanted_.size());
   ready.reserve(ready_.size());
-  for (const ChunkKey k : wanted_) wanted.push_back(rank(k));
+  for (const ChunkCoord k : wanted_) wanted.push_back(rank(k));
   for (const auto& entry : ready_) ready.push_back(rank(entry.first));
   wanted_order_ = Order(std::greater<>(), std::move(wanted));
   ready_order_ = Order(std::greater<>(), std::move(ready));
 }
 
-void SessionView::want(ChunkKey key) {
+void SessionView::want(ChunkCoord key) {
   if (wanted_.insert(key).second) wanted_order_.push(rank(key));
 }
 
 // The nearest key of `order` still in `set` (entries whose key left it are dropped on the way).
 template <typename Set>
-std::optional<ChunkKey> SessionView::pop_nearest(Order& order, const Set& set) {
+std::optional<ChunkCoord> SessionView::pop_nearest(Order& order, const Set& set) {
   while (!order.empty()) {
     const auto [distance, z, x] = order.top();
     order.pop();
-    if (set.count(ChunkKey{x, z}) > 0) return ChunkKey{x, z};
+    if (set.count(ChunkCoord{x, z}) > 0) return ChunkCoord{x, z};
   }
   return std::nullopt;
 }
 
 void SessionView::move(const v1::SessionUpdate& update) {
-  std::vector<ChunkKey> held;
+  std::vector<ChunkCoord> held;
   held.reserve(static_cast<size_t>(update.held_size()));
   for (const v1::ChunkCoord& c : update.held()) held.push_back({c.x(), c.z()});
   const std::vector<uint64_t> versions(update.held_versions().begin(), update.held_versions().end());
@@ -134,7 +134,7 @@ void SessionView::move(const v1::SessionUpdate& update) {
 
 std::optional<SessionView::Generation> SessionView::next_generation() {
   if (wanted_.empty() || in_flight_.size() + ready_.size() >= window_) return std::nullopt;
-  const std::optional<ChunkKey> nearest = pop_nearest(wanted_order_, wanted_);
+  const std::optional<ChunkCoord> nearest = pop_nearest(wanted_order_, wanted_);
   if (!nearest) return std::nullopt;  // cannot be: every wanted key is ranked
   Generation generation{*nearest, std::make_shared<std::atomic<bool>>(false)};
   wanted_.erase(*nearest);
@@ -142,7 +142,7 @@ std::optional<SessionView::Generation> SessionView::next_generation() {
   return generation;
 }
 
-void SessionView::generated(ChunkKey key, Bytes bytes, uint64_t version) {
+void SessionView::generated(ChunkCoord key, Bytes bytes, uint64_t version) {
   if (in_flight_.erase(key) == 0 || !in_view(key) || loaded_.count(key)) return;
   const auto newest = newest_.find(key);
   if (!bytes || (newest != newest_.end() && newest->second > version)) {
@@ -155,7 +155,7 @@ void SessionView::generated(ChunkKey key, Bytes bytes, uint64_t version) {
   ready_[key] = {std::move(bytes), version};
 }
 
-void SessionView::changed(ChunkKey key, uint64_t version, Bytes event, bool reset) {
+void SessionView::changed(ChunkCoord key, uint64_t version, Bytes event, bool reset) {
   if (!in_view(key)) return;
   if (const auto it = loaded_.find(key); it != loaded_.end()) {
     if (version <= it->second) return;
@@ -176,14 +176,14 @@ void SessionView::changed(ChunkKey key, uint64_t version, Bytes event, bool rese
   }
 }
 
-std::optional<uint64_t> SessionView::loaded_version(ChunkKey key) const {
+std::optional<uint64_t> SessionView::loaded_version(ChunkCoord key) const {
   const auto it = loaded_.find(key);
   if (it == loaded_.end()) return std::nullopt;
   return it->second;
 }
 
 // The client keeps its copy until the new load replaces it: no unload.
-void SessionView::replace(ChunkKey key) {
+void SessionView::replace(ChunkCoord key) {
   if (loaded_.erase(key) == 0) return;
   want(key);
 }
@@ -198,7 +198,7 @@ void SessionView::reload_queued_changes() {
 }
 
 std::optional<SessionView::Event> SessionView::next_event() {
-  if (const std::optional<ChunkKey> unload = next_unload()) return Event{Kind::unload, *unload, nullptr};
+  if (const std::optional<ChunkCoord> unload = next_unload()) return Event{Kind::unload, *unload, nullptr};
   if (!changes_.empty()) {
     Event event{Kind::change, changes_.front().first, std::move(changes_.front().second)};
     changes_.pop_front();
@@ -207,16 +207,16 @@ std::optional<SessionView::Event> SessionView::next_event() {
   return next_load();
 }
 
-std::optional<ChunkKey> SessionView::next_unload() {
+std::optional<ChunkCoord> SessionView::next_unload() {
   if (owed_unloads_.empty()) return std::nullopt;
-  const ChunkKey k = *owed_unloads_.begin();
+  const ChunkCoord k = *owed_unloads_.begin();
   owed_unloads_.erase(owed_unloads_.begin());
   return k;
 }
 
 std::optional<SessionView::Event> SessionView::next_load() {
   if (ready_.empty() || !owed_unloads_.empty() || !changes_.empty()) return std::nullopt;
-  const std::optional<ChunkKey> key = pop_nearest(ready_order_, ready_);
+  const std::optional<ChunkCoord> key = pop_nearest(ready_order_, ready_);
   if (!key) return std::nullopt;  // cannot be: every ready key is ranked
   const auto nearest = ready_.find(*key);
   Event event{Kind::load, nearest->first, std::move(nearest->second.bytes)};

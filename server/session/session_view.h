@@ -37,27 +37,22 @@
 #include <utility>
 #include <vector>
 
+#include "chunkforge/chunk.h"
 #include "chunkforge/v1/service.pb.h"
+#include "generation/bytes.h"
 
 namespace chunkforge::server {
-
-using Bytes = std::shared_ptr<const std::string>;
-
-struct ChunkKey {
-  int64_t x = 0, z = 0;
-  auto operator<=>(const ChunkKey&) const = default;
-};
 
 // The chunks within `radius` (in x and in z) of a centre, clipped to the supported world: a
 // view. Corners inclusive; the default box is empty.
 struct ChunkBox {
-  ChunkKey low{1, 1}, high{0, 0};
+  ChunkCoord low{1, 1}, high{0, 0};
   // `limit`: the largest |chunk coordinate| of the supported world.
-  static ChunkBox around(ChunkKey centre, int64_t radius, int64_t limit) {
+  static ChunkBox around(ChunkCoord centre, int64_t radius, int64_t limit) {
     return {{std::max(centre.x - radius, -limit), std::max(centre.z - radius, -limit)},
             {std::min(centre.x + radius, limit), std::min(centre.z + radius, limit)}};
   }
-  bool contains(ChunkKey k) const { return k.x >= low.x && k.x <= high.x && k.z >= low.z && k.z <= high.z; }
+  bool contains(ChunkCoord k) const { return k.x >= low.x && k.x <= high.x && k.z >= low.z && k.z <= high.z; }
 };
 
 // Why an update cannot be applied (naming the field and the allowed range), or "" when it can.
@@ -83,13 +78,13 @@ class SessionView {
   // The player is now at (x, z) (world units, already validated) and sees `radius` chunks around
   // its chunk. `held`: chunks the client says it has, at `held_versions` (missing: 0); those
   // inside the view count as loaded.
-  void move(double x, double z, uint32_t radius, std::span<const ChunkKey> held,
+  void move(double x, double z, uint32_t radius, std::span<const ChunkCoord> held,
             std::span<const uint64_t> held_versions = {});
   // The same from a checked update.
   void move(const v1::SessionUpdate& update);
 
   struct Generation {
-    ChunkKey key;
+    ChunkCoord key;
     // Set once the chunk left the view: the queue may drop the generation.
     std::shared_ptr<std::atomic<bool>> unwanted;
   };
@@ -97,19 +92,19 @@ class SessionView {
   std::optional<Generation> next_generation();
   // A generation came back: its bytes at edit `version`, or null if it was dropped (asked for
   // again if still needed).
-  void generated(ChunkKey key, Bytes bytes, uint64_t version = 0);
+  void generated(ChunkCoord key, Bytes bytes, uint64_t version = 0);
 
   // A committed change made `key` reach `version`. `event`: the encoded change event, to send
   // if the client has the version before; null (or `reset`) when only a reload will do.
-  void changed(ChunkKey key, uint64_t version, Bytes event, bool reset = false);
+  void changed(ChunkCoord key, uint64_t version, Bytes event, bool reset = false);
 
   // A loaded chunk the client must get again: its load will replace the client's copy.
-  void replace(ChunkKey key);
+  void replace(ChunkCoord key);
 
   enum class Kind { load, unload, change };
   struct Event {
     Kind kind = Kind::load;
-    ChunkKey key;
+    ChunkCoord key;
     Bytes bytes;  // the chunk for a load; the encoded event for a change
   };
   // What to write next: owed unloads first, then changes, then the nearest ready chunk (then
@@ -120,7 +115,7 @@ class SessionView {
   std::optional<Event> next_load();
   // The next owed unload, if any (the next event then), taken as written. What a batch of
   // unloads is filled with.
-  std::optional<ChunkKey> next_unload();
+  std::optional<ChunkCoord> next_unload();
 
   // Whether the next event is a load: a chunk is ready and no unload or change is owed.
   bool loads_next() const { return !ready_.empty() && owed_unloads_.empty() && changes_.empty(); }
@@ -130,22 +125,22 @@ class SessionView {
   size_t queued_changes() const { return changes_.size(); }
   // The held chunks that the last moves counted as loaded for the first time, with the
   // versions the client gave: the reactor checks them against the current versions.
-  std::vector<std::pair<ChunkKey, uint64_t>> take_newly_held() { return std::exchange(newly_held_, {}); }
+  std::vector<std::pair<ChunkCoord, uint64_t>> take_newly_held() { return std::exchange(newly_held_, {}); }
   // The version the client has of a loaded chunk; nullopt if it is not loaded.
-  std::optional<uint64_t> loaded_version(ChunkKey key) const;
+  std::optional<uint64_t> loaded_version(ChunkCoord key) const;
   size_t loaded() const { return loaded_.size(); }
   size_t under_way() const { return in_flight_.size(); }
   size_t ready() const { return ready_.size(); }
   // The chunk the player stands in.
-  ChunkKey centre() const { return centre_; }
+  ChunkCoord centre() const { return centre_; }
   // Squared distance in chunks from the view's centre (the order within the view).
-  int64_t distance2(ChunkKey key) const;
+  int64_t distance2(ChunkCoord key) const;
   // The ring of `key` around the view's centre, max(|dx|, |dz|) in chunks: the generation
   // priority, so that every player's inner rings go before anyone's outer ones.
-  int64_t ring(ChunkKey key) const;
+  int64_t ring(ChunkCoord key) const;
 
  private:
-  bool in_view(ChunkKey key) const { return box_.contains(key); }
+  bool in_view(ChunkCoord key) const { return box_.contains(key); }
   void reload_queued_changes();
   // Nearest-first orders of wanted_ and ready_ (nearest by distance2, ties by z, then x, so that
   // the order never depends on container order): min-heaps of (distance2, z, x) around the
@@ -154,29 +149,29 @@ class SessionView {
   // An entry whose key left its set is dropped when it comes up.
   using Ranked = std::tuple<int64_t, int64_t, int64_t>;
   using Order = std::priority_queue<Ranked, std::vector<Ranked>, std::greater<>>;
-  Ranked rank(ChunkKey key) const;
+  Ranked rank(ChunkCoord key) const;
   void rank_all();
-  void want(ChunkKey key);
+  void want(ChunkCoord key);
   template <typename Set>
-  static std::optional<ChunkKey> pop_nearest(Order& order, const Set& set);
+  static std::optional<ChunkCoord> pop_nearest(Order& order, const Set& set);
 
   int64_t chunk_size_, chunk_limit_;
   size_t window_;
   bool send_unloads_ = true;
-  ChunkKey centre_;
-  ChunkBox box_;                         // the view, clipped to the world
-  std::map<ChunkKey, uint64_t> loaded_;  // the version the client has
-  std::set<ChunkKey> wanted_, owed_unloads_;
+  ChunkCoord centre_;
+  ChunkBox box_;                           // the view, clipped to the world
+  std::map<ChunkCoord, uint64_t> loaded_;  // the version the client has
+  std::set<ChunkCoord> wanted_, owed_unloads_;
   Order wanted_order_, ready_order_;
-  std::map<ChunkKey, std::shared_ptr<std::atomic<bool>>> in_flight_;
+  std::map<ChunkCoord, std::shared_ptr<std::atomic<bool>>> in_flight_;
   struct Ready {
     Bytes bytes;
     uint64_t version = 0;
   };
-  std::map<ChunkKey, Ready> ready_;
-  std::map<ChunkKey, uint64_t> newest_;             // chunks under way: the newest version heard of
-  std::deque<std::pair<ChunkKey, Bytes>> changes_;  // change events to send, in commit order
-  std::vector<std::pair<ChunkKey, uint64_t>> newly_held_;
+  std::map<ChunkCoord, Ready> ready_;
+  std::map<ChunkCoord, uint64_t> newest_;             // chunks under way: the newest version heard of
+  std::deque<std::pair<ChunkCoord, Bytes>> changes_;  // change events to send, in commit order
+  std::vector<std::pair<ChunkCoord, uint64_t>> newly_held_;
 };
 
 }  // namespace chunkforge::server

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "chunkforge/lod.h"
-#include "generation/chunk_cache.h"
+#include "generation/bytes.h"
 
 namespace chunkforge::server {
 

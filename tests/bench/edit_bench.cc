@@ -243,7 +243,7 @@ uint64_t write_long_log(Rig& rig, int64_t changes) {
   v1::EditResponse added;
   rig.edit(add_at(0, 0, 1), &added);
   const uint64_t id = added.added_ids(0);
-  const BaseChunks bases{{ChunkKey{0, 0}, base}};
+  const BaseChunks bases{{ChunkCoord{0, 0}, base}};
   for (int64_t done = 1; done < changes;) {
     rig.store->write([&](EditStore::Transaction& tx) {
       GroupChunks group;

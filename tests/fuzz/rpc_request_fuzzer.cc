@@ -21,7 +21,7 @@
 #include "edits/edit_batch.h"
 #include "generation/chunk_cache.h"
 #include "generation/generation_queue.h"
-#include "metrics.h"
+#include "metrics/metrics.h"
 #include "rpc/world_service.h"
 #include "session/session_view.h"
 
@@ -39,7 +39,8 @@ struct Server {
   GenerationQueue queue{1};
   Metrics metrics;
   OutputBudget budget{OutputLimits{}};
-  WorldService service{default_world(), cache, queue, metrics, budget, Limits{}};
+  ChunkSource source{default_world(), cache, queue, nullptr, Limits{}.max_radius};
+  WorldService service{default_world(), source, metrics, budget, Limits{}};
 };
 
 // The checks an RPC makes of its parsed request before any work, by RPC name.

@@ -262,7 +262,7 @@ TEST_P(EditTest, EditsOutliveTheServer) {
 }
 
 // The first chunk near the origin reporting a structure that also reaches another chunk.
-bool find_spanning_structure(const World& world, ChunkKey& where, v1::StructureInstance& found) {
+bool find_spanning_structure(const World& world, ChunkCoord& where, v1::StructureInstance& found) {
   for (int64_t z = -8; z <= 8; ++z) {
     for (int64_t x = -8; x <= 8; ++x) {
       const v1::Chunk c = encode_chunk(world, Generator(world).generate({x, z}));
@@ -281,7 +281,7 @@ bool find_spanning_structure(const World& world, ChunkKey& where, v1::StructureI
 }
 
 TEST_P(EditTest, ARemovedStructureLeavesEveryChunkItTouchesInOneCommit) {
-  ChunkKey where;
+  ChunkCoord where;
   v1::StructureInstance s;
   ASSERT_TRUE(find_spanning_structure(default_world(), where, s));
   v1::EditRequest request;

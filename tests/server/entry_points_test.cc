@@ -15,7 +15,7 @@
 
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "map_service.h"
-#include "metrics.h"
+#include "metrics/metrics.h"
 
 namespace chunkforge::server {
 namespace {

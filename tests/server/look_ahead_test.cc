@@ -15,15 +15,15 @@ namespace {
 
 constexpr int64_t kLimit = 1000;
 
-std::vector<ChunkKey> keys(const std::vector<LookAhead::Chunk>& chunks) {
-  std::vector<ChunkKey> out;
+std::vector<ChunkCoord> keys(const std::vector<LookAhead::Chunk>& chunks) {
+  std::vector<ChunkCoord> out;
   for (const LookAhead::Chunk& c : chunks) out.push_back(c.key);
   return out;
 }
 
 // The ring of `radius` around `centre`, by z then x.
-std::vector<ChunkKey> ring(ChunkKey centre, int64_t radius) {
-  std::vector<ChunkKey> out;
+std::vector<ChunkCoord> ring(ChunkCoord centre, int64_t radius) {
+  std::vector<ChunkCoord> out;
   for (int64_t z = centre.z - radius; z <= centre.z + radius; ++z) {
     for (int64_t x = centre.x - radius; x <= centre.x + radius; ++x) {
       if (std::max(std::abs(x - centre.x), std::abs(z - centre.z)) == radius) out.push_back({x, z});
@@ -48,16 +48,16 @@ TEST(LookAheadTest, AJumpLooksAheadAtNothingAndLeavesEveryPrefetchUnwanted) {
   // Jumping every few milliseconds queues nothing; walking on from the last one predicts again.
   for (int k = 1; k <= 100; ++k) EXPECT_TRUE(ahead.move({40 + 100 * k, 0}, 2).empty());
   EXPECT_EQ(keys(ahead.move({10041, 0}, 2)),
-            (std::vector<ChunkKey>{{10044, -2}, {10044, -1}, {10044, 0}, {10044, 1}, {10044, 2}}));
+            (std::vector<ChunkCoord>{{10044, -2}, {10044, -1}, {10044, 0}, {10044, 1}, {10044, 2}}));
 }
 
 TEST(LookAheadTest, AStraightStepLooksAheadAtTheNextColumnOnly) {
   LookAhead ahead(kLimit);
   const std::vector<LookAhead::Chunk> first = ahead.move({0, 0}, 2);
   const std::vector<LookAhead::Chunk> next = ahead.move({1, 0}, 2);
-  EXPECT_EQ(keys(next), (std::vector<ChunkKey>{{4, -2}, {4, -1}, {4, 0}, {4, 1}, {4, 2}}));
+  EXPECT_EQ(keys(next), (std::vector<ChunkCoord>{{4, -2}, {4, -1}, {4, 0}, {4, 1}, {4, 2}}));
   for (const LookAhead::Chunk& c : next) EXPECT_EQ(c.ring, 2) << "from the predicted centre (2, 0)";
-  EXPECT_EQ(keys(ahead.move({2, 0}, 2)), (std::vector<ChunkKey>{{5, -2}, {5, -1}, {5, 0}, {5, 1}, {5, 2}}));
+  EXPECT_EQ(keys(ahead.move({2, 0}, 2)), (std::vector<ChunkCoord>{{5, -2}, {5, -1}, {5, 0}, {5, 1}, {5, 2}}));
   for (const LookAhead::Chunk& c : next) EXPECT_FALSE(c.unwanted->load()) << "column 4 is now in view";
   for (const LookAhead::Chunk& c : first) {
     const bool in_view = c.key.x == 3 && std::abs(c.key.z) <= 2;
@@ -68,9 +68,9 @@ TEST(LookAheadTest, AStraightStepLooksAheadAtTheNextColumnOnly) {
 TEST(LookAheadTest, ADiagonalStepLooksAheadAtTwoEdges) {
   LookAhead ahead(kLimit);
   ahead.move({0, 0}, 2);
-  const std::vector<ChunkKey> next = keys(ahead.move({1, 1}, 2));
+  const std::vector<ChunkCoord> next = keys(ahead.move({1, 1}, 2));
   EXPECT_EQ(next.size(), 9u) << "the ring around the first view held the step's own new chunks";
-  for (const ChunkKey k : next) EXPECT_TRUE((k.x == 4 && k.z >= 0) || (k.z == 4 && k.x >= 0)) << k.x << "," << k.z;
+  for (const ChunkCoord k : next) EXPECT_TRUE((k.x == 4 && k.z >= 0) || (k.z == 4 && k.x >= 0)) << k.x << "," << k.z;
 }
 
 TEST(LookAheadTest, ATurnLeavesThePrefetchesNoLongerAheadUnwanted) {
@@ -79,7 +79,7 @@ TEST(LookAheadTest, ATurnLeavesThePrefetchesNoLongerAheadUnwanted) {
   const std::vector<LookAhead::Chunk> east = ahead.move({1, 0}, 1);  // column x = 3
   ASSERT_EQ(east.size(), 3u);
   const std::vector<LookAhead::Chunk> north = ahead.move({1, 1}, 1);  // row z = 3
-  EXPECT_EQ(keys(north), (std::vector<ChunkKey>{{0, 3}, {1, 3}, {2, 3}}));
+  EXPECT_EQ(keys(north), (std::vector<ChunkCoord>{{0, 3}, {1, 3}, {2, 3}}));
   EXPECT_EQ(ahead.tracked(), 2u + 3u) << "(2, 0) and (2, 1) of the first ring, in view, and the row ahead";
   for (const LookAhead::Chunk& c : east) EXPECT_TRUE(c.unwanted->load()) << c.key.x << "," << c.key.z;
   for (const LookAhead::Chunk& c : north) EXPECT_FALSE(c.unwanted->load());
@@ -95,9 +95,9 @@ TEST(LookAheadTest, AStepWithinTheChunkKeepsThePrediction) {
 
 TEST(LookAheadTest, NothingBeyondTheWorldsEdge) {
   LookAhead ahead(5);
-  for (const ChunkKey k : keys(ahead.move({2, 0}, 2))) EXPECT_LE(k.x, 5) << "the ring is clipped too";
-  EXPECT_EQ(keys(ahead.move({3, 0}, 2)), std::vector<ChunkKey>{}) << "column 6 is beyond |x| <= 5";
-  EXPECT_EQ(keys(ahead.move({4, 1}, 2)), (std::vector<ChunkKey>{{3, 4}, {4, 4}, {5, 4}}))
+  for (const ChunkCoord k : keys(ahead.move({2, 0}, 2))) EXPECT_LE(k.x, 5) << "the ring is clipped too";
+  EXPECT_EQ(keys(ahead.move({3, 0}, 2)), std::vector<ChunkCoord>{}) << "column 6 is beyond |x| <= 5";
+  EXPECT_EQ(keys(ahead.move({4, 1}, 2)), (std::vector<ChunkCoord>{{3, 4}, {4, 4}, {5, 4}}))
       << "of the diagonal's two edges, only the row is in the world";
 }
 
@@ -105,7 +105,7 @@ TEST(LookAheadTest, WhatItTracksStaysWithinTwoViewsWhateverTheSteps) {
   LookAhead ahead(kLimit);
   std::mt19937 random(7);
   std::uniform_int_distribution<int64_t> step(-3, 3), radius(0, 3);
-  ChunkKey centre{0, 0};
+  ChunkCoord centre{0, 0};
   for (int k = 0; k < 2000; ++k) {
     centre = {std::clamp<int64_t>(centre.x + step(random), -kLimit, kLimit),
               std::clamp<int64_t>(centre.z + step(random), -kLimit, kLimit)};

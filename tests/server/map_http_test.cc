@@ -22,6 +22,7 @@
 #include "chunkforge/world.h"
 #include "chunkforge/world_extent.h"
 #include "http/http_endpoint.h"
+#include "http/map_routes.h"
 #include "map_service.h"
 #include "support/http_response.h"
 #include "world_server.h"

@@ -12,8 +12,8 @@ namespace {
 
 constexpr int64_t kSize = 64, kLimit = (int64_t{1} << 40) / kSize;
 
-std::vector<ChunkKey> square(ChunkKey centre, int64_t r) {
-  std::vector<ChunkKey> out;
+std::vector<ChunkCoord> square(ChunkCoord centre, int64_t r) {
+  std::vector<ChunkCoord> out;
   for (int64_t z = centre.z - r; z <= centre.z + r; ++z) {
     for (int64_t x = centre.x - r; x <= centre.x + r; ++x) out.push_back({x, z});
   }
@@ -38,7 +38,7 @@ TEST(SessionViewTest, LoadsTheWholeViewNearestFirst) {
   view.move(10.0, 10.0, 2, {});
   const auto events = drain(view);
   ASSERT_EQ(events.size(), 25u);
-  EXPECT_EQ(events.front().key, (ChunkKey{0, 0}));
+  EXPECT_EQ(events.front().key, (ChunkCoord{0, 0}));
   for (size_t k = 1; k < events.size(); ++k) {
     EXPECT_EQ(events[k].kind, SessionView::Kind::load);
     EXPECT_LE(view.distance2(events[k - 1].key), view.distance2(events[k].key));
@@ -66,13 +66,13 @@ TEST(SessionViewTest, NextLoadTakesReadyChunksNearestFirstAndNeverPassesAnOwedEv
   view.move(0.0, 0.0, 2, {});
   while (auto g = view.next_generation()) view.generated(g->key, chunk_bytes());
   ASSERT_EQ(view.ready(), 8u);
-  std::vector<ChunkKey> batch;
+  std::vector<ChunkCoord> batch;
   while (auto load = view.next_load()) {
     EXPECT_EQ(load->kind, SessionView::Kind::load);
     batch.push_back(load->key);
   }
   ASSERT_EQ(batch.size(), 8u);
-  EXPECT_EQ(batch.front(), (ChunkKey{0, 0}));
+  EXPECT_EQ(batch.front(), (ChunkCoord{0, 0}));
   for (size_t k = 1; k < batch.size(); ++k) EXPECT_LE(view.distance2(batch[k - 1]), view.distance2(batch[k]));
   EXPECT_EQ(view.loaded(), 8u);
 
@@ -110,9 +110,9 @@ TEST(SessionViewTest, UnloadsGoBeforeLoadsAndAChunkBackInViewIsSentAgain) {
   const auto events = drain(view);
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events[0].kind, SessionView::Kind::unload);
-  EXPECT_EQ(events[0].key, (ChunkKey{0, 0}));
+  EXPECT_EQ(events[0].key, (ChunkCoord{0, 0}));
   EXPECT_EQ(events[1].kind, SessionView::Kind::load);
-  EXPECT_EQ(events[1].key, (ChunkKey{0, 0}));
+  EXPECT_EQ(events[1].key, (ChunkCoord{0, 0}));
 }
 
 TEST(SessionViewTest, TheViewIsClippedAtTheEdgeOfTheWorld) {

@@ -13,9 +13,9 @@
 #include "args.h"
 #include "commands.h"
 #include "http/http_endpoint.h"
+#include "http/map_routes.h"
 #include "map_service.h"
 #include "world_options.h"
-#include "world_server.h"
 
 namespace chunkforge::tool {
 namespace {

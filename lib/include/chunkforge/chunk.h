@@ -23,6 +23,7 @@
 
 #include <array>
 #include <atomic>
+#include <compare>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -37,7 +38,7 @@ class World;
 struct ChunkCoord {
   int64_t x = 0;
   int64_t z = 0;
-  friend bool operator==(const ChunkCoord&, const ChunkCoord&) = default;
+  friend auto operator<=>(const ChunkCoord&, const ChunkCoord&) = default;  // ordered: a key of maps and sets
 };
 
 // A point object (tree, ore node, rock). Positions are relative to the chunk's lowest corner:

@@ -1,5 +1,5 @@
 // Metrics: the counters behind /metrics and their Prometheus text rendering.
-#include "metrics.h"
+#include "metrics/metrics.h"
 
 #include <sstream>
 

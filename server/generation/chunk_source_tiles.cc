@@ -1,4 +1,4 @@
-// LOD tiles for sessions (docs/lod.md, "Sessions"): fetched from the chunk cache under keys of
+// ChunkSource's LOD tiles (docs/lod.md, "Sessions"): fetched from the chunk cache under keys of
 // their own, or made on any generation worker from the terrain's pure functions and the
 // structure planner (lod_tile), never from generated chunks. A tile that lists structures leaves
 // out those edits removed: it is keyed by the count of structure-changing commits, so that a
@@ -11,61 +11,55 @@
 #include "chunkforge/chunk.h"
 #include "chunkforge/chunk_hash.h"
 #include "chunkforge/coord.h"
+#include "chunkforge/encode.h"
 #include "edits/chunk_log.h"
-#include "log/client_log.h"
-#include "rpc/world_service.h"
+#include "edits/edit_service.h"
+#include "generation/chunk_source.h"
+#include "generation/generation_queue.h"
 
 namespace chunkforge::server {
 
 // Cannot collide with a chunk's key, which starts with a digit or '-'.
-std::string WorldService::tile_cache_key(const LodKey& key) const {
+std::string ChunkSource::tile_cache_key(const LodKey& key) const {
   std::string out = "lod:" + std::to_string(key.level) + "/" + std::to_string(key.x) + "," + std::to_string(key.z);
   if (key.level <= kLodStructureMaxLevel && edits_ != nullptr) out += "@" + std::to_string(structure_epoch_->load());
   return out;
 }
 
-// After every view's chunks and the look-ahead's nearest rings; finer levels first (a level's
-// tiles are asked for nearest first by each session).
-double WorldService::tile_priority(const LodKey& key) const { return limits_.max_radius + 1.0 + key.level; }
-
-bool WorldService::tile_pristine(const LodKey& key) const {
+bool ChunkSource::tile_pristine(const LodKey& key) const {
   if (key.level > kLodStructureMaxLevel || edits_ == nullptr) return true;
   const ChunkCoord lo{key.x * key.chunks(), key.z * key.chunks()};
   const ChunkCoord hi{lo.x + key.chunks() - 1, lo.z + key.chunks() - 1};
   return edits_->edited_in(lo, hi, 1).empty();
 }
 
-WorldService::Fetched WorldService::fetch_tile(const LodKey& key, std::function<bool()> cancelled,
-                                               std::function<void(Bytes)> on_ready, uint64_t client) {
-  std::string cache_key = tile_cache_key(key);
-  Production production{Work::prefetch, tile_priority(key), std::nullopt,
-                        [this, cache_key, key] { make_tile(cache_key, key); }, client};
-  return fetch_key(cache_key, std::move(production), std::move(cancelled), std::move(on_ready));
+// After every view's chunks and the look-ahead's nearest rings; finer levels first (a level's
+// tiles are asked for nearest first by each session). An edited origin chunk while the store is
+// down fails the tile's making (StoreUnavailable): it is asked for again later.
+ChunkSource::Fetched ChunkSource::fetch_tile(const LodKey& key, std::function<bool()> cancelled,
+                                             std::function<void(Bytes)> on_ready, uint64_t client) {
+  Making making{Work::prefetch,
+                view_rings_ + 1.0 + key.level,
+                std::nullopt,
+                [this, key] { return make_tile(key); },
+                client,
+                LogKind::kLodTileFailed,
+                "making LOD tile " + std::to_string(key.level) + " (" + std::to_string(key.x) + ", " +
+                    std::to_string(key.z) + ")"};
+  return join_or_queue(tile_cache_key(key), std::move(making), std::move(cancelled), std::move(on_ready));
 }
 
-void WorldService::make_tile(const std::string& cache_key, const LodKey& key) {
-  if (!cache_.start(cache_key)) return;
-  Bytes bytes;
-  try {
-    v1::LodTile tile = lod_tile(world_, key, queue_.stopping());
-    if (tile.structures_planned() && edits_ != nullptr) drop_removed_structures(tile);
-    bytes = std::make_shared<const std::string>(canonical_bytes(tile));
-  } catch (const GenerationAbandoned&) {  // the server is stopping
-    return cache_.abandon(cache_key);
-  } catch (const StoreUnavailable&) {  // an edited origin chunk while the store is down: asked for again later
-    return cache_.abandon(cache_key);
-  } catch (const std::exception& e) {  // e.g. out of memory: fail this tile, not the server
-    log_client(LogKind::kLodTileFailed, spdlog::level::err, "making LOD tile {} ({}, {}) failed: {}", key.level, key.x,
-               key.z, e.what());
-    return cache_.abandon(cache_key);
-  }
-  metrics_.tile_made();
-  cache_.fulfil(cache_key, std::move(bytes));
+Bytes ChunkSource::make_tile(const LodKey& key) {
+  v1::LodTile tile = lod_tile(world_, key, queue_.stopping());
+  if (tile.structures_planned() && edits_ != nullptr) drop_removed_structures(tile);
+  Bytes bytes = std::make_shared<const std::string>(canonical_bytes(tile));
+  if (observers_.tile_made) observers_.tile_made();
+  return bytes;
 }
 
 // A removal takes a structure out of every chunk it touches in one commit, so its origin's chunk
 // (the box's lowest corner lies in it) tells. Only edited chunks are read: most tiles read none.
-void WorldService::drop_removed_structures(v1::LodTile& tile) {
+void ChunkSource::drop_removed_structures(v1::LodTile& tile) {
   const int64_t size = world_.chunk_size();
   std::map<std::pair<int64_t, int64_t>, std::set<uint64_t>> present;  // an edited origin chunk's structures now
   google::protobuf::RepeatedPtrField<v1::StructureInstance> kept;
@@ -77,13 +71,8 @@ void WorldService::drop_removed_structures(v1::LodTile& tile) {
     }
     auto [it, fresh] = present.try_emplace({origin.x, origin.z});
     if (fresh) {
-      v1::ChunkCoord coord;
-      coord.set_x(origin.x);
-      coord.set_z(origin.z);
-      ChunkJob job;
-      make_job(coord, {}, "chunk", job);  // the origin lies in the supported world: cannot fail
       v1::Chunk chunk;
-      chunk.ParseFromString(*cached_or_generated(job));
+      chunk.ParseFromString(*make_here(job(origin, {})));
       for (const v1::StructureInstance& there : chunk.structures()) it->second.insert(there.id());
     }
     if (it->second.count(s.id()) > 0) *kept.Add() = std::move(s);
@@ -93,7 +82,7 @@ void WorldService::drop_removed_structures(v1::LodTile& tile) {
 
 // The edit service calls its listeners in the order they came, this one first (from the
 // constructor): by the time a session hears of a change, new requests for its tiles miss.
-void WorldService::listen_for_structure_changes() {
+void ChunkSource::listen_for_structure_changes() {
   edits_->listen(structure_epoch_, [weak = std::weak_ptr(structure_epoch_)](const ChangeList& changes) {
     const std::shared_ptr<std::atomic<uint64_t>> epoch = weak.lock();
     if (!epoch) return;

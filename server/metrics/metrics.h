@@ -1,4 +1,4 @@
-// File: server/metrics.h
+// File: server/metrics/metrics.h
 //
 // Counters the server keeps for /metrics (Prometheus text format): requests by method, errors,
 // generation time as a histogram, active StreamRegion calls and player sessions, look-ahead
