@@ -289,7 +289,7 @@ void ViewSession::Impl::report(Status status, std::unique_lock<std::mutex>& lock
                lock);
 }
 
-void ViewSession::Impl::run_unlocked(std::vector<Action> actions, std::unique_lock<std::mutex>& lock) {
+void ViewSession::Impl::run_unlocked(std::vector<Action>&& actions, std::unique_lock<std::mutex>& lock) {
   if (actions.empty()) return;
   lock.unlock();
   for (Action& action : actions) action();

@@ -268,7 +268,7 @@ struct ViewSession::Impl {
   void drop_tiles(std::vector<Action>& actions);
 
   // Callbacks run without the lock, so they may call set_position and loaded().
-  void run_unlocked(std::vector<Action> actions, std::unique_lock<std::mutex>& lock);
+  void run_unlocked(std::vector<Action>&& actions, std::unique_lock<std::mutex>& lock);
 };
 
 }  // namespace chunkforge::client

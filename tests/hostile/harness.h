@@ -30,7 +30,7 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <signal.h>
+#include <signal.h>  // NOLINT(modernize-deprecated-headers): kill() is POSIX's, not in <csignal>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -165,7 +165,7 @@ class ServerProcess {
 class HealthProbe {
  public:
   explicit HealthProbe(int http_port)
-      : thread_([this, http_port](std::stop_token stop) {
+      : thread_([this, http_port](const std::stop_token& stop) {
           while (!stop.stop_requested()) {
             const int status = http_get(http_port, "/healthz", 1000ms);
             (status == 200 ? ok_ : failed_).fetch_add(1);
@@ -222,7 +222,7 @@ class ChunkProbe {
   }
   // Calls every 20 ms on a thread of its own until stop().
   void run() {
-    thread_ = std::jthread([this](std::stop_token stop) {
+    thread_ = std::jthread([this](const std::stop_token& stop) {
       while (!stop.stop_requested()) {
         const double ms = once();
         if (ms == kNotCalled) break;
@@ -397,6 +397,7 @@ inline double quiet_p99(ServerProcess& server, bool cold) {
   ChunkProbe probe(server.channel(), cold);
   if (!cold) probe.once();  // generates the chunk: later calls are cache hits
   std::vector<double> samples;
+  samples.reserve(50);
   for (int k = 0; k < 50; ++k) samples.push_back(probe.once());
   return p99(samples);
 }

@@ -93,7 +93,7 @@ v1::SessionUpdate maker_update(int maker, int64_t teleport, const v1::LocalGener
   return update;
 }
 
-void attack(ServerProcess& server, Seen& seen, std::stop_token stop) {
+void attack(ServerProcess& server, Seen& seen, const std::stop_token& stop) {
   auto stub = v1::WorldService::NewStub(server.channel());
   const v1::LocalGeneration local = makes_tiles(*stub);
   std::vector<std::unique_ptr<Player>> makers, walkers;
@@ -139,7 +139,7 @@ TEST(HostileScenario, TileMakersTeleportingBesideOrdinaryLodSessions) {
   Scenario scenario("tile_unloads", {"--cache-mb", "128"});
   ASSERT_TRUE(scenario.server().serving()) << scenario.server().log();
   Seen seen;
-  scenario.attack(8s, [&](std::stop_token stop) { attack(scenario.server(), seen, stop); });
+  scenario.attack(8s, [&](const std::stop_token& stop) { attack(scenario.server(), seen, stop); });
   scenario.expect_within_bounds();  // the attacker's thread has ended: its figures are in `seen`
   const double seconds = seen.measured_seconds;
   ASSERT_GT(seconds, 0);

@@ -188,6 +188,7 @@ TEST_P(EditTest, OfManyPlayersFellingOneTreeAtOnceExactlyOneWins) {
   const uint64_t tree = c.objects().id(0);
   std::atomic<int> won{0}, not_found{0};
   std::vector<std::thread> players;
+  players.reserve(12);
   for (int p = 0; p < 12; ++p) {
     players.emplace_back([&] {
       const grpc::Status status = edit(remove_object(0, 0, tree));

@@ -1,7 +1,7 @@
 // chunkforge-server as a process: start-up errors, a signal for a clean stop.
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
-#include <signal.h>
+#include <signal.h>  // NOLINT(modernize-deprecated-headers): kill() is POSIX's, not in <csignal>
 #include <sys/wait.h>
 #include <unistd.h>
 

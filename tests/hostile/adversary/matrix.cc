@@ -102,7 +102,7 @@ CellResult run_cell(const Cell& cell, const MethodInputs* inputs, ServerProcess&
   const CallPlan plan = inputs == nullptr ? CallPlan{} : plan_for(cell, *inputs);
   Received received;
   measure_attack(server, result.report, options.attack,
-                 [&](std::stop_token stop) { attack(cell.behaviour, plan, server.port(), stop, received); },
+                 [&](std::stop_token stop) { attack(cell.behaviour, plan, server.port(), std::move(stop), received); },
                  {.cold_probe = true,
                   .terminate = last,
                   .aftermath = kAftermath,
