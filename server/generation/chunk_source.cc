@@ -123,7 +123,7 @@ Bytes ChunkSource::make(const ChunkJob& job) {
 Bytes ChunkSource::make_here(const ChunkJob& job) {
   // A waiter that wants nothing: if another request is making the chunk, this one does not wait
   // for it (the queue's threads could all end up waiting), it makes its own copy.
-  ChunkCache::JoinResult r = cache_.join(job.key, {[](Bytes) {}, [] { return true; }});
+  ChunkCache::JoinResult r = cache_.join(job.key, {[](const Bytes&) {}, [] { return true; }});
   if (r.hit) return r.hit;
   Bytes bytes = make(job);
   if (r.produce) cache_.fulfil(job.key, bytes);

@@ -48,8 +48,8 @@ enum class LogKind : size_t {
   kSessionStarted,          // session.cc
   kSessionEnded,            // session.cc
   kLocalGenerationRefused,  // a session's client may not generate (session_local.cc)
-  kGenerationFailed,        // a chunk's generation threw (world_service.cc)
-  kLodTileFailed,           // a LOD tile's making threw (lod_tiles.cc)
+  kGenerationFailed,        // a chunk's generation threw (generation/chunk_source.cc)
+  kLodTileFailed,           // a LOD tile's making threw (generation/chunk_source_tiles.cc)
   kLocateFailed,            // a structure search threw (locate.cc)
   kEditLogReadFailed,       // GetChunkEdits could not read a chunk's log (chunk_edits.cc)
   kEditCommitFailed,        // a group commit failed other than by the store going down (edit_service.cc)

@@ -18,81 +18,115 @@ void Metrics::generated(double seconds, double cpu_seconds) {
   generation_cpu_micros_ += static_cast<uint64_t>(cpu_seconds * 1e6);
 }
 
-std::string Metrics::render(const CacheStats& cache, size_t queue_depth, const OutputBudget& budget) const {
+// The Prometheus text format, a metric at a time: its HELP and TYPE lines, then its samples.
+struct MetricsPage {
   std::ostringstream out;
-  auto header = [&](const char* name, const char* type, const char* help) {
+  void header(const char* name, const char* type, const char* help) {
     out << "# HELP chunkforge_" << name << ' ' << help << "\n# TYPE chunkforge_" << name << ' ' << type << '\n';
-  };
-  auto single = [&](const char* name, const char* type, const char* help, auto value) {
+  }
+  template <typename Value>
+  void single(const char* name, const char* type, const char* help, Value value) {
     header(name, type, help);
     out << "chunkforge_" << name << ' ' << value << '\n';
-  };
+  }
+};
+
+namespace {
+
+void render_cache(MetricsPage& page, const CacheStats& cache, size_t queue_depth) {
+  page.single("cache_hits_total", "counter", "Chunk requests answered from the cache.", cache.hits);
+  page.single("cache_misses_total", "counter", "Chunk requests that started a generation.", cache.misses);
+  page.single("cache_joined_total", "counter", "Chunk requests that joined a generation under way.", cache.joined);
+  page.single("cache_evictions_total", "counter", "Cached chunks evicted for space.", cache.evictions);
+  page.single("cache_bytes", "gauge",
+              "Memory charged to the cache: chunks, keys, index, allocator overhead (at most --cache-mb).",
+              cache.bytes);
+  page.single("cache_payload_bytes", "gauge", "Bytes of encoded chunks in the cache (in cache_bytes).",
+              cache.payload_bytes);
+  page.single("cache_entries", "gauge", "Encoded chunks in the cache.", cache.entries);
+  page.single("queue_depth", "gauge", "Generations waiting for a thread.", queue_depth);
+}
+
+void render_output(MetricsPage& page, const OutputBudget& budget) {
+  const OutputBudget::Stats output = budget.stats();
+  page.single("output_held_bytes", "gauge",
+              "Bytes of answers and events handed to clients' connections, not yet written.", output.held_bytes);
+  page.single("output_budget_bytes", "gauge", "The most output_held_bytes may reach (--output-budget-mb).",
+              budget.limits().total_bytes);
+  page.single("output_connection_budget_bytes", "gauge",
+              "The most one connection may hold before it gets no more (--connection-output-mb).",
+              budget.limits().connection_bytes);
+  page.single("output_refused_total", "counter",
+              "Unary calls refused (RESOURCE_EXHAUSTED) because their connection or the server held its budget.",
+              output.refused);
+  page.single("output_waits_total", "counter", "Stream writes that waited for their connection to have room.",
+              output.waits);
+  page.single("output_stalled_total", "counter",
+              "Calls ended because their answer was not written within the stall timeout (the client did not read).",
+              output.stalled);
+}
+
+void render_suppressed_logs(MetricsPage& page) {
+  page.header("log_lines_suppressed_total", "counter",
+              "Log lines a client caused that the rate limit of their kind left out, by kind (process-wide).");
+  for (size_t k = 0; k < kLogKindNames.size(); ++k) {
+    page.out << "chunkforge_log_lines_suppressed_total{kind=\"" << kLogKindNames[k] << "\"} "
+             << client_log_limiter().suppressed(static_cast<LogKind>(k)) << '\n';
+  }
+}
+
+}  // namespace
+
+std::string Metrics::render(const CacheStats& cache, size_t queue_depth, const OutputBudget& budget) const {
+  MetricsPage page;
+  render_calls(page);
+  render_cache(page, cache, queue_depth);
+  render_output(page, budget);
+  page.single("active_streams", "gauge", "StreamRegion calls in progress.", active_streams_.load());
+  page.single("active_sessions", "gauge", "Player sessions in progress.", active_sessions_.load());
+  render_generation(page);
+  render_suppressed_logs(page);
+  return page.out.str();
+}
+
+void Metrics::render_calls(MetricsPage& page) const {
   auto by_method = [&](const char* name, const char* help, const auto& values) {
-    header(name, "counter", help);
+    page.header(name, "counter", help);
     for (int m = 0; m < kMethodCount; ++m) {
-      out << "chunkforge_" << name << "{method=\"" << kMethodNames[m] << "\"} " << values[m] << '\n';
+      page.out << "chunkforge_" << name << "{method=\"" << kMethodNames[m] << "\"} " << values[m] << '\n';
     }
   };
   by_method("requests_total", "RPCs received, by method.", requests_);
   by_method("request_errors_total", "RPCs that ended with an error status, by method.", errors_);
-  single("chunks_sent_total", "counter", "Chunks sent by GetChunk, StreamRegion and Session.", chunks_sent_.load());
-  single("refused_total", "counter", "Calls refused or ended for capacity (RESOURCE_EXHAUSTED).", refused_.load());
-  single("look_ahead_fetches_total", "counter", "Chunks not cached yet that a Session prefetched ahead of its player.",
-         look_ahead_fetches_.load());
-  single("lod_tiles_made_total", "counter", "LOD tiles made (not found in the cache) for Sessions.",
-         lod_tiles_made_.load());
-  single("lod_tiles_sent_total", "counter", "LOD tiles written to Sessions.", lod_tiles_sent_.load());
-  single("cache_hits_total", "counter", "Chunk requests answered from the cache.", cache.hits);
-  single("cache_misses_total", "counter", "Chunk requests that started a generation.", cache.misses);
-  single("cache_joined_total", "counter", "Chunk requests that joined a generation under way.", cache.joined);
-  single("cache_evictions_total", "counter", "Cached chunks evicted for space.", cache.evictions);
-  single("cache_bytes", "gauge",
-         "Memory charged to the cache: chunks, keys, index, allocator overhead (at most --cache-mb).", cache.bytes);
-  single("cache_payload_bytes", "gauge", "Bytes of encoded chunks in the cache (in cache_bytes).", cache.payload_bytes);
-  single("cache_entries", "gauge", "Encoded chunks in the cache.", cache.entries);
-  single("queue_depth", "gauge", "Generations waiting for a thread.", queue_depth);
-  const OutputBudget::Stats output = budget.stats();
-  single("output_held_bytes", "gauge", "Bytes of answers and events handed to clients' connections, not yet written.",
-         output.held_bytes);
-  single("output_budget_bytes", "gauge", "The most output_held_bytes may reach (--output-budget-mb).",
-         budget.limits().total_bytes);
-  single("output_connection_budget_bytes", "gauge",
-         "The most one connection may hold before it gets no more (--connection-output-mb).",
-         budget.limits().connection_bytes);
-  single("output_refused_total", "counter",
-         "Unary calls refused (RESOURCE_EXHAUSTED) because their connection or the server held its budget.",
-         output.refused);
-  single("output_waits_total", "counter", "Stream writes that waited for their connection to have room.", output.waits);
-  single("output_stalled_total", "counter",
-         "Calls ended because their answer was not written within the stall timeout (the client did not read).",
-         output.stalled);
-  single("active_streams", "gauge", "StreamRegion calls in progress.", active_streams_.load());
-  single("active_sessions", "gauge", "Player sessions in progress.", active_sessions_.load());
-  single("generation_cpu_seconds_total", "counter",
-         "CPU time of the generation threads generating and encoding chunks (per chunk: divide by "
-         "generation_seconds_count).",
-         static_cast<double>(generation_cpu_micros_) / 1e6);
-  header("generation_seconds", "histogram", "Time to generate and encode one chunk.");
+  page.single("chunks_sent_total", "counter", "Chunks sent by GetChunk, StreamRegion and Session.",
+              chunks_sent_.load());
+  page.single("refused_total", "counter", "Calls refused or ended for capacity (RESOURCE_EXHAUSTED).", refused_.load());
+  page.single("look_ahead_fetches_total", "counter",
+              "Chunks not cached yet that a Session prefetched ahead of its player.", look_ahead_fetches_.load());
+  page.single("lod_tiles_made_total", "counter", "LOD tiles made (not found in the cache) for Sessions.",
+              lod_tiles_made_.load());
+  page.single("lod_tiles_sent_total", "counter", "LOD tiles written to Sessions.", lod_tiles_sent_.load());
+}
+
+void Metrics::render_generation(MetricsPage& page) const {
+  page.single("generation_cpu_seconds_total", "counter",
+              "CPU time of the generation threads generating and encoding chunks (per chunk: divide by "
+              "generation_seconds_count).",
+              static_cast<double>(generation_cpu_micros_) / 1e6);
+  page.header("generation_seconds", "histogram", "Time to generate and encode one chunk.");
   uint64_t cumulative = 0;
   for (size_t b = 0; b <= kBuckets.size(); ++b) {
     cumulative += generation_buckets_[b];
-    out << "chunkforge_generation_seconds_bucket{le=\"";
+    page.out << "chunkforge_generation_seconds_bucket{le=\"";
     if (b < kBuckets.size()) {
-      out << kBuckets[b];
+      page.out << kBuckets[b];
     } else {
-      out << "+Inf";
+      page.out << "+Inf";
     }
-    out << "\"} " << cumulative << '\n';
+    page.out << "\"} " << cumulative << '\n';
   }
-  out << "chunkforge_generation_seconds_sum " << static_cast<double>(generation_micros_) / 1e6 << '\n'
-      << "chunkforge_generation_seconds_count " << generation_count_ << '\n';
-  header("log_lines_suppressed_total", "counter",
-         "Log lines a client caused that the rate limit of their kind left out, by kind (process-wide).");
-  for (size_t k = 0; k < kLogKindNames.size(); ++k) {
-    out << "chunkforge_log_lines_suppressed_total{kind=\"" << kLogKindNames[k] << "\"} "
-        << client_log_limiter().suppressed(static_cast<LogKind>(k)) << '\n';
-  }
-  return out.str();
+  page.out << "chunkforge_generation_seconds_sum " << static_cast<double>(generation_micros_) / 1e6 << '\n'
+           << "chunkforge_generation_seconds_count " << generation_count_ << '\n';
 }
 
 }  // namespace chunkforge::server

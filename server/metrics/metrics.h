@@ -16,6 +16,8 @@
 
 namespace chunkforge::server {
 
+struct MetricsPage;  // metrics.cc: the page being rendered
+
 struct CacheStats;
 class OutputBudget;
 
@@ -49,6 +51,8 @@ class Metrics {
   std::string render(const CacheStats& cache, size_t queue_depth, const OutputBudget& budget) const;
 
  private:
+  void render_calls(MetricsPage& page) const;
+  void render_generation(MetricsPage& page) const;
   // Upper bounds of the generation-time buckets, seconds (the last bucket is +Inf).
   static constexpr std::array<double, 10> kBuckets = {0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0};
   std::array<std::atomic<uint64_t>, kMethodCount> requests_{}, errors_{};

@@ -55,7 +55,7 @@ grpc::ServerUnaryReactor* WorldService::Edit(grpc::CallbackServerContext* contex
     return call;
   }
   EditAdmission& admission = edits_->admission();
-  auto done = [call, &admission, writer, bytes](grpc::Status result, v1::EditResponse answer) {
+  auto done = [call, &admission, writer, bytes](const grpc::Status& result, const v1::EditResponse& answer) {
     admission.release(writer, bytes);
     if (!result.ok()) return call->fail(result);
     call->answer(answer);

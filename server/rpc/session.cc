@@ -129,7 +129,7 @@ void SessionReactor::look_ahead(uint32_t radius) {
     prefetching_->fetch_add(1);
     const ChunkSource::Fetched fetched = service_.source().fetch(
         job, Work::prefetch, chunk.ring, unwanted(chunk.unwanted),
-        [count = prefetching_](Bytes) { count->fetch_sub(1); }, client_);  // made or dropped
+        [count = prefetching_](const Bytes&) { count->fetch_sub(1); }, client_);  // made or dropped
     if (fetched.hit || fetched.refused) prefetching_->fetch_sub(1);
     if (fetched.refused) break;  // the queue is full: views need it more
     if (!fetched.hit) service_.metrics().looked_ahead();

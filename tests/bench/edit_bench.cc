@@ -13,10 +13,10 @@
 //                                     a read of its new version (a cache miss), medians
 #include <benchmark/benchmark.h>
 #include <grpcpp/grpcpp.h>
-#include <stdlib.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>  // mkdtemp (POSIX, declared there by glibc)
 #include <filesystem>
 #include <memory>
 #include <thread>
@@ -194,7 +194,7 @@ void BM_ChangeHash(benchmark::State& state) {
     for (int i = 0; i < 4096; ++i) {
       o.add_layer(0);
       o.add_x(static_cast<float>(i % 64));
-      o.add_z(static_cast<float>(i / 64));
+      o.add_z(static_cast<float>(i >> 6));  // the row: i / 64
       o.add_y(12.5f);
       o.add_yaw(90);
       o.add_variant(0);

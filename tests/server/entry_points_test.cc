@@ -72,8 +72,8 @@ std::multimap<std::string, std::string> table_rows(const std::string& text, cons
   std::istringstream lines(text.substr(text.find('\n', at) + 1));
   std::string line;
   bool in_table = false;
-  while (std::getline(lines, line) && line.rfind("#", 0) != 0) {
-    if (line.rfind("|", 0) != 0) {
+  while (std::getline(lines, line) && line.rfind('#', 0) != 0) {
+    if (line.rfind('|', 0) != 0) {
       if (in_table) break;
       continue;
     }

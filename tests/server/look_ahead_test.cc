@@ -17,6 +17,7 @@ constexpr int64_t kLimit = 1000;
 
 std::vector<ChunkCoord> keys(const std::vector<LookAhead::Chunk>& chunks) {
   std::vector<ChunkCoord> out;
+  out.reserve(chunks.size());
   for (const LookAhead::Chunk& c : chunks) out.push_back(c.key);
   return out;
 }
