@@ -255,6 +255,9 @@ class ScatterField {
   bool sweeps(uint32_t layer) const;
   // Decides every candidate of the layer's cells overlapping `chunk`, in arrival order.
   void sweep_chunk(uint32_t layer, ChunkCoord chunk);
+  // Rejects c's next candidates while its last blocker blocks them, then queues c in the round
+  // of the first it cannot reject so (none left: c is decided and stays out).
+  void wait_for_turn(uint32_t layer, Cell& c);
   // With every earlier candidate within its reach decided: whether an accepted one blocks a.
   bool blocked_by_any_accepted(uint32_t layer, Cell& c, const Candidate& a);
   // The same question for an inner cell of the chunk being swept under ScatterRules::own_spacing,
