@@ -3,7 +3,8 @@
 // Ids and opaque bytes as chunkforge writes them in text: an id as 16 lower-case hex digits,
 // bytes (an object's state) as two hex digits each. Written once because every place must agree:
 // `chunkforge chunk` and `locate` print them, `chunkforge edit` takes them back (`set-state ID
-// HEX`) and prints the ids it added, and the live map's /api/chunk shows the same text.
+// HEX`) and prints the ids it added, the live map's /api/chunk shows the same text, and the
+// server's refusals of an edit name ids so.
 //
 //   hex_id(0x2a)          // "000000000000002a"
 //   hex_bytes("\x01\xff") // "01ff"
