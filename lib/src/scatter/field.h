@@ -32,7 +32,10 @@
 // arrival order, and existence), sweep.cc (a chunk in arrival order), objects.cc (a chunk's
 // objects).
 //
-// Not thread-safe: one ScatterField per request (Generator::generate makes one per call).
+// Not thread-safe: one ScatterField per chunk pipeline (generator_versions.cc), which one thread
+// uses at a time. Generator::generate makes one per call; a ChunkStream keeps its one across its
+// chunks (forget() starts the memo afresh when the memos outgrow max_cells) and makes a new one
+// after an abandoned chunk.
 #pragma once
 
 #include <algorithm>
