@@ -34,6 +34,68 @@ double horizon_units(const std::vector<cf::LodKey>& tiles, cf::Position player, 
   return reach;
 }
 
+// The command line: HOST:PORT and STEPS in that order, --lod-radius N anywhere.
+struct Arguments {
+  std::string target;
+  int steps;
+  uint32_t lod_radius;
+};
+
+Arguments parse_arguments(int argc, char** argv) {
+  std::vector<std::string> words;
+  uint32_t lod_radius = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--lod-radius" && i + 1 < argc) {
+      lod_radius = static_cast<uint32_t>(std::strtoul(argv[++i], nullptr, 10));
+    } else {
+      words.push_back(word);
+    }
+  }
+  const std::string target = words.size() > 0 ? words[0] : "127.0.0.1:50051";
+  const int steps = words.size() > 1 ? std::atoi(words[1].c_str()) : 40;
+  return {target, steps, lod_radius};
+}
+
+// Callbacks run on the session's thread: a game would queue them for its main loop. Here
+// they only print, under `out` so lines do not interleave with the main thread's.
+cf::ViewCallbacks printing_callbacks(std::mutex& out) {
+  cf::ViewCallbacks callbacks;
+  callbacks.on_load = [&out](const cf::Chunk& chunk) {
+    std::lock_guard lock(out);
+    std::cout << "load   (" << chunk.coord().x << ", " << chunk.coord().z << ") " << chunk.objects().size()
+              << " objects\n";
+  };
+  callbacks.on_unload = [&out](cf::ChunkCoord c) {
+    std::lock_guard lock(out);
+    std::cout << "unload (" << c.x << ", " << c.z << ")\n";
+  };
+  callbacks.on_error = [&out](const cf::Status& status) {
+    std::lock_guard lock(out);
+    std::cerr << "session: " << status.to_string() << '\n';
+  };
+  callbacks.on_tile = [](const cf::LodTile&) {};  // a game would draw the far ground from it
+  return callbacks;
+}
+
+// Where the walk ended, what the session loaded and, with LOD tiles, the horizon they reach.
+void print_summary(cf::Client& client, cf::ViewSession& session, cf::Position player, uint32_t lod_radius,
+                   std::mutex& out) {
+  const cf::ViewStats stats = session.stats();
+  const std::vector<cf::LodKey> tiles = session.tiles();
+  std::lock_guard lock(out);
+  std::cout << "walked to x = " << player.x << ": " << stats.loaded_chunks << " chunks loaded, "
+            << stats.chunks_downloaded << " downloaded, " << stats.chunks_from_cache << " from the local cache\n";
+  if (lod_radius > 0) {
+    const cf::Result<cf::WorldInfo> world = client.world_info();  // fetched by the session: from memory
+    const uint32_t chunk_size = world ? world->chunk_size() : 64;
+    const double reach = horizon_units(tiles, player, chunk_size);
+    std::cout << "horizon: " << std::floor(reach / chunk_size) << " chunks (" << reach << " units), "
+              << stats.held_tiles << " tiles, " << stats.held_tile_bytes << " bytes; " << stats.tiles_loaded
+              << " tiles loaded, " << stats.tiles_unloaded << " unloaded\n";
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -47,69 +109,28 @@ int main(int argc, char** argv) {
                     "count and bytes.\n")) {
     return 0;
   }
-  std::vector<std::string> words;
-  uint32_t lod_radius = 0;
-  for (int i = 1; i < argc; ++i) {
-    const std::string word = argv[i];
-    if (word == "--lod-radius" && i + 1 < argc) {
-      lod_radius = static_cast<uint32_t>(std::strtoul(argv[++i], nullptr, 10));
-    } else {
-      words.push_back(word);
-    }
-  }
-  const std::string target = words.size() > 0 ? words[0] : "127.0.0.1:50051";
-  const int steps = words.size() > 1 ? std::atoi(words[1].c_str()) : 40;
-
-  cf::Result<cf::Client> client = cf::Client::connect(target);
+  const Arguments args = parse_arguments(argc, argv);
+  cf::Result<cf::Client> client = cf::Client::connect(args.target);
   if (!client) {
     std::cerr << client.status().to_string() << '\n';
     return 1;
   }
-  // Callbacks run on the session's thread: a game would queue them for its main loop. Here
-  // they only print, under a lock so lines do not interleave with the main thread's.
   std::mutex out;
-  cf::ViewCallbacks callbacks;
-  callbacks.on_load = [&](const cf::Chunk& chunk) {
-    std::lock_guard lock(out);
-    std::cout << "load   (" << chunk.coord().x << ", " << chunk.coord().z << ") " << chunk.objects().size()
-              << " objects\n";
-  };
-  callbacks.on_unload = [&](cf::ChunkCoord c) {
-    std::lock_guard lock(out);
-    std::cout << "unload (" << c.x << ", " << c.z << ")\n";
-  };
-  callbacks.on_error = [&](const cf::Status& status) {
-    std::lock_guard lock(out);
-    std::cerr << "session: " << status.to_string() << '\n';
-  };
-  callbacks.on_tile = [](const cf::LodTile&) {};  // a game would draw the far ground from it
   cf::ViewOptions options;
   options.view_radius = 2;
-  options.lod_radius = lod_radius;
+  options.lod_radius = args.lod_radius;
   cf::Position player{0, 0};
-  auto session = cf::ViewSession::start(*client, player, options, callbacks);
+  auto session = cf::ViewSession::start(*client, player, options, printing_callbacks(out));
   if (!session) {
     std::cerr << session.status().to_string() << '\n';
     return 1;
   }
-  for (int step = 0; step < steps && (*session)->running(); ++step) {
+  for (int step = 0; step < args.steps && (*session)->running(); ++step) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     player.x += 8;
     (*session)->set_position(player);
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  const cf::ViewStats stats = (*session)->stats();
-  const std::vector<cf::LodKey> tiles = (*session)->tiles();
-  std::lock_guard lock(out);
-  std::cout << "walked to x = " << player.x << ": " << stats.loaded_chunks << " chunks loaded, "
-            << stats.chunks_downloaded << " downloaded, " << stats.chunks_from_cache << " from the local cache\n";
-  if (lod_radius > 0) {
-    const cf::Result<cf::WorldInfo> world = client->world_info();  // fetched by the session: from memory
-    const uint32_t chunk_size = world ? world->chunk_size() : 64;
-    const double reach = horizon_units(tiles, player, chunk_size);
-    std::cout << "horizon: " << std::floor(reach / chunk_size) << " chunks (" << reach << " units), "
-              << stats.held_tiles << " tiles, " << stats.held_tile_bytes << " bytes; " << stats.tiles_loaded
-              << " tiles loaded, " << stats.tiles_unloaded << " unloaded\n";
-  }
+  print_summary(*client, **session, player, args.lod_radius, out);
   return 0;
 }

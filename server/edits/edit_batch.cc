@@ -10,6 +10,7 @@
 #include "chunkforge/chunk_edits.h"
 #include "chunkforge/chunk_hash.h"
 #include "chunkforge/hash.h"
+#include "chunkforge/hex_text.h"  // ids in messages as `chunkforge chunk` prints them
 
 namespace chunkforge::server {
 namespace {
@@ -19,11 +20,6 @@ using grpc::StatusCode;
 
 std::string op_field(int i) { return "ops[" + std::to_string(i) + "]"; }
 std::string chunk_name(ChunkCoord k) { return "chunk (" + std::to_string(k.x) + ", " + std::to_string(k.z) + ")"; }
-std::string hex(uint64_t id) {
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(id));
-  return text;
-}
 ChunkCoord key_of(const v1::ChunkCoord& c) { return {c.x(), c.z()}; }
 
 Status invalid(const std::string& message) { return {StatusCode::INVALID_ARGUMENT, message}; }
@@ -208,7 +204,7 @@ float Batch::ground(ChunkCoord k, float x, float z) const {
 Status Batch::remove_structure(ChunkCoord k, uint64_t id, const std::string& field) {
   const v1::StructureInstance* s = find_structure(chunk(k).current, id);
   if (s == nullptr)
-    return {StatusCode::NOT_FOUND, field + ".remove_structure: " + chunk_name(k) + " has no structure " + hex(id)};
+    return {StatusCode::NOT_FOUND, field + ".remove_structure: " + chunk_name(k) + " has no structure " + hex_id(id)};
   ChunkCoord low, high;
   overlapped_chunks(*s, world_.chunk_size(), low, high);
   for (int64_t z = low.z; z <= high.z; ++z) {
@@ -248,7 +244,7 @@ Status Batch::set_state(ChunkCoord k, const v1::ObjectState& s, int index) {
   ChunkNow& w = chunk(k);
   if (!holds_object(w.current, s.id())) {
     return {StatusCode::NOT_FOUND,
-            op_field(index) + ".set_state.id: " + chunk_name(k) + " has no object " + hex(s.id())};
+            op_field(index) + ".set_state.id: " + chunk_name(k) + " has no object " + hex_id(s.id())};
   }
   size_t old = 0;
   for (const v1::ObjectState& o : w.current.object_states()) {
@@ -272,7 +268,7 @@ Status Batch::apply_op(const v1::EditOp& op, int index, v1::EditResponse& respon
   const std::string field = op_field(index);
   ChunkNow& w = chunk(k);
   const auto missing = [&](const char* what, uint64_t id) {
-    return Status{StatusCode::NOT_FOUND, field + "." + what + ": " + chunk_name(k) + " has no object " + hex(id)};
+    return Status{StatusCode::NOT_FOUND, field + "." + what + ": " + chunk_name(k) + " has no object " + hex_id(id)};
   };
   v1::ChunkEdit edit;
   switch (op.op_case()) {
@@ -288,7 +284,7 @@ Status Batch::apply_op(const v1::EditOp& op, int index, v1::EditResponse& respon
       const auto at = std::find(ids.begin(), ids.end(), m.id());
       if (at == ids.end()) return missing("move_object.id", m.id());
       if (holds_object(bases_.at(k), m.id())) {
-        return invalid(field + ".move_object.id: " + hex(m.id()) +
+        return invalid(field + ".move_object.id: " + hex_id(m.id()) +
                        " is a generated object, which cannot move (remove it and add one)");
       }
       const int i = static_cast<int>(at - ids.begin());
@@ -415,8 +411,8 @@ Status structure_chunks(const World& world, const v1::EditRequest& request, cons
     const ChunkCoord k = key_of(op.chunk());
     const v1::StructureInstance* s = find_structure(bases.at(k), op.remove_structure());
     if (s == nullptr) {
-      return {StatusCode::NOT_FOUND,
-              op_field(i) + ".remove_structure: " + chunk_name(k) + " has no structure " + hex(op.remove_structure())};
+      return {StatusCode::NOT_FOUND, op_field(i) + ".remove_structure: " + chunk_name(k) + " has no structure " +
+                                         hex_id(op.remove_structure())};
     }
     ChunkCoord low, high;
     overlapped_chunks(*s, world.chunk_size(), low, high);

@@ -1,6 +1,8 @@
 // File: server/edits/edit_batch.h
 //
-// One Edit request from check to commit, without gRPC (docs/edits.md):
+// One Edit request from check to commit, apart from the RPC that carries it (docs/edits.md): none
+// of gRPC's calls or servers, only its Status (grpcpp/support/status.h), for the codes the Edit
+// RPC answers with:
 //   1. check_request: what can be checked without the world's chunks (sizes, ranges, ids of
 //      layers), before any work is queued;
 //   2. chunks_named, then structure_chunks: which generated chunks the batch needs (the chunks

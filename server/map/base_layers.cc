@@ -1,43 +1,27 @@
-// The base layers: terrain in material colours (relief as in `chunkforge render`), biomes in
-// their colours, and elevation as a height tint under hill shading.
+// The base layers: terrain in material colours (the relief of chunkforge/catalog_colors.h, as
+// `chunkforge render` and `lod` draw it), biomes in their colours, and elevation as a height tint
+// under hill shading.
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "chunkforge/catalog_colors.h"
 #include "tile_renderer.h"
 #include "tile_terrain.h"
 
 namespace chunkforge::map {
 namespace {
 
-template <typename Entries>
-std::vector<Rgba> colors_of(const Entries& entries) {
-  std::vector<Rgba> out;
-  for (const auto& e : entries) out.push_back(color_of(e.color()));
-  return out;
-}
-
-Rgba scaled(Rgba c, double f) {
-  auto channel = [f](uint8_t v) { return static_cast<uint8_t>(std::clamp(v * f, 0.0, 255.0)); };
-  return {channel(c.r), channel(c.g), channel(c.b), 255};
-}
-
-// `render`'s relief: lighter where higher, darker water where deeper.
-Rgba relief(Rgba c, double elevation, double sea_level) {
-  return scaled(c, elevation < sea_level ? std::clamp(1.0 + (elevation - sea_level) / 60.0, 0.55, 1.0)
-                                         : std::clamp(0.85 + (elevation - sea_level) / 200.0, 0.85, 1.1));
-}
-
-Rgba mix(Rgba a, Rgba b, double t) {
+Rgb mix(Rgb a, Rgb b, double t) {
   auto channel = [t](uint8_t u, uint8_t v) { return static_cast<uint8_t>(std::lround(u + (v - u) * t)); };
-  return {channel(a.r, b.r), channel(a.g, b.g), channel(a.b, b.b), 255};
+  return {channel(a.r, b.r), channel(a.g, b.g), channel(a.b, b.b)};
 }
 
 // A hypsometric tint: deep blue to shallow below sea level; green, ochre, brown, white above.
-Rgba height_tint(double elevation, double sea_level) {
+Rgb height_tint(double elevation, double sea_level) {
   const double h = elevation - sea_level;
-  if (h < 0) return mix({70, 130, 200, 255}, {10, 30, 90, 255}, std::clamp(-h / 80.0, 0.0, 1.0));
-  static const Rgba kStops[] = {{80, 150, 70, 255}, {200, 190, 100, 255}, {140, 100, 60, 255}, {245, 245, 245, 255}};
+  if (h < 0) return mix({70, 130, 200}, {10, 30, 90}, std::clamp(-h / 80.0, 0.0, 1.0));
+  static const Rgb kStops[] = {{80, 150, 70}, {200, 190, 100}, {140, 100, 60}, {245, 245, 245}};
   const double t = std::clamp(h / 60.0, 0.0, 2.999);
   const int k = static_cast<int>(t);
   return mix(kStops[k], kStops[k + 1], t - k);
@@ -58,14 +42,15 @@ double hill_light(const TileTerrain& t, int x, int y, double units_per_pixel) {
 // Materials and biomes colour each pixel from its own sample: drawn square by square, with no
 // tile-sized copy of the terrain (visit_tile_terrain).
 TileImage draw_materials(const World& world, const TileKey& key, const std::atomic<bool>* abandon) {
-  const std::vector<Rgba> colors = colors_of(world.definition().materials());
+  const std::vector<Rgb> colors = catalog_colors(world.definition().materials());
   const double sea_level = world.definition().terrain().sea_level();
   TileImage image(true);
   visit_tile_terrain(world, key, abandon, [&](const TerrainGrid& g, int px, int py, int block) {
     for (int j = 0; j < g.size; ++j) {
       for (int i = 0; i < g.size; ++i) {
         const size_t k = g.index(i, j);
-        image.fill(px + i * block, py + j * block, block, relief(colors[g.material[k]], g.elevation()[k], sea_level));
+        image.fill(px + i * block, py + j * block, block,
+                   opaque(relief(colors[g.material[k]], g.elevation()[k], sea_level)));
       }
     }
   });
@@ -73,12 +58,12 @@ TileImage draw_materials(const World& world, const TileKey& key, const std::atom
 }
 
 TileImage draw_biomes(const World& world, const TileKey& key, const std::atomic<bool>* abandon) {
-  const std::vector<Rgba> colors = colors_of(world.definition().biomes());
+  const std::vector<Rgb> colors = catalog_colors(world.definition().biomes());
   TileImage image(true);
   visit_tile_terrain(world, key, abandon, [&](const TerrainGrid& g, int px, int py, int block) {
     for (int j = 0; j < g.size; ++j) {
       for (int i = 0; i < g.size; ++i)
-        image.fill(px + i * block, py + j * block, block, colors[g.biome[g.index(i, j)]]);
+        image.fill(px + i * block, py + j * block, block, opaque(colors[g.biome[g.index(i, j)]]));
     }
   });
   return image;
@@ -92,7 +77,7 @@ TileImage draw_elevation(const World& world, const TileKey& key, const std::atom
     for (int x = 0; x < kTilePixels; ++x) {
       const double elevation = t.elevation()[TileTerrain::index(x, y)];
       const double light = elevation < sea_level ? 1.0 : hill_light(t, x, y, key.units_per_pixel());
-      image.set(x, y, scaled(height_tint(elevation, sea_level), light));
+      image.set(x, y, opaque(scaled(height_tint(elevation, sea_level), light)));
     }
   }
   return image;

@@ -9,6 +9,7 @@
 
 #include "chunkforge/chunk.h"
 #include "chunkforge/encode.h"
+#include "chunkforge/hex_text.h"  // as `chunkforge chunk` prints ids and `chunkforge edit` takes states
 #include "chunkforge/world_extent.h"
 #include "map_service.h"
 #include "tile_key.h"
@@ -22,23 +23,6 @@ std::optional<int64_t> whole(const std::string& text) {
   const auto [end, error] = std::from_chars(text.data(), last, value);
   if (text.empty() || error != std::errc() || end != last) return std::nullopt;
   return value;
-}
-
-// Hex as `chunkforge chunk` prints ids and `chunkforge edit set-state` takes states.
-std::string hex_id(uint64_t id) {
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(id));
-  return text;
-}
-
-std::string hex_bytes(const std::string& bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out += kHex[c >> 4];
-    out += kHex[c & 15];
-  }
-  return out;
 }
 
 std::string number(double v) {

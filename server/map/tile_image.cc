@@ -9,11 +9,7 @@
 
 namespace chunkforge::map {
 
-Rgba color_of(const std::string& text) {
-  unsigned r = 0, g = 0, b = 0;
-  if (text.size() != 7 || std::sscanf(text.c_str(), "#%02x%02x%02x", &r, &g, &b) != 3) return {255, 0, 255, 255};
-  return {static_cast<uint8_t>(r), static_cast<uint8_t>(g), static_cast<uint8_t>(b), 255};
-}
+Rgba color_of(const std::string& text) { return opaque(catalog_color(text)); }
 
 void TileImage::disc(double cx, double cy, double radius, Rgba c) {
   const int x0 = std::max(0, static_cast<int>(std::floor(cx - radius)));

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "chunkforge/catalog_colors.h"
 #include "tile_key.h"
 
 namespace chunkforge::map {
@@ -22,6 +23,9 @@ namespace chunkforge::map {
 struct Rgba {
   uint8_t r = 0, g = 0, b = 0, a = 0;
 };
+
+// A colour of chunkforge/catalog_colors.h (shared with `chunkforge render` and `lod`), opaque.
+inline Rgba opaque(Rgb c) { return {c.r, c.g, c.b, 255}; }
 
 // "#rrggbb" as an opaque colour; magenta when malformed (validation keeps that from happening).
 Rgba color_of(const std::string& text);

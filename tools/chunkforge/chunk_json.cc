@@ -4,33 +4,12 @@
 #include "chunk_json.h"
 
 #include <charconv>
-#include <cstdio>
 
 #include "chunkforge/encode.h"
+#include "chunkforge/hex_text.h"  // ids and states as `chunkforge edit` takes them and the map shows them
 
 namespace chunkforge::tool {
 namespace {
-
-// 16 hex digits, as ids are printed everywhere (and `chunkforge edit` takes them).
-std::string hex_id(uint64_t id) {
-  char out[17];
-  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(id));
-  return out;
-}
-
-// Bytes as hex, two digits each: what `chunkforge edit ... set-state ID HEX` takes. States are
-// opaque bytes, which JSON strings cannot hold as they are.
-std::string hex_bytes(const std::string& bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(2 * bytes.size());
-  for (const char c : bytes) {
-    const auto b = static_cast<unsigned char>(c);
-    out += kDigits[b >> 4];
-    out += kDigits[b & 0xf];
-  }
-  return out;
-}
 
 std::string objects_json(const v1::Chunk& chunk, const v1::WorldInfo& info) {
   const double size = chunk.chunk_size();

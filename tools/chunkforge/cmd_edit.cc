@@ -9,6 +9,7 @@
 
 #include "args.h"
 #include "chunkforge/client/client.h"
+#include "chunkforge/hex_text.h"
 #include "commands.h"
 #include "source.h"
 #include "world_options.h"
@@ -60,12 +61,6 @@ Shape shape_of(const std::string& op, bool clear) {
   if (op == "remove-structure") return {"STRUCTURE_ID", 1};
   if (op == "set-state") return clear ? Shape{"OBJECT_ID with --clear", 1} : Shape{"OBJECT_ID HEX", 2};
   return {"OBJECT_ID", 1};
-}
-
-std::string hex_id(uint64_t id) {
-  char out[17];
-  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(id));
-  return out;
 }
 
 // The JSON string for `text`: quotes, backslashes and control characters escaped.

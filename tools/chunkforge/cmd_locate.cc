@@ -1,11 +1,11 @@
 // `chunkforge locate`: the nearest structures of a type, by planning structures alone.
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 
 #include "args.h"
 #include "chunk_json.h"
+#include "chunkforge/hex_text.h"
 #include "chunkforge/world_extent.h"
 #include "commands.h"
 #include "source.h"
@@ -64,10 +64,8 @@ std::string LocateCommand::json(const std::vector<v1::StructureInstance>& found)
   for (size_t k = 0; k < found.size(); ++k) {
     const v1::StructureInstance& s = found[k];
     const double dx = static_cast<double>(s.x() - x_), dz = static_cast<double>(s.z() - z_);
-    char id[17];
-    std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(s.id()));
     out += (k ? ",{" : "{");
-    out += "\"id\":\"" + std::string(id) + "\",\"x\":" + std::to_string(s.x()) + ",\"y\":" + number(s.y()) +
+    out += "\"id\":\"" + hex_id(s.id()) + "\",\"x\":" + std::to_string(s.x()) + ",\"y\":" + number(s.y()) +
            ",\"z\":" + std::to_string(s.z()) + ",\"distance\":" + number(std::sqrt(dx * dx + dz * dz)) +
            ",\"yaw\":" + std::to_string(s.yaw_degrees()) + ",\"tilted\":" + (s.tilted() ? "true" : "false") +
            ",\"size\":[" + number(s.size_x()) + "," + number(s.size_y()) + "," + number(s.size_z()) + "]}";

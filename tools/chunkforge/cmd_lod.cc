@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "args.h"
+#include "chunkforge/catalog_colors.h"
 #include "chunkforge/lod.h"
 #include "chunkforge/world_extent.h"
 #include "commands.h"
@@ -22,22 +23,6 @@ struct ViewFrame {
   double to_px(double x) const { return (x - x0) / units_per_pixel; }
   double to_py(double z) const { return (z - z0) / units_per_pixel; }
 };
-
-// Catalogue colours, magenta where a colour does not parse (validation makes that impossible).
-template <typename Entries>
-std::vector<Rgb> colors_of(const Entries& entries) {
-  std::vector<Rgb> out;
-  for (const auto& e : entries) out.push_back(parse_color(e.color()).value_or(Rgb{255, 0, 255}));
-  return out;
-}
-
-// Terrain colour with relief, as `chunkforge render` shades it: lighter higher, darker deeper.
-Rgb shade(Rgb c, double elevation, double sea_level) {
-  const double f = elevation < sea_level ? std::clamp(1.0 + (elevation - sea_level) / 60.0, 0.55, 1.0)
-                                         : std::clamp(0.85 + (elevation - sea_level) / 200.0, 0.85, 1.1);
-  auto channel = [f](uint8_t v) { return static_cast<uint8_t>(std::clamp(v * f, 0.0, 255.0)); };
-  return Rgb{channel(c.r), channel(c.g), channel(c.b)};
-}
 
 // Paints the pixels whose centre lies in the tile with the lattice sample at or below it.
 void draw_tile_terrain(Image& image, const ViewFrame& frame, const v1::LodTile& tile, const std::vector<Rgb>& materials,
@@ -58,7 +43,7 @@ void draw_tile_terrain(Image& image, const ViewFrame& frame, const v1::LodTile& 
       const double wx = frame.x0 + (px + 0.5) * frame.units_per_pixel - tx0;
       if (wx < 0 || wx >= span) continue;
       const int k = j * n + std::min(n - 1, static_cast<int>(wx / t.step()));
-      image.set(px, py, shade(materials[t.material(k)], t.elevation(k), sea_level));
+      image.set(px, py, relief(materials[t.material(k)], t.elevation(k), sea_level));
     }
   }
 }
@@ -66,7 +51,7 @@ void draw_tile_terrain(Image& image, const ViewFrame& frame, const v1::LodTile& 
 // Structure footprints as outlines in their colours, once each; only those at least two pixels
 // wide: smaller ones, a hundred to a tile of 16 x 16 chunks, would bury the terrain in dots.
 void draw_structures(Image& image, const ViewFrame& frame, const std::vector<v1::LodTile>& tiles, const World& world) {
-  const std::vector<Rgb> colors = colors_of(world.definition().structures());
+  const std::vector<Rgb> colors = catalog_colors(world.definition().structures());
   std::unordered_set<uint64_t> drawn;
   for (const v1::LodTile& tile : tiles) {
     for (const v1::StructureInstance& s : tile.structures()) {
@@ -142,7 +127,7 @@ int LodCommand::run() {
                         static_cast<double>((chunk_coordinate(z_, size) - radius_) * cs),
                         side / static_cast<double>(size_)};
   Image image(static_cast<int>(size_), static_cast<int>(size_));
-  const std::vector<Rgb> materials = colors_of(world->definition().materials());
+  const std::vector<Rgb> materials = catalog_colors(world->definition().materials());
   std::vector<v1::LodTile> tiles;
   std::map<int, std::pair<int, size_t>> per_level;  // tiles and bytes
   for (const LodKey& key : keys) {

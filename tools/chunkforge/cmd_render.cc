@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "args.h"
+#include "chunkforge/catalog_colors.h"
 #include "chunkforge/encode.h"
 #include "commands.h"
 #include "png_image.h"
@@ -16,20 +17,6 @@ namespace chunkforge::tool {
 namespace {
 
 constexpr int64_t kMaxPixels = int64_t{1} << 26;  // 64 M pixels, about 200 MB of RGB
-
-std::vector<Rgb> colors_of(const google::protobuf::RepeatedPtrField<v1::CatalogEntry>& entries) {
-  std::vector<Rgb> out;
-  for (const v1::CatalogEntry& e : entries) out.push_back(parse_color(e.color()).value_or(Rgb{255, 0, 255}));
-  return out;
-}
-
-// Terrain colour with a little relief: lighter where higher, darker water where deeper.
-Rgb shade(Rgb c, double elevation, double sea_level) {
-  const double f = elevation < sea_level ? std::clamp(1.0 + (elevation - sea_level) / 60.0, 0.55, 1.0)
-                                         : std::clamp(0.85 + (elevation - sea_level) / 200.0, 0.85, 1.1);
-  auto channel = [f](uint8_t v) { return static_cast<uint8_t>(std::clamp(v * f, 0.0, 255.0)); };
-  return Rgb{channel(c.r), channel(c.g), channel(c.b)};
-}
 
 // Where the map starts and how many pixels a world unit spans.
 struct MapFrame {
@@ -48,7 +35,7 @@ struct MapFrame {
 // Terrain in its material colours, one grid sample per pixel block.
 void draw_terrain(Image& image, const std::vector<v1::Chunk>& chunks, const MapFrame& frame,
                   const v1::WorldInfo& info) {
-  const std::vector<Rgb> materials = colors_of(info.materials());
+  const std::vector<Rgb> materials = catalog_colors(info.materials());
   const double side = static_cast<double>(frame.chunk_size), scale = frame.scale;
   for (const v1::Chunk& chunk : chunks) {
     const double ox = frame.origin_x(chunk), oz = frame.origin_z(chunk);
@@ -59,7 +46,7 @@ void draw_terrain(Image& image, const std::vector<v1::Chunk>& chunks, const MapF
         const int i = std::clamp(static_cast<int>((px / scale - ox) / step), 0, static_cast<int>(t.size()) - 1);
         const int j = std::clamp(static_cast<int>((py / scale - oz) / step), 0, static_cast<int>(t.size()) - 1);
         const int k = j * static_cast<int>(t.size()) + i;
-        image.set(px, py, shade(materials[t.material(k)], t.elevation(k), info.sea_level()));
+        image.set(px, py, relief(materials[t.material(k)], t.elevation(k), info.sea_level()));
       }
     }
   }
@@ -69,7 +56,7 @@ void draw_terrain(Image& image, const std::vector<v1::Chunk>& chunks, const MapF
 // neighbouring chunk's ground.
 void draw_objects(Image& image, const std::vector<v1::Chunk>& chunks, const MapFrame& frame,
                   const v1::WorldInfo& info) {
-  const std::vector<Rgb> layers = colors_of(info.resources());
+  const std::vector<Rgb> layers = catalog_colors(info.resources());
   for (const v1::Chunk& chunk : chunks) {
     const double ox = frame.origin_x(chunk), oz = frame.origin_z(chunk);
     const v1::Objects& o = chunk.objects();
@@ -83,7 +70,7 @@ void draw_objects(Image& image, const std::vector<v1::Chunk>& chunks, const MapF
 // Structure boxes as outlines in their colours, once each (every chunk they touch has them).
 void draw_structures(Image& image, const std::vector<v1::Chunk>& chunks, const MapFrame& frame,
                      const v1::WorldInfo& info) {
-  const std::vector<Rgb> structure_colors = colors_of(info.structures());
+  const std::vector<Rgb> structure_colors = catalog_colors(info.structures());
   const double scale = frame.scale;
   std::vector<uint64_t> drawn;
   for (const v1::Chunk& chunk : chunks) {

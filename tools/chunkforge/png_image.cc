@@ -10,12 +10,6 @@
 
 namespace chunkforge::tool {
 
-std::optional<Rgb> parse_color(const std::string& text) {
-  unsigned r = 0, g = 0, b = 0;
-  if (text.size() != 7 || std::sscanf(text.c_str(), "#%02x%02x%02x", &r, &g, &b) != 3) return std::nullopt;
-  return Rgb{static_cast<uint8_t>(r), static_cast<uint8_t>(g), static_cast<uint8_t>(b)};
-}
-
 void Image::disc(double cx, double cy, double radius, Rgb c) {
   const int x0 = static_cast<int>(std::floor(cx - radius)), x1 = static_cast<int>(std::ceil(cx + radius));
   const int y0 = static_cast<int>(std::floor(cy - radius)), y1 = static_cast<int>(std::ceil(cy + radius));

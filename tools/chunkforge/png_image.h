@@ -2,18 +2,12 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
+#include "chunkforge/catalog_colors.h"  // Rgb: the colours the live map draws in too
+
 namespace chunkforge::tool {
-
-struct Rgb {
-  uint8_t r = 0, g = 0, b = 0;
-};
-
-// "#rrggbb" to a colour (nullopt if malformed).
-std::optional<Rgb> parse_color(const std::string& text);
 
 class Image {
  public:

@@ -2,8 +2,8 @@
 //
 // A chunk's canonical bytes and their 64-bit hash: what the server caches and sends, and what
 // a change event's `chunk_hash` holds, so that a client can check its copy (docs/edits.md,
-// "Checking a copy"). Part of the messages-only `chunkforge::edits` library: the SDK links it
-// without the generation library, and computes exactly the hash the server does.
+// "Checking a copy"). Part of the messages-only `chunkforge::chunk_edits` library: the SDK links
+// it without the generation library, and computes exactly the hash the server does.
 //
 //   uint64_t h = chunk_hash(chunk);  // chunk as GetChunk serves it: all layers, no terrain
 //

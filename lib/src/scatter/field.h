@@ -32,7 +32,10 @@
 // arrival order, and existence), sweep.cc (a chunk in arrival order), objects.cc (a chunk's
 // objects).
 //
-// Not thread-safe: one ScatterField per request (Generator::generate makes one per call).
+// Not thread-safe: one ScatterField per chunk pipeline (generator_versions.cc), which one thread
+// uses at a time. Generator::generate makes one per call; a ChunkStream keeps its one across its
+// chunks (forget() starts the memo afresh when the memos outgrow max_cells) and makes a new one
+// after an abandoned chunk.
 #pragma once
 
 #include <algorithm>
@@ -255,6 +258,9 @@ class ScatterField {
   bool sweeps(uint32_t layer) const;
   // Decides every candidate of the layer's cells overlapping `chunk`, in arrival order.
   void sweep_chunk(uint32_t layer, ChunkCoord chunk);
+  // Rejects c's next candidates while its last blocker blocks them, then queues c in the round
+  // of the first it cannot reject so (none left: c is decided and stays out).
+  void wait_for_turn(uint32_t layer, Cell& c);
   // With every earlier candidate within its reach decided: whether an accepted one blocks a.
   bool blocked_by_any_accepted(uint32_t layer, Cell& c, const Candidate& a);
   // The same question for an inner cell of the chunk being swept under ScatterRules::own_spacing,

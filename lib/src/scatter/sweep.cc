@@ -61,24 +61,27 @@ bool ScatterField::sweeps(uint32_t layer) const {
   return layer_[layer].method->spaced && (rules_.layers_sampled_apart || layers_.size() == 1);
 }
 
+// A rejection by an accepted earlier candidate is final whenever it is found: a cell rejects
+// its next candidates at once while the one that blocked the last still blocks them, and waits
+// for the turn of the first it cannot reject so (only an acceptance needs every earlier
+// candidate decided). A whole scan of the accepted cells around costs more than it saves here.
+// A member, not a lambda of sweep_chunk, which keeps that under 60 lines: GCC called the lambda
+// out of line too, so the sweep runs the same code.
+void ScatterField::wait_for_turn(uint32_t layer, Cell& c) {
+  while (c.next < c.count) {
+    const Candidate& a = candidate(layer, c, c.next);
+    if (!blocked_by_last_blocker(layer, c, a)) {
+      rounds_[a.k()].push_back(Waiting{a.t, &c});
+      return;
+    }
+    settle(layer, c, true, true);
+  }
+}
+
 void ScatterField::sweep_chunk(uint32_t layer, ChunkCoord chunk) {
   const Layer& ly = layer_[layer];
   const int64_t i0 = chunk.x * ly.n, j0 = chunk.z * ly.n;
   for (auto& round : rounds_) round.clear();
-  // A rejection by an accepted earlier candidate is final whenever it is found: a cell rejects
-  // its next candidates at once while the one that blocked the last still blocks them, and
-  // waits for the turn of the first it cannot reject so (only an acceptance needs every earlier
-  // candidate decided). A whole scan of the accepted cells around costs more than it saves here.
-  auto wait = [&](Cell& c) {
-    while (c.next < c.count) {
-      const Candidate& a = candidate(layer, c, c.next);
-      if (!blocked_by_last_blocker(layer, c, a)) {
-        rounds_[a.k()].push_back(Waiting{a.t, &c});
-        return;
-      }
-      settle(layer, c, true, true);
-    }
-  };
   if (rules_.own_spacing) {
     swept_ = CellRect{i0, j0, i0 + ly.n, j0 + ly.n};
     swept_accepted_.assign(static_cast<size_t>(ly.n * ly.n), SweptAccepted{});
@@ -86,7 +89,7 @@ void ScatterField::sweep_chunk(uint32_t layer, ChunkCoord chunk) {
   for_each_cell_in_chunk(layer, chunk, [&](Cell& c) {
     // Accepted before this sweep (a neighbouring chunk's lazy resolution reached it).
     if (rules_.own_spacing && c.accepted >= 0) note_swept_acceptance(c);
-    wait(c);
+    wait_for_turn(layer, c);
   });
   // The chunk's cells are decided in arrival order from here: the lazy resolution may leave
   // them out of neighbour lists (field.h, swept_), and settle() notes acceptances in
@@ -110,7 +113,7 @@ void ScatterField::sweep_chunk(uint32_t layer, ChunkCoord chunk) {
       // Decided meanwhile by another's resolution (not expected: that decides only earlier
       // candidates, and the chunk's are decided up to here), it waits again for its next.
       if (c.next >= c.count || c.candidates[c.next].t != w.t) {
-        wait(c);
+        wait_for_turn(layer, c);
         continue;
       }
       if (inner(c)) {
@@ -120,7 +123,7 @@ void ScatterField::sweep_chunk(uint32_t layer, ChunkCoord chunk) {
       } else {
         decide_until(layer, c, c.next + 1u);
       }
-      wait(c);  // a later round, if the cell is still undecided
+      wait_for_turn(layer, c);  // a later round, if the cell is still undecided
     }
   }
 }
@@ -138,7 +141,7 @@ void ScatterField::note_swept_acceptance(Cell& c) {
 bool ScatterField::blocked_in_swept_chunk(Cell& c, const Candidate& a) {
   // Exactly blocks() under ScatterRules::own_spacing for each accepted candidate b in c's
   // window: b earlier than a (time, then cell) and within c.r by distance2()'s formula (the
-  // same integer offsets). c's last blocker was tried when c was queued (sweep_chunk's wait).
+  // same integer offsets). c's last blocker was tried when c was queued (wait_for_turn).
   // Which blocker is found first never changes the answer, but the nearest is the likeliest to
   // cover the cell (settle()), sparing its later candidates: scanned in rows, the sweep was 3 to 5 %
   // slower than ring by ring outwards.

@@ -3,7 +3,7 @@
 // where <local> is "same" when the SDK's local generator (chunkforge::client_local) made the
 // chunk's bytes itself from the server's world definition,
 // then follows the same chunk with a ViewSession, which links the package's edit model
-// (chunkforge::edits, for change events) as a game that follows a player does.
+// (chunkforge::chunk_edits, for change events) as a game that follows a player does.
 #include <chunkforge/chunk_hash.h>
 #include <chunkforge/client.h>
 #include <chunkforge/client/local_generator.h>
