@@ -117,7 +117,8 @@ void declare_output_flags(CLI::App& app, Flags& f) {
       ->transform(integer_in(1, 65536));
 }
 
-void declare_flags(CLI::App& app, Flags& f) {
+// The ports, and the live map on the HTTP one.
+void declare_port_flags(CLI::App& app, Flags& f) {
   add_value(app, "--listen", f.server.listen, "ADDR", "host:port to listen on (default 0.0.0.0:50051)");
   add_value(app, "--http", f.server.http, "ADDR",
             "host:port for GET /healthz, /metrics and /map/ (default\n0.0.0.0:8080; \"\": none)");
@@ -128,6 +129,10 @@ void declare_flags(CLI::App& app, Flags& f) {
       ->envname(variable_for("--map-players"));
   add_value(app, "--map-cache-mb", f.server.map_cache_mb, "N", "the map's tile cache in MiB, 1 to 65536 (default 64)")
       ->transform(integer_in(1, 65536));
+}
+
+// The world, and what the server spends making it.
+void declare_world_flags(CLI::App& app, Flags& f) {
   add_optional(app, "--world", f.world, "FILE", "world definition JSON (default: the built-in world)");
   app.add_option_function<uint64_t>(
          "--seed", [&f](const uint64_t& seed) { f.seed = seed; }, "override the world's seed")
@@ -143,6 +148,12 @@ void declare_flags(CLI::App& app, Flags& f) {
       "nice levels the generation threads run below those that\nanswer calls, 0 to 19 (default 10): warm reads and "
       "/healthz\nstay prompt while every generation thread is busy")
       ->transform(integer_in(0, 19));
+  add_value(app, "--log-level", f.log_level, "L", "trace, debug, info, warn, error or off (default info)")
+      ->check(log_level_name());
+}
+
+// What clients may ask for and are given.
+void declare_client_flags(CLI::App& app, Flags& f) {
   add_value(app, "--max-radius", f.server.limits.max_radius, "N",
             "largest StreamRegion radius and Session view radius,\nchunks, 0 to 64 (default 16)")
       ->transform(integer_in(0, 64));
@@ -170,8 +181,10 @@ void declare_flags(CLI::App& app, Flags& f) {
   add_value(app, "--max-streams", f.server.limits.max_streams, "N",
             "StreamRegion calls at once, 1 to 1000000 (default 256)")
       ->transform(integer_in(1, 1000000));
-  add_value(app, "--log-level", f.log_level, "L", "trace, debug, info, warn, error or off (default info)")
-      ->check(log_level_name());
+}
+
+// Who may connect: TLS and the bearer token.
+void declare_access_flags(CLI::App& app, Flags& f) {
   CLI::Option* cert =
       add_optional(app, "--tls-cert", f.tls_cert, "FILE", "PEM certificate chain: serve TLS (with --tls-key)");
   CLI::Option* key = add_optional(app, "--tls-key", f.tls_key, "FILE", "PEM private key for --tls-cert");
@@ -180,6 +193,14 @@ void declare_flags(CLI::App& app, Flags& f) {
   add_optional(
       app, "--auth-token-file", f.auth_token_file, "FILE",
       "require \"authorization: Bearer <token>\" with the token in FILE\n(health checking and reflection stay open)");
+}
+
+// Every flag, in the order --help lists them.
+void declare_flags(CLI::App& app, Flags& f) {
+  declare_port_flags(app, f);
+  declare_world_flags(app, f);
+  declare_client_flags(app, f);
+  declare_access_flags(app, f);
   chunkforge::server::declare_store_flags(app, f.store, add_optional);
   declare_output_flags(app, f);
 }
