@@ -76,9 +76,9 @@ grpc::Status WorldService::check_chunk_edits(const v1::GetChunkEditsRequest& req
     v1::StreamRegionRequest region;
     *region.mutable_centre() = request.centre();
     region.set_radius(request.radius());
-    std::vector<ChunkJob> jobs;
-    if (grpc::Status status = region_jobs(region, jobs); !status.ok()) return status;
-    for (const ChunkJob& j : jobs) asked.push_back(j.coord);
+    Region checked;
+    if (grpc::Status status = check_region(region, checked); !status.ok()) return status;
+    asked.insert(asked.end(), checked.coords.begin(), checked.coords.end());
   }
   if (const std::string refusal = local_generation_refusal(request.local_generation()); !refusal.empty()) {
     return {grpc::StatusCode::FAILED_PRECONDITION, "local generation: " + refusal};

@@ -37,9 +37,10 @@ class RegionReactor final : public StreamCall<RegionReactor, grpc::ServerWriteRe
     std::lock_guard lock(state_->mutex);
     written();
     if (!ok || context_->IsCancelled()) return finish({grpc::StatusCode::CANCELLED, "stream cancelled"});
+    service_.metrics().chunk_sent();
+    if (finished_) return;  // ended while this was written: released() let go of the region
     ready_[next_].reset();
     ++next_;
-    service_.metrics().chunk_sent();
     request_more();
     write_next();
   }
@@ -66,36 +67,37 @@ class RegionReactor final : public StreamCall<RegionReactor, grpc::ServerWriteRe
     if (grpc::Status status = open_call(service_, Metrics::kStreamRegion, *context_, raw, &request); !status.ok()) {
       return status;
     }
-    if (grpc::Status status = service_.region_jobs(request, jobs_); !status.ok()) return status;
+    if (grpc::Status status = service_.check_region(request, region_); !status.ok()) return status;
     if (grpc::Status status = take_slot(service_.streams(), "region streams"); !status.ok()) return status;
-    ready_.resize(jobs_.size());
+    ready_.resize(region_.coords.size());
     return grpc::Status::OK;
   }
 
-  // A chunk's ring around the centre (the first job): its generation priority, as in a
+  // A chunk's ring around the centre (the first chunk): its generation priority, as in a
   // session, so that a stream's inner rings and a player's go before either's outer ones.
   int64_t ring(ChunkCoord c) const {
-    const ChunkCoord centre = jobs_.front().coord;
+    const ChunkCoord centre = region_.coords.front();
     return std::max(std::abs(c.x - centre.x), std::abs(c.z - centre.z));
   }
 
   // Called with the state's mutex held (as every method below). Generations run ahead of the
   // writes only while the connection has room: a client that reads nothing holds a few chunks.
   void request_more() {
-    while (requested_ < jobs_.size() && requested_ < next_ + kAhead && !finished_ && room_for_more()) {
+    while (requested_ < ready_.size() && requested_ < next_ + kAhead && !finished_ && room_for_more()) {
       const size_t index = requested_++;
+      const ChunkJob job = service_.source().job(region_.coords[index], region_.options);
       std::weak_ptr<State> state = state_;
       // The context dies with the call, which may end before this waiter is dropped: the
       // waiter asks the shared state instead (an atomic, no lock: the cache calls it under its
       // own lock).
       ChunkSource::Fetched fetched = service_.source().fetch(
-          jobs_[index], Work::view, ring(jobs_[index].coord),
+          job, Work::view, ring(job.coord),
           [state] {
             const std::shared_ptr<State> s = state.lock();
             return !s || s->over.load();
           },
-          [state, index](Bytes bytes) {  // later, on a worker thread
-            State::with_reactor(state, [&](auto& reactor) { reactor.delivered(index, std::move(bytes)); });
+          [state, index, job](Bytes bytes) {  // later, on a worker thread
+            State::with_reactor(state, [&](auto& reactor) { reactor.delivered(job, index, std::move(bytes)); });
           },
           client_);
       if (fetched.refused) return finish(WorldService::queue_full());
@@ -103,16 +105,16 @@ class RegionReactor final : public StreamCall<RegionReactor, grpc::ServerWriteRe
     }
   }
 
-  void delivered(size_t index, Bytes bytes) {
+  void delivered(const ChunkJob& job, size_t index, Bytes bytes) {
     if (finished_) return;
-    if (!bytes) return finish(service_.dropped_status(jobs_[index], "generation dropped"));
+    if (!bytes) return finish(service_.dropped_status(job, "generation dropped"));
     ready_[index] = std::move(bytes);
     write_next();
   }
 
   void write_next() {
     if (finished_ || writing()) return;
-    if (next_ == jobs_.size()) return finish(grpc::Status::OK);
+    if (next_ == ready_.size()) return finish(grpc::Status::OK);
     if (!ready_[next_]) return;
     write(ready_[next_]);
   }
@@ -121,10 +123,16 @@ class RegionReactor final : public StreamCall<RegionReactor, grpc::ServerWriteRe
     request_more();
     write_next();
   }
-  void released() { service_.metrics().stream_ended(); }
+  // A finished stream may wait long for its end (its status queued behind the data its client
+  // has not read): it keeps nothing meanwhile.
+  void released() {
+    service_.metrics().stream_ended();
+    region_ = {};
+    ready_ = {};
+  }
 
-  std::vector<ChunkJob> jobs_;
-  std::vector<Bytes> ready_;
+  WorldService::Region region_;
+  std::vector<Bytes> ready_;  // by the index of the chunk in region_.coords
   size_t requested_ = 0, next_ = 0;
 };
 

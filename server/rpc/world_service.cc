@@ -115,21 +115,25 @@ grpc::Status WorldService::make_job(const v1::ChunkCoord& coord, const v1::Chunk
   return grpc::Status::OK;
 }
 
-grpc::Status WorldService::region_jobs(const v1::StreamRegionRequest& request, std::vector<ChunkJob>& jobs) const {
+grpc::Status WorldService::check_region(const v1::StreamRegionRequest& request, Region& region) const {
   if (request.radius() > limits_.max_radius) {
     return {grpc::StatusCode::INVALID_ARGUMENT, "radius: must be in [0, " + std::to_string(limits_.max_radius) +
                                                     "] (got " + std::to_string(request.radius()) + ")"};
   }
-  // The centre first: centre +- radius must not overflow on the way to checking each chunk.
+  // The centre first (centre +- radius must not overflow on the way), then the two far corners:
+  // every chunk of the square lies between them.
   ChunkJob job;
   if (grpc::Status status = make_job(request.centre(), request.options(), "centre", job); !status.ok()) return status;
-  for (const ChunkCoord& c : nearest_first(ChunkCoord{request.centre().x(), request.centre().z()}, request.radius())) {
-    v1::ChunkCoord coord;
-    coord.set_x(c.x);
-    coord.set_z(c.z);
-    if (grpc::Status status = make_job(coord, request.options(), "centre", job); !status.ok()) return status;
-    jobs.push_back(job);
+  const int64_t r = request.radius();
+  for (const int64_t sign : {-1, 1}) {
+    v1::ChunkCoord corner;
+    corner.set_x(job.coord.x + sign * r);
+    corner.set_z(job.coord.z + sign * r);
+    ChunkJob ignored;
+    if (grpc::Status status = make_job(corner, request.options(), "centre", ignored); !status.ok()) return status;
   }
+  region.coords = nearest_first(job.coord, r);
+  region.options = std::move(job.options);
   return grpc::Status::OK;
 }
 

@@ -139,8 +139,16 @@ class WorldService final : public WorldServiceBase {
   // and the allowed range.
   grpc::Status make_job(const v1::ChunkCoord& coord, const v1::ChunkOptions& options, const std::string& field,
                         ChunkJob& job) const;
-  // StreamRegion's request as jobs, nearest first; the error names the field.
-  grpc::Status region_jobs(const v1::StreamRegionRequest& request, std::vector<ChunkJob>& jobs) const;
+  // A StreamRegion request validated: its chunks nearest first and their canonical options, from
+  // which each chunk's job is made when it is wanted (a job holds its options and cache key:
+  // a radius-16 region's 1,089 jobs made up front were some 100 KiB a stream, outside every
+  // budget).
+  struct Region {
+    std::vector<ChunkCoord> coords;
+    v1::ChunkOptions options;
+  };
+  // StreamRegion's request as a Region; the error names the field.
+  grpc::Status check_region(const v1::StreamRegionRequest& request, Region& region) const;
   // GetChunkEdits' request checked: INVALID_ARGUMENT naming a bad field, then
   // FAILED_PRECONDITION when the client may not generate. The chunks it asks for in `asked`, in
   // its order.

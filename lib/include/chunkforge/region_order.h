@@ -17,6 +17,7 @@ namespace chunkforge {
 template <class Coord>
 std::vector<Coord> nearest_first(Coord centre, int64_t radius) {
   std::vector<Coord> out;
+  out.reserve(static_cast<size_t>((2 * radius + 1) * (2 * radius + 1)));
   for (int64_t z = centre.z - radius; z <= centre.z + radius; ++z) {
     for (int64_t x = centre.x - radius; x <= centre.x + radius; ++x) out.push_back(Coord{x, z});
   }
