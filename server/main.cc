@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "chunkforge/quote.h"
+#include "startup/config_file.h"
 #include "startup/flag_files.h"
 #include "startup/memory_limit.h"
 #include "startup/store_flags.h"
@@ -37,7 +38,12 @@ struct Flags {
   std::optional<size_t> output_budget_mb;  // default: from the memory the process may use
   std::string log_level = "info";
   chunkforge::server::StoreFlags store;  // --data, --store, --write-token-file ...
+  std::optional<std::string> config;     // --config FILE
+  bool print_config = false;
 };
+
+// The options that are not configuration: a configuration file cannot hold them.
+const std::vector<std::string> kNotConfiguration = {"help", "config", "print-config"};
 
 // A whole decimal number in [lo, hi], leaving CLI11 the canonical spelling to convert: CLI11
 // alone reads "0x10" as hex and "010" as octal, and wraps "-1" to 2^64 - 1.
@@ -65,17 +71,21 @@ CLI::Validator log_level_name() {
       "", "log level");
 }
 
-// --cache-mb reads CHUNKFORGE_CACHE_MB.
-std::string variable_for(const std::string& flag) {
-  std::string variable = "CHUNKFORGE_" + flag.substr(2);
-  for (char& c : variable) c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return variable;
+// --cache-mb reads CHUNKFORGE_CACHE_MB: every option but --help, by this one rule, so that no
+// flag lacks its variable.
+void give_every_option_its_variable(CLI::App& app) {
+  for (CLI::Option* option : app.get_options()) {
+    if (option->get_lnames().empty() || option->get_lnames().front() == "help") continue;
+    std::string variable = "CHUNKFORGE_" + option->get_lnames().front();
+    for (char& c : variable) c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    option->envname(variable);
+  }
 }
 
 template <typename T>
 CLI::Option* add_value(CLI::App& app, const std::string& name, T& value, const std::string& type,
                        const std::string& description) {
-  return app.add_option(name, value, description)->type_name(type)->envname(variable_for(name));
+  return app.add_option(name, value, description)->type_name(type);
 }
 
 CLI::Option* add_optional(CLI::App& app, const std::string& name, std::optional<std::string>& value,
@@ -83,8 +93,7 @@ CLI::Option* add_optional(CLI::App& app, const std::string& name, std::optional<
   return app
       .add_option_function<std::string>(
           name, [&value](const std::string& text) { value = text; }, description)
-      ->type_name(type)
-      ->envname(variable_for(name));
+      ->type_name(type);
 }
 
 // A feature turned on or off: the value "on" or "off".
@@ -93,7 +102,7 @@ CLI::Option* add_switch(CLI::App& app, const std::string& name, bool& value, con
       .add_option_function<std::string>(
           name, [&value](const std::string& v) { value = v == "on"; }, description)
       ->type_name("on|off")
-      ->envname(variable_for(name))
+      ->default_function([&value] { return std::string(value ? "on" : "off"); })
       ->check(CLI::IsMember({"on", "off"}));
 }
 
@@ -106,14 +115,13 @@ void declare_output_flags(CLI::App& app, Flags& f) {
          "65536\n(default: a sixteenth of the memory the process may use,\n64 to 1024); past it calls wait or are "
          "refused")
       ->type_name("N")
-      ->envname(variable_for("--output-budget-mb"))
       ->transform(integer_in(1, 65536));
   app.add_option_function<size_t>(
          "--connection-output-mb", [&f](const size_t& mb) { f.server.output.connection_bytes = mb << 20; },
          "MiB of those one connection may hold, 1 to 65536 (default\n8): past it its unary calls get "
          "RESOURCE_EXHAUSTED and\nits streams wait until it reads")
       ->type_name("N")
-      ->envname(variable_for("--connection-output-mb"))
+      ->default_function([&f] { return std::to_string(f.server.output.connection_bytes >> 20); })
       ->transform(integer_in(1, 65536));
 }
 
@@ -125,8 +133,7 @@ void declare_port_flags(CLI::App& app, Flags& f) {
   add_switch(app, "--map", f.server.map,
              "the live map at /map/ on the --http port: on or off\n(default on; behind --auth-token-file when set)");
   app.add_flag("--map-players", f.server.map_players,
-               "show live sessions' positions on the map (a number and\na position each; default off)")
-      ->envname(variable_for("--map-players"));
+               "show live sessions' positions on the map (a number and\na position each; default off)");
   add_value(app, "--map-cache-mb", f.server.map_cache_mb, "N", "the map's tile cache in MiB, 1 to 65536 (default 64)")
       ->transform(integer_in(1, 65536));
 }
@@ -137,7 +144,6 @@ void declare_world_flags(CLI::App& app, Flags& f) {
   app.add_option_function<uint64_t>(
          "--seed", [&f](const uint64_t& seed) { f.seed = seed; }, "override the world's seed")
       ->type_name("N")
-      ->envname(variable_for("--seed"))
       ->transform(integer_in(0, std::numeric_limits<uint64_t>::max()));
   add_value(app, "--cache-mb", f.server.cache_mb, "N", "encoded-chunk cache budget in MiB, 1 to 1048576 (default 256)")
       ->transform(integer_in(1, 1 << 20));
@@ -173,7 +179,7 @@ void declare_client_flags(CLI::App& app, Flags& f) {
          "how long a session's ready chunk may wait for the session's\nother chunks under way, to go in one "
          "event, 0 to 1000 (default\n40; 0: never)")
       ->type_name("MS")
-      ->envname(variable_for("--load-gather-ms"))
+      ->default_function([&f] { return std::to_string(f.server.limits.load_gather.count()); })
       ->transform(integer_in(0, 1000));
   add_value(app, "--max-sessions", f.server.limits.max_sessions, "N",
             "player sessions at once, 1 to 1000000 (default 1000)")
@@ -197,6 +203,11 @@ void declare_access_flags(CLI::App& app, Flags& f) {
 
 // Every flag, in the order --help lists them.
 void declare_flags(CLI::App& app, Flags& f) {
+  add_optional(app, "--config", f.config, "FILE",
+               "a TOML file of settings, a key per flag named without its\ndashes (cache-mb = 512); a flag or its "
+               "variable wins over\nthe file (docs/deploy.md, \"Configuration\")");
+  app.add_flag("--print-config", f.print_config,
+               "print the configuration these flags, variables and --config\ngive, as a file for --config, and exit");
   declare_port_flags(app, f);
   declare_world_flags(app, f);
   declare_client_flags(app, f);
@@ -212,7 +223,8 @@ void apply_empty_variables(CLI::App& app) {
   for (CLI::Option* option : app.get_options()) {
     const std::string variable = option->get_envname();
     const char* value = variable.empty() ? nullptr : std::getenv(variable.c_str());
-    if (option->count() == 0 && value != nullptr && *value == '\0') {
+    const bool plain_flag = option->get_type_size() == 0;  // --open-edits: empty is unset
+    if (option->count() == 0 && value != nullptr && *value == '\0' && !plain_flag) {
       option->add_result(std::string());
       option->run_callback();  // checks "" and stores it, as parsing would have
     }
@@ -228,13 +240,30 @@ std::string parse_error(const CLI::App& app, const CLI::ParseError& error) {
   return (word.rfind('-', 0) == 0 ? "unknown option " : "unexpected argument ") + word;
 }
 
-// Flags then environment into `flags`; nullopt to go on, else the exit code (--help: 0, a bad
+// The configuration file under what the flags and variables set, then --print-config; nullopt to
+// go on, else the exit code (every problem of the file printed: 2).
+std::optional<int> apply_config(CLI::App& app, const Flags& flags) {
+  if (flags.config) {
+    const std::vector<std::string> problems =
+        chunkforge::server::apply_config_file(app, *flags.config, kNotConfiguration);
+    for (const std::string& problem : problems) std::cerr << problem << '\n';
+    if (!problems.empty()) return 2;
+  }
+  if (flags.print_config) {
+    std::cout << chunkforge::server::print_config(app, kNotConfiguration);
+    return 0;
+  }
+  return std::nullopt;
+}
+
+// Flags, environment, then the configuration file into `flags`; nullopt to go on, else the exit code (--help: 0, a bad
 // or unknown flag: 2, with one line naming it).
 std::optional<int> parse_flags(int argc, char** argv, Flags& flags) {
   CLI::App app(
       "Serves chunkforge.v1.WorldService (gRPC, with health checking and reflection).\n"
-      "Each flag may also come from the environment variable shown beside it (a flag wins\n"
-      "over its variable; a variable set but empty means the value \"\").\n",
+      "Each flag may also come from the environment variable shown beside it, and from a\n"
+      "--config file: a flag wins over its variable, which wins over the file (a variable set\n"
+      "but empty means the value \"\").\n",
       "chunkforge-server");
   app.get_formatter()->label("Usage", "usage");
   app.get_formatter()->column_width(40);
@@ -247,6 +276,7 @@ std::optional<int> parse_flags(int argc, char** argv, Flags& flags) {
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // the last one wins, as before
   flags.server.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   declare_flags(app, flags);
+  give_every_option_its_variable(app);
   try {
     app.parse(argc, argv);
     apply_empty_variables(app);
@@ -257,7 +287,7 @@ std::optional<int> parse_flags(int argc, char** argv, Flags& flags) {
     std::cerr << parse_error(app, e) << '\n';
     return 2;
   }
-  return std::nullopt;
+  return apply_config(app, flags);
 }
 
 // Whether the gRPC address is host:port with a port in [0, 65535] (the host, a name or an

@@ -7,7 +7,7 @@ CHUNKFORGE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
 # What any build needs, and what the tests and benchmarks add.
 CHUNKFORGE_BUILD_PACKAGES=(cmake ninja-build g++ pkg-config libprotobuf-dev protobuf-compiler libpng-dev
-  libgrpc++-dev protobuf-compiler-grpc libboost-dev libspdlog-dev libssl-dev libcli11-dev
+  libgrpc++-dev protobuf-compiler-grpc libboost-dev libspdlog-dev libssl-dev libcli11-dev libtomlplusplus-dev
   libsqlite3-dev libpq-dev libjs-leaflet libhwy-dev ccache)
 CHUNKFORGE_TEST_PACKAGES=(libgtest-dev libgmock-dev libbenchmark-dev python3-grpcio openssl nginx
   postgresql chromium python3-websocket mono-mcs mono-runtime valgrind)
