@@ -17,10 +17,11 @@
 #include <thread>
 #include <vector>
 
-#include "chunkforge/quote.h"
+#include "log/json_lines.h"
 #include "startup/config_file.h"
 #include "startup/flag_files.h"
 #include "startup/memory_limit.h"
+#include "startup/start_up_summary.h"
 #include "startup/store_flags.h"
 #include "startup/tls_files.h"
 #include "world_server.h"
@@ -37,6 +38,7 @@ struct Flags {
   std::optional<uint64_t> seed;
   std::optional<size_t> output_budget_mb;  // default: from the memory the process may use
   std::string log_level = "info";
+  std::string log_format = "text";
   chunkforge::server::StoreFlags store;  // --data, --store, --write-token-file ...
   std::optional<std::string> config;     // --config FILE
   bool print_config = false;
@@ -156,6 +158,9 @@ void declare_world_flags(CLI::App& app, Flags& f) {
       ->transform(integer_in(0, 19));
   add_value(app, "--log-level", f.log_level, "L", "trace, debug, info, warn, error or off (default info)")
       ->check(log_level_name());
+  add_value(app, "--log-format", f.log_format, "text|json",
+            "log lines as text, or as one JSON object each (time, level,\nmessage) for log pipelines (default text)")
+      ->check(CLI::IsMember({"text", "json"}));
 }
 
 // What clients may ask for and are given.
@@ -432,13 +437,9 @@ int serve(const chunkforge::World& world, const ServerOptions& options) {
   };
   signals.async_wait(on_signal);
   if (!server.start()) return 1;
-  spdlog::info(
-      "chunkforge-server: world {} (seed {}, generator {}, fingerprint {}) on port {} (http {}), "
-      "{} threads, cache {} MiB, output {} MiB ({} a connection){}{}",
-      chunkforge::quote_input(world.definition().name()), world.seed(), world.generator_version(), world.fingerprint(),
-      server.port(), server.http_port(), options.threads, options.cache_mb, options.output.total_bytes >> 20,
-      options.output.connection_bytes >> 20, options.tls_cert_pem.empty() ? "" : ", TLS",
-      options.auth_token.empty() ? "" : ", token required");
+  for (const auto& line : chunkforge::server::start_up_summary(world, options, server.port(), server.http_port())) {
+    spdlog::log(line.warning ? spdlog::level::warn : spdlog::level::info, "{}", line.text);
+  }
   io.run();
   if (stopper.joinable()) stopper.join();
   spdlog::info("chunkforge-server: stopped");
@@ -451,6 +452,7 @@ int main(int argc, char** argv) {
   Flags flags;
   if (const std::optional<int> exit_code = parse_flags(argc, argv, flags)) return *exit_code;
   spdlog::set_level(spdlog::level::from_str(flags.log_level));
+  if (flags.log_format == "json") chunkforge::server::log_json_lines();
   const std::optional<chunkforge::World> world = load_world(flags);
   if (!world) return 2;
   std::optional<ServerOptions> options = server_options(flags);

@@ -95,10 +95,7 @@ std::optional<int> apply_store_flags(const StoreFlags& flags, const World& world
     std::cerr << "edit store: " << e.what() << '\n';
     return 1;
   }
-  if (options.write_token.empty() && !options.open_edits) {
-    spdlog::warn("edits are closed: no --write-token-file (or --open-edits), so every Edit is refused");
-  }
-  return std::nullopt;
+  return std::nullopt;  // who may edit is said by the start-up summary (start_up_summary.h)
 }
 
 }  // namespace chunkforge::server

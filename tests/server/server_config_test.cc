@@ -1,13 +1,17 @@
 // chunkforge-server's configuration (docs/deploy.md, "Configuration"), through the binary: a
 // TOML file under the variables under the flags, every problem of a file at once, the effective
 // configuration printed and read back, and --help against the documented table of variables.
+#include <google/protobuf/struct.pb.h>
+#include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
+#include <signal.h>  // NOLINT(modernize-deprecated-headers): kill() is POSIX's
 #include <stdlib.h>  // NOLINT(modernize-deprecated-headers): setenv is POSIX's
 
 #include <chrono>
 #include <fstream>
 #include <map>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -54,13 +58,13 @@ TEST(ServerConfigTest, AFlagWinsOverItsVariableWhichWinsOverTheFile) {
   unsetenv("CHUNKFORGE_THREADS");
   unsetenv("CHUNKFORGE_MAX_RADIUS");
   ASSERT_EQ(code, 0) << printed;
-  EXPECT_EQ(value_of(printed, "cache-mb"), "512") << printed;        // the file over the default
-  EXPECT_EQ(value_of(printed, "threads"), "5") << printed;           // the variable over the file
-  EXPECT_EQ(value_of(printed, "max-radius"), "4") << printed;        // the flag over both
-  EXPECT_EQ(value_of(printed, "look-ahead"), "'off'") << printed;    // a switch from a boolean
-  EXPECT_EQ(value_of(printed, "open-edits"), "true") << printed;     // a plain flag
-  EXPECT_EQ(value_of(printed, "http"), "''") << printed;             // "" is a value: no side port
-  EXPECT_EQ(value_of(printed, "max-sessions"), "1000") << printed;   // the default
+  EXPECT_EQ(value_of(printed, "cache-mb"), "512") << printed;       // the file over the default
+  EXPECT_EQ(value_of(printed, "threads"), "5") << printed;          // the variable over the file
+  EXPECT_EQ(value_of(printed, "max-radius"), "4") << printed;       // the flag over both
+  EXPECT_EQ(value_of(printed, "look-ahead"), "'off'") << printed;   // a switch from a boolean
+  EXPECT_EQ(value_of(printed, "open-edits"), "true") << printed;    // a plain flag
+  EXPECT_EQ(value_of(printed, "http"), "''") << printed;            // "" is a value: no side port
+  EXPECT_EQ(value_of(printed, "max-sessions"), "1000") << printed;  // the default
 }
 
 TEST(ServerConfigTest, EveryProblemOfAFileIsNamedAtOnceAndNothingStarts) {
@@ -75,10 +79,10 @@ TEST(ServerConfigTest, EveryProblemOfAFileIsNamedAtOnceAndNothingStarts) {
   int code = -1;
   const std::string out = run({"--config", file, "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0"}, "bad.log", code);
   EXPECT_EQ(code, 2) << out;
-  for (const std::string& line : {":2: cache-size: unknown key", ":3: threads: must be an integer in [1, 256]",
-                                  ":4: max-radius: must be an integer in [0, 64] (got \"99\")",
-                                  ":5: open-edits: is true or false", ":7: map: is a table",
-                                  ":6: tls-cert: needs tls-key too"}) {
+  for (const std::string& line :
+       {":2: cache-size: unknown key", ":3: threads: must be an integer in [1, 256]",
+        ":4: max-radius: must be an integer in [0, 64] (got \"99\")", ":5: open-edits: is true or false",
+        ":7: map: is a table", ":6: tls-cert: needs tls-key too"}) {
     EXPECT_NE(out.find(file + line), std::string::npos) << line << "\n" << out;
   }
   EXPECT_EQ(out.find("on port"), std::string::npos) << out;
@@ -107,6 +111,39 @@ TEST(ServerConfigTest, ThePrintedConfigurationReadsBackTheSameWithItsPasswordMas
   const std::string second = run({"--config", file, "--print-config"}, "reprint.log", code);
   ASSERT_EQ(code, 0) << second;
   EXPECT_EQ(second, first);
+}
+
+// A served start's summary, logged as JSON: every line an object with time, level and message;
+// open edits a warning.
+TEST(ServerConfigTest, TheStartUpSummarySaysWhatRunsAndWarnsOfOpenEditsInJsonLines) {
+  const std::string data = temp("summary_data");
+  const Process p = spawn(CHUNKFORGE_SERVER,
+                          {"--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--threads", "1", "--data", data,
+                           "--open-edits", "--log-format", "json", "--max-sessions", "321"},
+                          temp("summary.log"));
+  ASSERT_GT(wait_until_serving(p), 0) << read_text(p.log);
+  kill(p.pid, SIGTERM);
+  EXPECT_EQ(wait_for(p, std::chrono::seconds(10)), 0) << read_text(p.log);
+  std::map<std::string, std::string> level_of;  // a message's first words -> its level
+  std::istringstream lines(read_text(p.log));
+  for (std::string line; std::getline(lines, line);) {
+    google::protobuf::Struct object;
+    ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(line, &object).ok()) << line;
+    const auto& fields = object.fields();
+    ASSERT_EQ(fields.size(), 3u) << line;
+    EXPECT_EQ(fields.at("time").string_value().size(), 24u) << line;  // 2026-12-06T16:42:03.123Z
+    const std::string message = fields.at("message").string_value();
+    level_of[message.substr(0, message.find(' '))] = fields.at("level").string_value();
+    if (message.starts_with("edits:")) {
+      EXPECT_NE(message.find("kept in sqlite:" + data), std::string::npos) << message;
+      EXPECT_NE(message.find("ANYONE who may read may edit"), std::string::npos) << message;
+    }
+    if (message.starts_with("limits:")) EXPECT_NE(message.find("sessions 321"), std::string::npos) << message;
+  }
+  EXPECT_EQ(level_of["chunkforge-server:"], "info");
+  EXPECT_EQ(level_of["edits:"], "warning");
+  EXPECT_EQ(level_of["map:"], "info");
+  EXPECT_EQ(level_of["limits:"], "info");
 }
 
 // Every flag --help lists with its variable is a row of docs/deploy.md's table, and the other
