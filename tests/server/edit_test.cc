@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <random>
@@ -431,6 +432,11 @@ TEST_P(EditTest, AnExportTakenWhileServingRestoresIntoAnEmptyStore) {
   const test::CommandResult exported = test::run_command(edits_command("export --out " + file, location()));
   ASSERT_EQ(exported.exit_code, 0) << exported.output;
   EXPECT_NE(exported.output.find("2 changes"), std::string::npos) << exported.output;
+  // "--out -" is standard output (it once wrote a file named "-").
+  const test::CommandResult to_stdout = test::run_command(edits_command("export --out -", location()));
+  ASSERT_EQ(to_stdout.exit_code, 0) << to_stdout.output;
+  EXPECT_TRUE(to_stdout.output.starts_with(test::read_text(file))) << to_stdout.output;
+  EXPECT_FALSE(std::filesystem::exists("-"));
 
   stop();
   const std::string fresh = postgres_ ? postgres_->create_database("restored") : "sqlite:" + dir_ + "restored.db";

@@ -603,6 +603,16 @@ TEST(CliTest, TheSubcommandListIsWhatHelpLists) {
   EXPECT_EQ(listed, std::set<std::string>(std::begin(kSubcommands), std::end(kSubcommands))) << r;
 }
 
+// Each of `chunkforge edits`' own subcommands answers --help with its usage (they once said
+// "unknown option").
+TEST(CliTest, EveryEditsSubcommandAnswersHelp) {
+  for (const std::string sub : {"export", "import", "reset", "stats"}) {
+    const CliResult r = run_cli({"edits", sub, "--help"});
+    EXPECT_EQ(r.exit_code, 0) << sub << ": " << r;
+    EXPECT_TRUE(contains(r.out, "usage: chunkforge edits " + sub)) << r;
+  }
+}
+
 // `chunkforge edit` spells each operation of edit.proto's EditOp: a new operation fails here
 // until the command takes it (and this table names it).
 TEST(CliTest, EditTakesEveryOperationOfTheProto) {

@@ -52,7 +52,8 @@ v1::ChunkChange to_message(const StoredChange& stored) {
 
 std::string quoted(const std::string& text) { return "\"" + text + "\""; }
 
-int export_edits(EditStore& store, const std::optional<std::string>& out_path) {
+int export_edits(EditStore& store, std::optional<std::string> out_path) {
+  if (out_path == "-") out_path.reset();  // "-": standard output, as for every tool
   std::ofstream file;
   if (out_path) {
     file.open(*out_path, std::ios::binary | std::ios::trunc);
@@ -210,12 +211,22 @@ CLI::App& EditsCommand::declare(CLI::App& parent) {
            "stats prints counts and the store's size as one JSON line.\n");
   app.require_subcommand(1);
   export_ = app.add_subcommand("export", "write every stored change as JSON lines");
-  export_->add_option("--out", out_, "the file to write (default: standard output)");
+  set_help(*export_, "usage: chunkforge edits export (--data DIR | --store URI) [--out FILE]\n",
+           "Writes one consistent snapshot of the store, a header and then every stored change in\n"
+           "commit order, as JSON lines: a backup that servers running on the store do not notice.\n");
+  export_->add_option("--out", out_, "the file to write (default, or -: standard output)");
   import_ = app.add_subcommand("import", "restore an export into the store");
+  set_help(*import_, "usage: chunkforge edits import FILE (--data DIR | --store URI)\n",
+           "Restores an export into a store that holds none of its chunks' edits, all or nothing.\n");
   import_->add_option("FILE", in_, "an export")->required();
   reset_ = app.add_subcommand("reset", "return the edited chunks of a rectangle to the generated world");
+  set_help(*reset_, "usage: chunkforge edits reset CX0 CZ0 CX1 CZ1 (--data DIR | --store URI)\n",
+           "Returns every edited chunk of the rectangle to the generated world; running servers\n"
+           "send the change to their players.\n");
   add_corner_arguments(*reset_, corners_);
   CLI::App* stats = app.add_subcommand("stats", "count the stored edits");
+  set_help(*stats, "usage: chunkforge edits stats (--data DIR | --store URI)\n",
+           "Prints the store's counts and size as one JSON line.\n");
   for (CLI::App* sub : {export_, import_, reset_, stats}) add_store_options(*sub, where_);
   return app;
 }
