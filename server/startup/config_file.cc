@@ -76,7 +76,8 @@ std::string masked(const std::string& key, std::string value) {
 
 // `text` as a TOML value: an integer bare, a flag's true/false bare, anything else quoted.
 std::string toml_value(const CLI::Option& option, const std::string& text) {
-  const bool integer = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const bool integer =
+      !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
   if (is_plain_flag(option)) return text == "true" || text == "1" ? "true" : "false";
   if (integer && text.size() < 19) return text;
   std::ostringstream quoted;
