@@ -79,7 +79,9 @@ class WorldServer {
   EditService* edits() { return edits_.get(); }
   const map::MapService* map() const { return map_.get(); }
   // The /metrics page.
-  std::string metrics_page() const { return metrics_.render(cache_.stats(), queue_.depth(), budget_); }
+  std::string metrics_page() const {
+    return metrics_.render(cache_.stats(), options_.cache_mb << 20, queue_.depth(), budget_);
+  }
 
  private:
   HttpHandler start_map();

@@ -9,7 +9,7 @@ CHUNKFORGE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 CHUNKFORGE_BUILD_PACKAGES=(cmake ninja-build g++ pkg-config libprotobuf-dev protobuf-compiler libpng-dev
   libgrpc++-dev protobuf-compiler-grpc libboost-dev libspdlog-dev libssl-dev libcli11-dev libtomlplusplus-dev
   libsqlite3-dev libpq-dev libjs-leaflet libhwy-dev ccache)
-CHUNKFORGE_TEST_PACKAGES=(libgtest-dev libgmock-dev libbenchmark-dev python3-grpcio openssl nginx
+CHUNKFORGE_TEST_PACKAGES=(libgtest-dev libgmock-dev libbenchmark-dev python3-grpcio openssl nginx prometheus
   postgresql chromium python3-websocket mono-mcs mono-runtime valgrind)
 # scripts/check-sanitizers: GCC's sanitizer runtimes, and clang with libFuzzer (libclang-rt) and
 # llvm-symbolizer (llvm-14) for the fuzz build.

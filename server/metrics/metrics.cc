@@ -1,39 +1,21 @@
 // Metrics: the counters behind /metrics and their Prometheus text rendering.
 #include "metrics/metrics.h"
 
-#include <sstream>
-
 #include "budget/output_budget.h"
 #include "generation/chunk_cache.h"
 #include "log/client_log.h"
+#include "metrics/process_metrics.h"
 
 namespace chunkforge::server {
-
-void Metrics::generated(double seconds, double cpu_seconds) {
-  size_t bucket = 0;
-  while (bucket < kBuckets.size() && seconds > kBuckets[bucket]) ++bucket;
-  ++generation_buckets_[bucket];
-  ++generation_count_;
-  generation_micros_ += static_cast<uint64_t>(seconds * 1e6);
-  generation_cpu_micros_ += static_cast<uint64_t>(cpu_seconds * 1e6);
-}
-
-// The Prometheus text format, a metric at a time: its HELP and TYPE lines, then its samples.
-struct MetricsPage {
-  std::ostringstream out;
-  void header(const char* name, const char* type, const char* help) {
-    out << "# HELP chunkforge_" << name << ' ' << help << "\n# TYPE chunkforge_" << name << ' ' << type << '\n';
-  }
-  template <typename Value>
-  void single(const char* name, const char* type, const char* help, Value value) {
-    header(name, type, help);
-    out << "chunkforge_" << name << ' ' << value << '\n';
-  }
-};
-
 namespace {
 
-void render_cache(MetricsPage& page, const CacheStats& cache, size_t queue_depth) {
+// Upper bounds of the buckets, seconds (the last bucket is +Inf): a chunk's generation, and a
+// unary call from its start to its status (a cold GetChunk waits for its generation).
+const std::vector<double> kGenerationBuckets = {0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0};
+const std::vector<double> kCallBuckets = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                          0.1,    0.25,  0.5,    1.0,   2.5,  5.0,   10.0};
+
+void render_cache(MetricsPage& page, const CacheStats& cache, size_t cache_limit, size_t queue_depth) {
   page.single("cache_hits_total", "counter", "Chunk requests answered from the cache.", cache.hits);
   page.single("cache_misses_total", "counter", "Chunk requests that started a generation.", cache.misses);
   page.single("cache_joined_total", "counter", "Chunk requests that joined a generation under way.", cache.joined);
@@ -41,6 +23,7 @@ void render_cache(MetricsPage& page, const CacheStats& cache, size_t queue_depth
   page.single("cache_bytes", "gauge",
               "Memory charged to the cache: chunks, keys, index, allocator overhead (at most --cache-mb).",
               cache.bytes);
+  page.single("cache_limit_bytes", "gauge", "The most cache_bytes may reach (--cache-mb).", cache_limit);
   page.single("cache_payload_bytes", "gauge", "Bytes of encoded chunks in the cache (in cache_bytes).",
               cache.payload_bytes);
   page.single("cache_entries", "gauge", "Encoded chunks in the cache.", cache.entries);
@@ -77,15 +60,32 @@ void render_suppressed_logs(MetricsPage& page) {
 
 }  // namespace
 
-std::string Metrics::render(const CacheStats& cache, size_t queue_depth, const OutputBudget& budget) const {
+Metrics::Metrics() : generation_seconds_(kGenerationBuckets) {
+  for (int m = 0; m < kMethodCount; ++m) call_seconds_.emplace_back(kCallBuckets);
+}
+
+void Metrics::generated(double seconds, double cpu_seconds) {
+  generation_seconds_.observe(seconds);
+  generation_cpu_micros_ += static_cast<uint64_t>(cpu_seconds * 1e6);
+}
+
+void Metrics::call_ended(Method m, int code, double seconds) {
+  if (code >= 0 && code < static_cast<int>(kCodeNames.size())) ++calls_by_code_[m][code];
+  if (unary(m)) call_seconds_[m].observe(seconds);
+}
+
+std::string Metrics::render(const CacheStats& cache, size_t cache_limit, size_t queue_depth,
+                            const OutputBudget& budget) const {
   MetricsPage page;
   render_calls(page);
-  render_cache(page, cache, queue_depth);
+  render_call_codes(page);
+  render_cache(page, cache, cache_limit, queue_depth);
   render_output(page, budget);
   page.single("active_streams", "gauge", "StreamRegion calls in progress.", active_streams_.load());
   page.single("active_sessions", "gauge", "Player sessions in progress.", active_sessions_.load());
   render_generation(page);
   render_suppressed_logs(page);
+  render_process(page);
   return page.out.str();
 }
 
@@ -114,19 +114,28 @@ void Metrics::render_generation(MetricsPage& page) const {
               "generation_seconds_count).",
               static_cast<double>(generation_cpu_micros_) / 1e6);
   page.header("generation_seconds", "histogram", "Time to generate and encode one chunk.");
-  uint64_t cumulative = 0;
-  for (size_t b = 0; b <= kBuckets.size(); ++b) {
-    cumulative += generation_buckets_[b];
-    page.out << "chunkforge_generation_seconds_bucket{le=\"";
-    if (b < kBuckets.size()) {
-      page.out << kBuckets[b];
-    } else {
-      page.out << "+Inf";
+  generation_seconds_.render(page, "generation_seconds", "");
+}
+
+// Every method's OK count, and each other code once it has happened; then unary latency.
+void Metrics::render_call_codes(MetricsPage& page) const {
+  page.header("calls_total", "counter",
+              "RPCs ended, by method and gRPC status code (CANCELLED: the client left or its deadline passed).");
+  for (int m = 0; m < kMethodCount; ++m) {
+    for (size_t c = 0; c < kCodeNames.size(); ++c) {
+      const uint64_t n = calls_by_code_[m][c];
+      if (n == 0 && c != 0) continue;
+      page.out << "chunkforge_calls_total{method=\"" << kMethodNames[m] << "\",code=\"" << kCodeNames[c] << "\"} " << n
+               << '\n';
     }
-    page.out << "\"} " << cumulative << '\n';
   }
-  page.out << "chunkforge_generation_seconds_sum " << static_cast<double>(generation_micros_) / 1e6 << '\n'
-           << "chunkforge_generation_seconds_count " << generation_count_ << '\n';
+  page.header("call_seconds", "histogram",
+              "Unary RPCs' time from their start to their status, by method (a cold GetChunk includes its "
+              "generation).");
+  for (int m = 0; m < kMethodCount; ++m) {
+    if (!unary(static_cast<Method>(m))) continue;
+    call_seconds_[m].render(page, "call_seconds", "method=\"" + std::string(kMethodNames[m]) + "\"");
+  }
 }
 
 }  // namespace chunkforge::server

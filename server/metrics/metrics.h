@@ -1,9 +1,10 @@
 // File: server/metrics/metrics.h
 //
-// Counters the server keeps for /metrics (Prometheus text format): requests by method, errors,
-// generation time as a histogram, active StreamRegion calls and player sessions, look-ahead
-// prefetches. Cache, queue and output budget figures, and the log lines a client caused that
-// were left out (log/client_log.h), are read from their owners when the page is rendered.
+// Counters the server keeps for /metrics (Prometheus text format): requests by method, calls by
+// method and status code, unary calls' latency and generation time as histograms, active
+// StreamRegion calls and player sessions, look-ahead prefetches. Cache, queue and output budget
+// figures, the log lines a client caused that were left out (log/client_log.h) and the process's
+// own (process_metrics.h) are read from their owners when the page is rendered.
 //
 // Thread safety: every member is atomic; record from any thread.
 #pragma once
@@ -11,12 +12,14 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "metrics/histogram.h"
 
 namespace chunkforge::server {
-
-struct MetricsPage;  // metrics.cc: the page being rendered
 
 struct CacheStats;
 class OutputBudget;
@@ -28,9 +31,19 @@ class Metrics {
   static constexpr auto kMethodNames = std::to_array<std::string_view>(
       {"GetWorldInfo", "GetChunk", "StreamRegion", "Session", "Locate", "Edit", "GetChunkEdits"});
   static_assert(kMethodNames.size() == kMethodCount, "one name per Method");
+  // gRPC's status codes by number, as the code label: grpc::StatusCode's 17.
+  static constexpr auto kCodeNames = std::to_array<std::string_view>(
+      {"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",
+       "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
+       "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"});
+
+  Metrics();
 
   void request(Method m) { ++requests_[m]; }
   void error(Method m) { ++errors_[m]; }
+  // A call ended with status `code` after `seconds` (a unary call's latency; a stream's life is
+  // not timed).
+  void call_ended(Method m, int code, double seconds);
   void stream_started() { ++active_streams_; }
   void stream_ended() { --active_streams_; }
   void session_started() { ++active_sessions_; }
@@ -48,16 +61,19 @@ class Metrics {
   void generated(double seconds, double cpu_seconds);
 
   // The page, with the cache's, the queue's and the output budget's current figures.
-  std::string render(const CacheStats& cache, size_t queue_depth, const OutputBudget& budget) const;
+  // `cache_limit`: the cache's capacity in bytes (--cache-mb).
+  std::string render(const CacheStats& cache, size_t cache_limit, size_t queue_depth, const OutputBudget& budget) const;
 
  private:
+  static constexpr bool unary(Method m) { return m != kStreamRegion && m != kSession; }
   void render_calls(MetricsPage& page) const;
+  void render_call_codes(MetricsPage& page) const;
   void render_generation(MetricsPage& page) const;
-  // Upper bounds of the generation-time buckets, seconds (the last bucket is +Inf).
-  static constexpr std::array<double, 10> kBuckets = {0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0};
   std::array<std::atomic<uint64_t>, kMethodCount> requests_{}, errors_{};
-  std::array<std::atomic<uint64_t>, kBuckets.size() + 1> generation_buckets_{};
-  std::atomic<uint64_t> generation_count_{0}, generation_micros_{0}, generation_cpu_micros_{0};
+  std::array<std::array<std::atomic<uint64_t>, kCodeNames.size()>, kMethodCount> calls_by_code_{};
+  std::deque<Histogram> call_seconds_;  // by method (a deque: a histogram does not move); unary ones observe
+  Histogram generation_seconds_;
+  std::atomic<uint64_t> generation_cpu_micros_{0};
   std::atomic<int64_t> active_streams_{0}, active_sessions_{0};
   std::atomic<uint64_t> chunks_sent_{0}, refused_{0}, look_ahead_fetches_{0};
   std::atomic<uint64_t> lod_tiles_made_{0}, lod_tiles_sent_{0};

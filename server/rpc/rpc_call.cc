@@ -19,7 +19,10 @@ grpc::Status open_call(WorldService& service, Metrics::Method method, const grpc
   return grpc::Status::OK;
 }
 
-void close_call(Metrics& metrics, Metrics::Method method, const grpc::Status& status) {
+void close_call(Metrics& metrics, Metrics::Method method, const grpc::Status& status,
+                std::chrono::steady_clock::time_point started) {
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
+  metrics.call_ended(method, static_cast<int>(status.error_code()), took.count());
   if (status.ok() || status.error_code() == grpc::StatusCode::CANCELLED) return;
   metrics.error(method);
   if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) metrics.refused();

@@ -9,11 +9,13 @@
 //
 //   grpc::Status status = open_call(service, Metrics::kGetWorldInfo, *context, raw, &request);
 //   ...
-//   close_call(metrics, Metrics::kGetWorldInfo, status);  // then gRPC's Finish
+//   close_call(metrics, Metrics::kGetWorldInfo, status, started);  // then gRPC's Finish
 #pragma once
 
 #include <google/protobuf/message.h>
 #include <grpcpp/grpcpp.h>
+
+#include <chrono>
 
 #include "metrics/metrics.h"
 
@@ -26,9 +28,11 @@ class WorldService;
 grpc::Status open_call(WorldService& service, Metrics::Method method, const grpc::CallbackServerContext& context,
                        const grpc::ByteBuffer* raw, google::protobuf::Message* request);
 
-// Records how a call ended, once per call: an error is counted under its method and logged, and
+// Records how a call that began at `started` ended, once per call: counted by its status code
+// (and a unary call timed); an error is counted under its method and logged, and
 // RESOURCE_EXHAUSTED also counted as refused. Cancellations are neither: they are the client's
 // choice (a player who walked on, a deadline), not the server's failure.
-void close_call(Metrics& metrics, Metrics::Method method, const grpc::Status& status);
+void close_call(Metrics& metrics, Metrics::Method method, const grpc::Status& status,
+                std::chrono::steady_clock::time_point started);
 
 }  // namespace chunkforge::server

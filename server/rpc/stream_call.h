@@ -104,7 +104,7 @@ class StreamCall : public GrpcReactor {
     if (slots_ != nullptr) slots_->give_back();
     slots_ = nullptr;
     static_cast<Reactor*>(this)->released();
-    close_call(service_.metrics(), method_, status);
+    close_call(service_.metrics(), method_, status, started_);
     this->Finish(status);
   }
 
@@ -158,6 +158,7 @@ class StreamCall : public GrpcReactor {
   }
 
   const Metrics::Method method_;
+  const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();  // for close_call
   const char* unit_;
   CallSlots* slots_ = nullptr;  // the slot held, until finish
   bool in_flight_ = false, room_awaited_ = false;

@@ -56,7 +56,7 @@ void UnaryCall::answer(const google::protobuf::Message& message) {
 void UnaryCall::fail(const grpc::Status& status) { end(status); }
 
 void UnaryCall::end(const grpc::Status& status) {
-  close_call(service_.metrics(), method_, status);
+  close_call(service_.metrics(), method_, status, started_);
   Finish(status);
 }
 

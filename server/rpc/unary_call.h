@@ -81,6 +81,7 @@ class UnaryCall : public grpc::ServerUnaryReactor {
   grpc::CallbackServerContext* context_;
   grpc::ByteBuffer* response_;
   const Metrics::Method method_;
+  const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();  // timed by close_call
   std::atomic<bool> cancelled_{false};
   std::shared_ptr<Live> live_ = std::make_shared<Live>();
   OutputBudget::Charge charge_;

@@ -21,6 +21,8 @@
 #include "chunkforge/encode.h"
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "support/certificate.h"
+#include "support/server_process.h"
+#include "support/temp_dir.h"
 
 namespace chunkforge::server {
 namespace {
@@ -614,19 +616,40 @@ TEST_F(WorldServerTest, HttpSidePortServesHealthAndMetrics) {
   v1::Chunk chunk;
   ASSERT_TRUE(get_chunk(7, 7, chunk).ok());
   ASSERT_TRUE(get_chunk(7, 7, chunk).ok());
+  ASSERT_EQ(get_chunk(int64_t{1} << 40, 0, chunk).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   const auto [status, page] = http_get(server_->http_port(), "/metrics");
   EXPECT_EQ(status, 200);
-  for (const char* line :
-       {"chunkforge_requests_total{method=\"GetChunk\"} 2", "chunkforge_cache_hits_total 1",
-        "chunkforge_cache_misses_total 1", "chunkforge_chunks_sent_total 2", "chunkforge_generation_seconds_count 1",
-        "chunkforge_cache_entries 1", "chunkforge_queue_depth 0", "chunkforge_active_streams 0",
-        "chunkforge_active_sessions 0", "# TYPE chunkforge_generation_seconds histogram",
-        "# TYPE chunkforge_log_lines_suppressed_total counter",
-        "chunkforge_log_lines_suppressed_total{kind=\"session_started\"} ",
-        "chunkforge_log_lines_suppressed_total{kind=\"call_failed\"} "}) {
+  for (const char* line : {"chunkforge_requests_total{method=\"GetChunk\"} 3",
+                           "chunkforge_cache_hits_total 1",
+                           "chunkforge_calls_total{method=\"GetChunk\",code=\"OK\"} 2",
+                           "chunkforge_calls_total{method=\"GetChunk\",code=\"INVALID_ARGUMENT\"} 1",
+                           "chunkforge_call_seconds_count{method=\"GetChunk\"} 3",
+                           "chunkforge_call_seconds_bucket{method=\"GetChunk\",le=\"+Inf\"} 3",
+                           "chunkforge_cache_limit_bytes 67108864",
+                           "# TYPE process_resident_memory_bytes gauge",
+                           "\nprocess_cpu_seconds_total ",
+                           "\nprocess_open_fds ",
+                           "chunkforge_build_info{version=\"",
+                           "chunkforge_cache_misses_total 1",
+                           "chunkforge_chunks_sent_total 2",
+                           "chunkforge_generation_seconds_count 1",
+                           "chunkforge_cache_entries 1",
+                           "chunkforge_queue_depth 0",
+                           "chunkforge_active_streams 0",
+                           "chunkforge_active_sessions 0",
+                           "# TYPE chunkforge_generation_seconds histogram",
+                           "# TYPE chunkforge_log_lines_suppressed_total counter",
+                           "chunkforge_log_lines_suppressed_total{kind=\"session_started\"} ",
+                           "chunkforge_log_lines_suppressed_total{kind=\"call_failed\"} "}) {
     EXPECT_NE(page.find(line), std::string::npos) << line << "\n" << page;
   }
   EXPECT_EQ(http_get(server_->http_port(), "/nope").first, 404);
+  // Prometheus' own linter: names, types, units and help as its conventions want them.
+  const std::string file = test::unique_temp_dir("metrics_page") + "metrics.txt";
+  std::ofstream(file) << page;
+  const test::CommandResult lint = test::run_command("promtool check metrics < " + file);
+  EXPECT_EQ(lint.exit_code, 0) << lint.output;
+  EXPECT_EQ(lint.output, "") << lint.output;
 }
 
 TEST_F(WorldServerTest, AnIdleHttpConnectionDoesNotHoldTheEndpoint) {
