@@ -12,10 +12,11 @@ namespace {
 std::string on_off(bool on) { return on ? "on" : "off"; }
 
 StartUpLine world_line(const World& world, const ServerOptions& options, int port, int http_port) {
-  return {false, fmt::format("chunkforge-server: world {} (seed {}, generator {}, fingerprint {}) on port {} (http {}){}{}",
-                             quote_input(world.definition().name()), world.seed(), world.generator_version(),
-                             world.fingerprint(), port, http_port, options.tls_cert_pem.empty() ? "" : ", TLS",
-                             options.auth_token.empty() ? "" : ", token required")};
+  return {false,
+          fmt::format("chunkforge-server: world {} (seed {}, generator {}, fingerprint {}) on port {} (http {}){}{}",
+                      quote_input(world.definition().name()), world.seed(), world.generator_version(),
+                      world.fingerprint(), port, http_port, options.tls_cert_pem.empty() ? "" : ", TLS",
+                      options.auth_token.empty() ? "" : ", token required")};
 }
 
 StartUpLine edits_line(const ServerOptions& options) {
@@ -40,13 +41,13 @@ StartUpLine map_line(const ServerOptions& options, int http_port) {
 
 StartUpLine limits_line(const ServerOptions& options) {
   const Limits& l = options.limits;
-  return {false, fmt::format("limits: threads {} (generation nice +{}), cache {} MiB, output {} MiB ({} a "
-                             "connection), sessions {}, region streams {}, view radius {}, LOD radius {}, "
-                             "look-ahead {}, client generation {}",
-                             options.threads, options.generation_nice, options.cache_mb,
-                             options.output.total_bytes >> 20, options.output.connection_bytes >> 20, l.max_sessions,
-                             l.max_streams, l.max_radius, l.max_lod_radius, on_off(l.look_ahead),
-                             on_off(options.client_generation))};
+  return {false,
+          fmt::format("limits: threads {} (generation nice +{}), cache {} MiB, output {} MiB ({} a "
+                      "connection), sessions {}, region streams {}, view radius {}, LOD radius {}, "
+                      "look-ahead {}, client generation {}",
+                      options.threads, options.generation_nice, options.cache_mb, options.output.total_bytes >> 20,
+                      options.output.connection_bytes >> 20, l.max_sessions, l.max_streams, l.max_radius,
+                      l.max_lod_radius, on_off(l.look_ahead), on_off(options.client_generation))};
 }
 
 }  // namespace
