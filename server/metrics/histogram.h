@@ -5,8 +5,8 @@
 //
 //   Histogram h({0.001, 0.01, 0.1, 1.0});
 //   h.observe(0.004);
-//   h.render(page, "generation_seconds", "");                      // chunkforge_generation_seconds_bucket{le="0.001"}
-//   ... h.render(page, "call_seconds", "method=\"GetChunk\"");         // ...{method="GetChunk",le="0.001"} ...
+//   h.render(page, "generation_seconds", "");               // ..._bucket{le="0.001"} 0
+//   h.render(page, "call_seconds", "method=\"GetChunk\"");  // ..._bucket{method="GetChunk",le="0.001"} 0
 #pragma once
 
 #include <atomic>
