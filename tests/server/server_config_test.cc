@@ -79,7 +79,7 @@ TEST(ServerConfigTest, EveryProblemOfAFileIsNamedAtOnceAndNothingStarts) {
   int code = -1;
   const std::string out = run({"--config", file, "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0"}, "bad.log", code);
   EXPECT_EQ(code, 2) << out;
-  for (const std::string& line :
+  for (const char* line :
        {":2: cache-size: unknown key", ":3: threads: must be an integer in [1, 256]",
         ":4: max-radius: must be an integer in [0, 64] (got \"99\")", ":5: open-edits: is true or false",
         ":7: map: is a table", ":6: tls-cert: needs tls-key too"}) {
@@ -138,7 +138,9 @@ TEST(ServerConfigTest, TheStartUpSummarySaysWhatRunsAndWarnsOfOpenEditsInJsonLin
       EXPECT_NE(message.find("kept in sqlite:" + data), std::string::npos) << message;
       EXPECT_NE(message.find("ANYONE who may read may edit"), std::string::npos) << message;
     }
-    if (message.starts_with("limits:")) EXPECT_NE(message.find("sessions 321"), std::string::npos) << message;
+    if (message.starts_with("limits:")) {
+      EXPECT_NE(message.find("sessions 321"), std::string::npos) << message;
+    }
   }
   EXPECT_EQ(level_of["chunkforge-server:"], "info");
   EXPECT_EQ(level_of["edits:"], "warning");

@@ -154,6 +154,7 @@ TEST_F(WorldServerTest, StreamRegionIsNearestFirstAndIdenticalToOffline) {
 TEST_F(WorldServerTest, ConcurrentRequestsInAnyOrderGetTheSameBytes) {
   // Two overlapping streams and single chunks, all at once: every chunk equals offline output.
   std::vector<std::thread> clients;
+  clients.reserve(3);
   std::atomic<int> mismatches{0}, failures{0};
   for (int k = 0; k < 3; ++k) {
     clients.emplace_back([&, k] {
@@ -178,6 +179,7 @@ TEST_F(WorldServerTest, ConcurrentRequestsInAnyOrderGetTheSameBytes) {
 
 TEST_F(WorldServerTest, RepeatedChunkIsACacheHitAndConcurrentMissesShareOneGeneration) {
   std::vector<std::thread> clients;
+  clients.reserve(8);
   for (int k = 0; k < 8; ++k) {
     clients.emplace_back([&] {
       v1::Chunk chunk;
@@ -423,7 +425,7 @@ TEST_F(WorldServerTest, AReadyChunkWaitsForTheOthersAtMostTheGatherTime) {
   locate.set_radius(32768);
   v1::LocateResponse located;
   std::atomic<bool> locate_done = false;
-  stub_->async()->Locate(&locate_context, &locate, &located, [&](grpc::Status) { locate_done = true; });
+  stub_->async()->Locate(&locate_context, &locate, &located, [&](const grpc::Status&) { locate_done = true; });
   struct EndLocate {  // before what its callback uses goes, even when an assertion returns early
     grpc::ClientContext& context;
     std::atomic<bool>& done;

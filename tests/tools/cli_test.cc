@@ -387,7 +387,9 @@ TEST(CliRegionTest, PrintsOneLinePerChunkInRowOrder) {
   ASSERT_EQ(lines.size(), 25u) << r;
   for (size_t k = 0; k < lines.size(); ++k) {
     EXPECT_EQ(json_number(lines[k], "x"), -2.0 + static_cast<double>(k % 5)) << lines[k].substr(0, 80);
-    EXPECT_EQ(json_number(lines[k], "z"), -2.0 + static_cast<double>(k / 5)) << lines[k].substr(0, 80);
+    EXPECT_EQ(json_number(lines[k], "z"),
+              -2.0 + static_cast<double>(k / 5))  // NOLINT(bugprone-integer-division): the row
+        << lines[k].substr(0, 80);
   }
   // A chunk of the region is the chunk on its own.
   const CliResult single = run_cli({"chunk", "0", "0"});
