@@ -228,7 +228,7 @@ void apply_empty_variables(CLI::App& app) {
   for (CLI::Option* option : app.get_options()) {
     const std::string variable = option->get_envname();
     const char* value = variable.empty() ? nullptr : std::getenv(variable.c_str());
-    const bool plain_flag = option->get_type_size() == 0;  // --open-edits: empty is unset
+    const bool plain_flag = option->get_expected() == 0;  // --open-edits: empty is unset
     if (option->count() == 0 && value != nullptr && *value == '\0' && !plain_flag) {
       option->add_result(std::string());
       option->run_callback();  // checks "" and stores it, as parsing would have

@@ -53,18 +53,21 @@ TEST(ServerConfigTest, AFlagWinsOverItsVariableWhichWinsOverTheFile) {
                                       "open-edits = true\nhttp = \"\"\n");
   setenv("CHUNKFORGE_THREADS", "5", 1);
   setenv("CHUNKFORGE_MAX_RADIUS", "7", 1);
+  setenv("CHUNKFORGE_STORE_REBIND", "", 1);  // a plain flag's empty variable is unset
   int code = -1;
   const std::string printed = run({"--config", file, "--max-radius", "4", "--print-config"}, "precedence.log", code);
   unsetenv("CHUNKFORGE_THREADS");
   unsetenv("CHUNKFORGE_MAX_RADIUS");
+  unsetenv("CHUNKFORGE_STORE_REBIND");
   ASSERT_EQ(code, 0) << printed;
-  EXPECT_EQ(value_of(printed, "cache-mb"), "512") << printed;       // the file over the default
-  EXPECT_EQ(value_of(printed, "threads"), "5") << printed;          // the variable over the file
-  EXPECT_EQ(value_of(printed, "max-radius"), "4") << printed;       // the flag over both
-  EXPECT_EQ(value_of(printed, "look-ahead"), "'off'") << printed;   // a switch from a boolean
-  EXPECT_EQ(value_of(printed, "open-edits"), "true") << printed;    // a plain flag
-  EXPECT_EQ(value_of(printed, "http"), "''") << printed;            // "" is a value: no side port
-  EXPECT_EQ(value_of(printed, "max-sessions"), "1000") << printed;  // the default
+  EXPECT_EQ(value_of(printed, "cache-mb"), "512") << printed;        // the file over the default
+  EXPECT_EQ(value_of(printed, "threads"), "5") << printed;           // the variable over the file
+  EXPECT_EQ(value_of(printed, "max-radius"), "4") << printed;        // the flag over both
+  EXPECT_EQ(value_of(printed, "look-ahead"), "'off'") << printed;    // a switch from a boolean
+  EXPECT_EQ(value_of(printed, "open-edits"), "true") << printed;     // a plain flag
+  EXPECT_EQ(value_of(printed, "http"), "''") << printed;             // "" is a value: no side port
+  EXPECT_EQ(value_of(printed, "max-sessions"), "1000") << printed;   // the default
+  EXPECT_EQ(value_of(printed, "store-rebind"), "false") << printed;  // "" for a plain flag: unset
 }
 
 TEST(ServerConfigTest, EveryProblemOfAFileIsNamedAtOnceAndNothingStarts) {
