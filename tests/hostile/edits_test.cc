@@ -51,7 +51,7 @@ struct AsyncEdits {
 
   explicit AsyncEdits(std::shared_ptr<grpc::Channel> channel) : stub(v1::WorldService::NewStub(std::move(channel))) {}
 
-  void run(std::stop_token stop, int depth, const std::function<v1::EditRequest(int)>& make) {
+  void run(const std::stop_token& stop, int depth, const std::function<v1::EditRequest(int)>& make) {
     struct Call {
       grpc::ClientContext context;
       v1::EditRequest request;
@@ -70,7 +70,7 @@ struct AsyncEdits {
       auto* call = new Call;
       call->context.set_deadline(in(10s));
       call->request = make(n);
-      stub->async()->Edit(&call->context, &call->request, &call->response, [this, call](grpc::Status s) {
+      stub->async()->Edit(&call->context, &call->request, &call->response, [this, call](const grpc::Status& s) {
         delete call;
         std::lock_guard guard(mutex);
         ++statuses[s.error_code()];
@@ -99,7 +99,7 @@ struct SecondWriter {
   std::atomic<int> ok{0}, failed{0};
   std::string last_error;
 
-  void run(std::shared_ptr<grpc::Channel> channel, std::stop_token stop, Clock::time_point until) {
+  void run(std::shared_ptr<grpc::Channel> channel, const std::stop_token& stop, Clock::time_point until) {
     auto stub = v1::WorldService::NewStub(std::move(channel));
     for (int n = 0; !stop.stop_requested() && Clock::now() < until; ++n) {
       grpc::ClientContext context;
@@ -126,8 +126,8 @@ TEST(HostileScenario, AnEditBacklogIsRefusedAndAnotherWriterIsAnswered) {
   AsyncEdits attack(scenario.server().channel());
   SecondWriter second;
   const auto second_until = Clock::now() + 7s;
-  scenario.attack(8s, [&](std::stop_token stop) {
-    std::jthread writer([&](std::stop_token s) { second.run(scenario.server().channel(), s, second_until); });
+  scenario.attack(8s, [&](const std::stop_token& stop) {
+    std::jthread writer([&](const std::stop_token& s) { second.run(scenario.server().channel(), s, second_until); });
     const v1::EditRequest request = adds(0, 40, 256, 64);
     attack.run(stop, 1000, [&](int) { return request; });
   });
@@ -155,9 +155,10 @@ TEST(HostileScenario, WritersOnAHotChunkAreRefusedAndAStockClientStillReadsIt) {
   std::string read_error;
   SecondWriter second;
   const auto second_until = Clock::now() + 7s;
-  scenario.attack(8s, [&](std::stop_token stop) {
-    std::jthread writer([&](std::stop_token s) { second.run(scenario.server().channel(), s, second_until); });
+  scenario.attack(8s, [&](const std::stop_token& stop) {
+    std::jthread writer([&](const std::stop_token& s) { second.run(scenario.server().channel(), s, second_until); });
     std::vector<std::jthread> writers;
+    writers.reserve(32);
     for (int w = 0; w < 32; ++w) {
       writers.emplace_back([&, w] {
         auto stub = v1::WorldService::NewStub(scenario.server().channel());
@@ -217,7 +218,7 @@ TEST(HostileScenario, RefusedEditsInFarChunksGenerateBoundedChunks) {
   Scenario scenario("refused_far_edits", store_args("refused_far_edits"));
   long long before = -1, after = -1;
   AsyncEdits unknown(scenario.server().channel()), stale(scenario.server().channel());
-  scenario.attack(8s, [&](std::stop_token stop) {
+  scenario.attack(8s, [&](const std::stop_token& stop) {
     {  // (0, 0) at version 1: requests expecting version 0 are stale
       auto stub = v1::WorldService::NewStub(scenario.server().channel());
       grpc::ClientContext context;
@@ -236,8 +237,8 @@ TEST(HostileScenario, RefusedEditsInFarChunksGenerateBoundedChunks) {
     }
     const auto far = [&](int) { return unknown_ids; };
     const auto expecting_stale = [&](int) { return stale_expects; };
-    std::jthread second([&](std::stop_token s) { stale.run(s, 16, expecting_stale); });
-    std::jthread until([&](std::stop_token) {
+    std::jthread second([&](const std::stop_token& s) { stale.run(s, 16, expecting_stale); });
+    std::jthread until([&](const std::stop_token&) {
       std::this_thread::sleep_for(7s);
       after = generations(scenario.server().http_port());
     });
