@@ -63,8 +63,8 @@ grpc::Status check_get_chunk(const WorldService& service, const v1::GetChunkRequ
 }
 
 grpc::Status check_stream_region(const WorldService& service, const v1::StreamRegionRequest& request) {
-  std::vector<ChunkJob> jobs;
-  return service.region_jobs(request, jobs);
+  WorldService::Region region;
+  return service.check_region(request, region);
 }
 
 grpc::Status check_session(const WorldService& service, const v1::SessionUpdate& update) {
