@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <thread>
 
 #include "edits/edit_batch.h"
 #include "http/map_routes.h"
@@ -139,10 +140,18 @@ void WorldServer::report_store_health() {
   health->SetServingStatus(kWorldServiceName, edits_->health().up());
 }
 
+// A rolling update nobody notices (docs/server.md, "Shutdown"): balancers are told first (the
+// gRPC health service says NOT_SERVING, /healthz goes), then every session is told to reconnect
+// and ends OK after the events already written, so that its client resumes on another replica
+// with the chunks it holds; then the server stops accepting and running calls get `grace`.
+constexpr std::chrono::milliseconds kLastWritesLinger{200};
+
 void WorldServer::shutdown(std::chrono::milliseconds grace) {
-  if (http_) http_->stop();  // health goes first: load balancers stop sending
+  if (server_ && server_->GetHealthCheckService() != nullptr) server_->GetHealthCheckService()->Shutdown();
+  if (http_) http_->stop();
   http_.reset();
   if (!server_) return;
+  const size_t drained = service_.drain_sessions();
   server_->Shutdown(std::chrono::system_clock::now() + grace);
   // Every call is answered or cancelled: no thread may now wait on a store that stopped answering.
   if (edits_) {
@@ -150,6 +159,10 @@ void WorldServer::shutdown(std::chrono::milliseconds grace) {
     edits_->health().on_change(nullptr);  // the health service goes with the server
   }
   server_->Wait();  // the queue still runs here: cancelled calls' jobs complete them
+  // The last writes (a session's reconnect event and status) are the transports' to send: closing
+  // the connections at once lost some (the balancer then reset those streams, and their players
+  // reconnected as after a failure, with the backoff).
+  if (drained > 0) std::this_thread::sleep_for(kLastWritesLinger);
   server_.reset();
   queue_.stop();               // no job may outlive the service it calls
   if (edits_) edits_->stop();  // after the calls: every edit under way was answered

@@ -3,6 +3,7 @@
 #include "chunkforge/client/view_session.h"
 
 #include <atomic>
+#include <utility>
 
 #include "view_session_impl.h"
 #include "view_session_testing.h"
@@ -42,7 +43,8 @@ void ViewSession::Impl::run() {
       if (!first) {
         // Wait out the backoff; the view still follows the player meanwhile (from the cache),
         // including a move made while the last attempt to open was under way.
-        const auto until = std::chrono::steady_clock::now() + backoff.next();
+        const auto until = std::chrono::steady_clock::now() +
+                           (std::exchange(reconnect_now, false) ? std::chrono::milliseconds(0) : backoff.next());
         do {
           apply_view(lock);
         } while (wake.wait_until(lock, until, [&] { return stopping || view_dirty; }) && !stopping);
@@ -101,8 +103,9 @@ ViewSession::Impl::Opened ViewSession::Impl::open(std::unique_lock<std::mutex>& 
   pending_info = nullptr;
   if (stopping) return Opened::retry;  // the loop sees `stopping` and ends
   if (!status.ok()) {
-    report(to_status(status), lock);
-    return retryable(static_cast<StatusCode>(status.error_code())) ? Opened::retry : Opened::fatal;
+    const bool retry = retryable(static_cast<StatusCode>(status.error_code()));
+    if (!(retry && quiet_retries-- > 0)) report(to_status(status), lock);
+    return retry ? Opened::retry : Opened::fatal;
   }
   if (info.fingerprint() != world.fingerprint() || info.generator_version() != world.generator_version()) {
     switch_world(WorldInfo(std::move(info)), lock);
@@ -112,6 +115,7 @@ ViewSession::Impl::Opened ViewSession::Impl::open(std::unique_lock<std::mutex>& 
   context = std::make_unique<grpc::ClientContext>();
   client.impl()->prepare(*context, std::chrono::milliseconds(0));  // a session has no deadline
   stream = client.impl()->stub->Session(context.get());
+  stream_heard = moving = false;
   reader = std::thread([this, s = stream.get()] {
     v1::SessionEvent event;
     while (wait_for_room() && s->Read(&event)) push(std::move(event));
@@ -138,9 +142,10 @@ void ViewSession::Impl::push(Incoming incoming) {
 
 bool ViewSession::Impl::ended(std::unique_lock<std::mutex>& lock) {
   const Status status = close(lock, /*cancel=*/false);
-  if (stopping) return true;
-  if (!status.ok()) report(status, lock);
-  return retryable(status.code);
+  if (stopping || moving) return true;
+  const bool retry = retryable(status.code);
+  if (!status.ok() && !(retry && quiet_retries-- > 0)) report(status, lock);
+  return retry;
 }
 
 Status ViewSession::Impl::close(std::unique_lock<std::mutex>& lock, bool cancel) {
@@ -158,6 +163,15 @@ Status ViewSession::Impl::close(std::unique_lock<std::mutex>& lock, bool cancel)
 }
 
 void ViewSession::Impl::receive(v1::SessionEvent event, std::unique_lock<std::mutex>& lock) {
+  if (event.has_reconnect()) {  // the stream ends OK next: no error, and no backoff after a working stream
+    moving = true;
+    reconnect_now = stream_heard;
+    quiet_retries = client.options().max_attempts - 1;
+    ++stats.moves;
+    return;
+  }
+  stream_heard = true;
+  quiet_retries = 0;
   if (event.has_load()) receive_load(std::make_shared<v1::Chunk>(std::move(*event.mutable_load())), lock);
   if (event.has_loads()) {  // (mutable_loads() on another event would replace it with a batch)
     for (v1::Chunk& chunk : *event.mutable_loads()->mutable_chunks()) {

@@ -137,6 +137,15 @@ struct ViewSession::Impl {
   std::unique_ptr<grpc::ClientReaderWriter<v1::SessionUpdate, v1::SessionEvent>> stream;
   std::thread reader;
   Backoff backoff;
+  // The server asked this session to move (SessionEvent.reconnect, a rolling update): however
+  // the stream then ends is no error (a server going away may reset it), and the next session
+  // opens without the backoff, unless the stream brought nothing else first (a draining server
+  // met again: then the backoff paces the retries). Until a new stream brings an event, its
+  // failures that a retry may get past are not reported either, up to the client's
+  // max_attempts, as a unary call's are not: behind a balancer, a call may still meet the
+  // replica that is going away.
+  bool stream_heard = false, moving = false, reconnect_now = false;
+  int quiet_retries = 0;
   std::thread thread;
 
   bool in_view(ChunkCoord c) const {

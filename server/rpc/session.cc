@@ -32,6 +32,13 @@ SessionReactor::SessionReactor(WorldService& service, grpc::CallbackServerContex
     return;
   }
   log_client(LogKind::kSessionStarted, spdlog::level::info, "session started ({})", context->peer());
+  drain_id_ = service_.session_drain().join([weak = std::weak_ptr<State>(state_)] {
+    State::with_reactor(weak, [](SessionReactor& reactor) { reactor.reconnect_elsewhere(); });
+  });
+  if (drain_id_ == 0) {  // it came in while the server drains
+    reconnect_elsewhere();
+    return;
+  }
   listen_for_edits();
   read_more();
 }
@@ -50,6 +57,7 @@ void SessionReactor::OnWriteDone(bool ok) {
   std::lock_guard lock(state_->mutex);
   written();
   if (!ok || cancelled_) return finish({grpc::StatusCode::CANCELLED, "session cancelled"});
+  if (reconnect_written_) return finish(grpc::Status::OK);
   pump();
   read_more();
 }
@@ -213,6 +221,7 @@ std::chrono::steady_clock::duration SessionReactor::update_interval() const {
 }
 
 void SessionReactor::pump() {
+  if (reconnecting_) return write_reconnect();
   while (!finished_ && room_for_more()) {  // no room: resumed() pumps again
     const std::optional<SessionView::Generation> next = view_.next_generation();
     if (!next) break;
@@ -356,12 +365,27 @@ void SessionReactor::retry_now() {
   pump();
 }
 
+void SessionReactor::reconnect_elsewhere() {
+  if (finished_ || reconnecting_) return;
+  reconnecting_ = true;
+  write_reconnect();
+}
+
+void SessionReactor::write_reconnect() {
+  // After the write in flight, once the connection has room (resumed() pumps again): the client
+  // has every event written before it, and drops nothing it holds.
+  if (finished_ || reconnect_written_ || writing() || !room_for_more()) return;
+  reconnect_written_ = true;
+  send(reconnect_event("the server is shutting down: reconnect to another replica"));
+}
+
 void SessionReactor::send(std::string event) { write(std::make_shared<const std::string>(std::move(event))); }
 
 void SessionReactor::resumed() { pump(); }
 
 void SessionReactor::released() {
   service_.metrics().session_ended();
+  if (drain_id_ != 0) service_.session_drain().leave(drain_id_);
   if (player_ != 0) service_.players().leave(player_);
 }
 

@@ -203,6 +203,11 @@ class SessionReactor final
   // The connection has room again (StreamCall::room_for_more): generate and write on.
   void resumed();
 
+  // The server drains: the next event written is `reconnect`, and the call ends OK after it
+  // (pump stops everything else). Its client opens a new session elsewhere with what it holds.
+  void reconnect_elsewhere();
+  void write_reconnect();
+
   // What the session gives back as it finishes, besides its slot.
   void released();
   SessionView view_;
@@ -212,6 +217,8 @@ class SessionReactor final
   v1::ChunkOptions options_;
   bool have_options_ = false, batch_loads_ = false, batch_unloads_ = false, reading_ = false, reads_done_ = false;
   bool cancelled_ = false, update_waiting_ = false;
+  bool reconnecting_ = false, reconnect_written_ = false;  // reconnect_elsewhere()
+  uint64_t drain_id_ = 0;                                  // the session's number in service_.session_drain()
   // Local generation (answer_local): accepted; the answer still to write; edited chunks waiting
   // for their log and logs being read; a ready edited chunk met while batching pristine ones.
   bool local_ = false;

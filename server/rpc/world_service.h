@@ -32,6 +32,7 @@
 #include "generation/chunk_source.h"
 #include "metrics/metrics.h"
 #include "session/player_positions.h"
+#include "session/session_drain.h"
 
 namespace chunkforge::server {
 
@@ -185,6 +186,12 @@ class WorldService final : public WorldServiceBase {
   std::string local_generation_refusal(const v1::LocalGeneration& client) const;
   // The live sessions' positions (the live map shows them with --map-players).
   PlayerPositions& players() { return players_; }
+  // The live sessions, told to reconnect elsewhere when the server drains (drain_sessions).
+  SessionDrain& session_drain() { return drain_; }
+  // A rolling update's first step: every session, and every one opened from now on, gets a
+  // `reconnect` event and ends OK, so that its client moves to another replica with what it holds.
+  // How many sessions it told.
+  size_t drain_sessions() { return drain_.start(); }
 
  private:
   const World& world_;
@@ -196,6 +203,7 @@ class WorldService final : public WorldServiceBase {
   EditService* edits_;
   CallSlots sessions_, streams_, locates_;
   PlayerPositions players_;
+  SessionDrain drain_;
   Bytes info_bytes_;        // the WorldInfo every GetWorldInfo answers with
   Bytes definition_bytes_;  // the same with the definition (include_definition); null: kept
   // Edits' preparation (their generated chunks), one at a time, after every chunk in a

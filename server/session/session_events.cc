@@ -101,6 +101,12 @@ std::string tile_unloads_event(const std::vector<LodKey>& keys) {
   return e.SerializeAsString();
 }
 
+std::string reconnect_event(const std::string& reason) {
+  v1::SessionEvent e;
+  e.mutable_reconnect()->set_reason(reason);
+  return e.SerializeAsString();
+}
+
 std::string local_answer_event(bool accepted, const std::string& reason) {
   v1::SessionEvent event;
   event.mutable_local_generation()->set_accepted(accepted);

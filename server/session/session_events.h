@@ -43,6 +43,9 @@ std::string tile_unloads_event(const std::vector<LodKey>& keys);
 std::string pristine_tiles_event(ChunkCoord origin, const std::vector<LodKey>& keys);
 bool tile_offsets_fit(ChunkCoord origin, const LodKey& key);
 
+// SessionEvent{reconnect: {reason}}: the server drains, the session should move.
+std::string reconnect_event(const std::string& reason);
+
 // SessionEvent{local_generation: {accepted, reason}}.
 std::string local_answer_event(bool accepted, const std::string& reason);
 

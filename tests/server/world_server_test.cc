@@ -276,6 +276,29 @@ TEST_F(WorldServerTest, ShutdownDuringAStreamReturnsPromptly) {
   client.join();
 }
 
+// A rolling update's drain (docs/server.md, "Shutdown"): the health service turns NOT_SERVING,
+// a session gets the chunks already on their way, then `reconnect` as its last event, and ends
+// OK; its client reconnects elsewhere with what it holds, and sees no error.
+TEST_F(WorldServerTest, ShutdownTellsEverySessionToReconnectAndEndsItOk) {
+  grpc::ClientContext context;
+  auto session = stub_->Session(&context);
+  v1::SessionUpdate update;
+  update.set_view_radius(1);
+  ASSERT_TRUE(session->Write(update));
+  v1::SessionEvent event;
+  ASSERT_TRUE(session->Read(&event));  // the view is under way
+  std::thread stopping([&] { server_->shutdown(std::chrono::seconds(2)); });
+  std::vector<v1::SessionEvent> events;
+  while (session->Read(&event)) events.push_back(event);
+  stopping.join();
+  ASSERT_FALSE(events.empty());
+  EXPECT_TRUE(events.back().has_reconnect()) << events.back().DebugString();
+  EXPECT_FALSE(events.back().reconnect().reason().empty());
+  for (size_t k = 0; k + 1 < events.size(); ++k) EXPECT_FALSE(events[k].has_reconnect()) << k;
+  const grpc::Status status = session->Finish();
+  EXPECT_TRUE(status.ok()) << status.error_code() << ": " << status.error_message();
+}
+
 // The chunks an event brings: its `load`, or each chunk of its `loads` batch.
 std::vector<const v1::Chunk*> chunks_of(const v1::SessionEvent& event) {
   std::vector<const v1::Chunk*> out;

@@ -22,7 +22,9 @@
 //   not downloaded again.
 // - On connection loss (server restart, network) the session reports the error through
 //   on_error, reconnects with exponential backoff, and resumes: it tells the new server which
-//   chunks of the view it already holds, so only the missing ones are sent. If the world
+//   chunks of the view it already holds, so only the missing ones are sent. A server that shuts
+//   down (a rolling update) asks its sessions to move first: the session then reconnects at once
+//   (through a balancer, to another replica) and reports no error. If the world
 //   changed (another fingerprint), everything loaded is unloaded and the new world is loaded.
 // - Edits (docs/edits.md): a committed change to a loaded chunk is applied to the session's
 //   copy (with chunkforge::apply_change, as the server does, so the copy stays the bytes the
@@ -141,6 +143,7 @@ struct ViewStats {
   uint64_t changes_applied = 0;     // change events applied to a loaded or cached chunk
   uint64_t chunks_replaced = 0;     // server loads that replaced a loaded chunk's older version
   uint64_t reconnects = 0;          // sessions opened after the first
+  uint64_t moves = 0;               // of those, asked for by a server going away (a rolling update)
   // Checking copies against the server's (docs/edits.md, "Checking a copy"):
   uint64_t changes_verified = 0;        // applied changes whose result hashed to the event's chunk_hash
   uint64_t change_hash_mismatches = 0;  // changes whose result did not: not delivered, the chunk fetched again
