@@ -11,13 +11,14 @@
 #    by test files; a real PostgreSQL cluster for a postgres:// store; the two listeners moved to
 #    free loopback ports), answers the readiness probe (gRPC health, the probe's service) and
 #    the liveness probe (HTTP GET) SERVING and 200, /metrics for the ServiceMonitor, and exits 0
-#    on SIGTERM;
+#    on SIGTERM; with the database stopped, readiness turns NOT_SERVING and liveness stays 200;
 #  - terminationGracePeriodSeconds covers preStop and the server's shutdown limit, and the memory
 #    limit the sizing formula of docs/deploy.md.
 #
 #   kubernetes_test.py SERVER SOURCE_DIR
 import os
 import sys
+import time
 
 import kubernetes_support as k8s
 from kubernetes_pod import Pod
@@ -173,12 +174,31 @@ def run_server(check, root, ports):
                 status, body = k8s.http_get(fresh["http"], endpoint.get("path", "/metrics"))
                 if status != 200 or "chunkforge_build_info" not in body:
                     check.fail(f"ServiceMonitor {name}: GET {endpoint.get('path')} answered {status}")
+        if cluster:
+            check_store_outage(check, cluster, fresh)
+            cluster = None
     finally:
         code, seconds = server.stop()
         if cluster:
             cluster.stop()
     if code != 0:
         check.fail(f"SIGTERM: the server exited {code} after {seconds:.1f} s:\n{server.output()}")
+
+
+def check_store_outage(check, cluster, fresh):
+    """With the database stopped, readiness must turn NOT_SERVING (the pod leaves the Service)
+    while liveness stays 200 (no restart): the probes ask the right questions."""
+    cluster.stop()
+    probes = check.pod.probes()
+    readiness, liveness = probes.get("readinessProbe", {}), probes.get("livenessProbe", {})
+    deadline, ready = time.monotonic() + 20, "SERVING"
+    while time.monotonic() < deadline and ready == "SERVING":
+        time.sleep(0.2)
+        ready = k8s.grpc_health(fresh["grpc"], readiness.get("grpc", {}).get("service", ""))
+    if ready != "NOT_SERVING":
+        check.fail(f"readinessProbe with the database stopped: {ready} after 20 s, not NOT_SERVING")
+    if "httpGet" in liveness and k8s.http_get(fresh["http"], liveness["httpGet"].get("path", "/"))[0] != 200:
+        check.fail("livenessProbe with the database stopped: not 200 (every pod would restart)")
 
 
 def check_probe(check, kind, probe, ports, fresh):
