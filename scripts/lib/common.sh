@@ -10,7 +10,12 @@ CHUNKFORGE_BUILD_PACKAGES=(cmake ninja-build g++ pkg-config libprotobuf-dev prot
   libgrpc++-dev protobuf-compiler-grpc libboost-dev libspdlog-dev libssl-dev libcli11-dev libtomlplusplus-dev
   libsqlite3-dev libpq-dev libjs-leaflet libhwy-dev ccache)
 CHUNKFORGE_TEST_PACKAGES=(libgtest-dev libgmock-dev libbenchmark-dev python3-grpcio openssl nginx prometheus
-  postgresql chromium python3-websocket mono-mcs mono-runtime valgrind)
+  postgresql chromium python3-websocket mono-mcs mono-runtime valgrind kubernetes-client python3-yaml)
+# Packages that count as there when the command they bring already is, from another package:
+# a machine with Google's `kubectl` package (kustomize v5) has /usr/bin/kubectl, which Debian's
+# kubernetes-client (kubectl 1.20, kustomize v2.0.3) also ships, so dpkg would refuse to install
+# it beside. deploy/kubernetes renders with either (tests/deploy/kubernetes_test.py).
+declare -gA CHUNKFORGE_PACKAGE_COMMANDS=([kubernetes-client]=kubectl)
 # scripts/check-sanitizers: GCC's sanitizer runtimes, and clang with libFuzzer (libclang-rt) and
 # llvm-symbolizer (llvm-14) for the fuzz build.
 CHUNKFORGE_SANITIZER_PACKAGES=(libasan8 libubsan1 libtsan2)
@@ -26,6 +31,7 @@ CHUNKFORGE_TIDY_PACKAGES=(clang-tidy)
 ensure_packages() {
   local missing=() p
   for p in "$@"; do
+    [ -n "${CHUNKFORGE_PACKAGE_COMMANDS[$p]:-}" ] && command -v "${CHUNKFORGE_PACKAGE_COMMANDS[$p]}" >/dev/null && continue
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
