@@ -3,8 +3,7 @@
 
 namespace chunkforge::server {
 
-void render_side_port(MetricsPage& page, const HttpCounts& counts, const map::MapService* map,
-                      size_t map_cache_limit) {
+void render_side_port(MetricsPage& page, const HttpCounts& counts, const map::MapService* map, size_t map_cache_limit) {
   page.header("http_responses_total", "counter",
               "Responses of the HTTP side port, by route class (healthz, metrics, tiles, api, map, other) and status "
               "code.");

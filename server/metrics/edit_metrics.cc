@@ -42,10 +42,8 @@ void render_counts(MetricsPage& page, const EditStats& stats) {
   page.single("edit_commits_total", "counter",
               "Group commits made durable: store transactions, each of every batch waiting when it started.",
               stats.groups_committed);
-  page.single("edit_batches_committed_total", "counter", "Edit requests (batches) committed.",
-              stats.batches_committed);
-  page.single("edit_ops_committed_total", "counter", "Operations of the committed edit requests.",
-              stats.ops_committed);
+  page.single("edit_batches_committed_total", "counter", "Edit requests (batches) committed.", stats.batches_committed);
+  page.single("edit_ops_committed_total", "counter", "Operations of the committed edit requests.", stats.ops_committed);
   page.single("edit_changes_seen_total", "counter",
               "Committed chunk changes this server's tail read from the store (every writer's).", stats.changes_seen);
 }

@@ -36,9 +36,9 @@ class EditMetrics {
     kOther,
     kRefusalCount
   };
-  static constexpr auto kRefusalNames = std::to_array<std::string_view>(
-      {"invalid", "unauthorized", "busy", "limit", "conflict", "not_found", "request_id_reused", "unavailable",
-       "cancelled", "other"});
+  static constexpr auto kRefusalNames =
+      std::to_array<std::string_view>({"invalid", "unauthorized", "busy", "limit", "conflict", "not_found",
+                                       "request_id_reused", "unavailable", "cancelled", "other"});
   static_assert(kRefusalNames.size() == kRefusalCount, "one name per Refusal");
 
   EditMetrics();

@@ -131,7 +131,8 @@ TEST_P(WatchMetricsTest, SidePortResponsesAreCountedByRouteClassAndTilesByCacheH
   EXPECT_EQ(sample(page, "chunkforge_http_responses_total{route=\"tiles\",code=\"200\"}"), 2);
   EXPECT_EQ(sample(page, "chunkforge_http_responses_total{route=\"tiles\",code=\"400\"}"), 1);
   EXPECT_EQ(sample(page, "chunkforge_http_responses_total{route=\"healthz\",code=\"200\"}"), 1);
-  EXPECT_EQ(sample(page, "chunkforge_http_responses_total{route=\"other\",code=\"404\"}"), 2) << "one series, not a path each";
+  EXPECT_EQ(sample(page, "chunkforge_http_responses_total{route=\"other\",code=\"404\"}"), 2)
+      << "one series, not a path each";
   EXPECT_GT(sample(page, "chunkforge_memory_limit_bytes"), 0);
   EXPECT_EQ(sample(page, "chunkforge_queue_max_jobs"), static_cast<double>(Limits{}.max_queued_jobs));
 }
