@@ -12,6 +12,8 @@
 
 #include "edits/edit_batch.h"
 #include "http/map_routes.h"
+#include "side_port_metrics.h"
+#include "startup/memory_limit.h"
 
 namespace chunkforge::server {
 
@@ -21,15 +23,20 @@ WorldServer::WorldServer(const World& world, ServerOptions options)
     : options_(std::move(options)),
       budget_(options_.output),
       cache_(options_.cache_mb << 20),
-      queue_(options_.threads, options_.limits.max_queued_jobs, options_.generation_nice),
-      edits_(options_.store ? std::make_unique<EditService>(world, *options_.store) : nullptr),
+      queue_(options_.threads, options_.limits.max_queued_jobs, options_.generation_nice,
+             [this](double seconds) { metrics_.queue_waited(seconds); }),
+      edits_(options_.store
+                 ? std::make_unique<EditService>(world, *options_.store,
+                                                 [this](double seconds) { metrics_.edits().commit_timed(seconds); })
+                 : nullptr),
       source_(world, cache_, queue_, edits_.get(), options_.limits.max_radius,
               {[this](double seconds, double cpu_seconds) { metrics_.generated(seconds, cpu_seconds); },
                [this] { metrics_.tile_made(); }}),
       service_(world, source_, metrics_, budget_, options_.limits,
                Auth{options_.auth_token, options_.write_token, options_.open_edits, options_.store_error},
                edits_.get()),
-      world_(world) {
+      world_(world),
+      memory_limit_bytes_(process_memory_limit().bytes) {
   service_.disclose(options_.publish_seed, options_.publish_seed && options_.client_generation);
   if (options_.client_generation && !options_.publish_seed) {
     spdlog::info("client generation off: the world definition holds the seed, and --publish-seed is off");
@@ -78,6 +85,7 @@ bool WorldServer::start() {
   if (!options_.http.empty()) {
     HttpOptions http;
     http.budget = &budget_;
+    http.counts = &http_counts_;
     http_ = std::make_unique<HttpEndpoint>(
         options_.http, [this] { return metrics_page(); }, http, options_.map ? start_map() : HttpHandler{});
     if (!http_->start()) {
@@ -86,6 +94,15 @@ bool WorldServer::start() {
     }
   }
   return true;
+}
+
+std::string WorldServer::metrics_page() const {
+  MetricsPage more;
+  render_side_port(more, http_counts_, map_.get(), options_.map_cache_mb << 20);
+  more.single("memory_limit_bytes", "gauge",
+              "The memory this process may use: its cgroup's limit, else the machine's memory (read at start).",
+              memory_limit_bytes_);
+  return metrics_.render(cache_.stats(), options_.cache_mb << 20, queue_, budget_, edits_.get()) + more.out.str();
 }
 
 HttpHandler WorldServer::start_map() {

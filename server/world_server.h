@@ -22,6 +22,7 @@
 #include "generation/background_priority.h"
 #include "generation/chunk_cache.h"
 #include "generation/generation_queue.h"
+#include "http/http_counts.h"
 #include "http/http_endpoint.h"
 #include "map_service.h"
 #include "metrics/metrics.h"
@@ -79,9 +80,7 @@ class WorldServer {
   EditService* edits() { return edits_.get(); }
   const map::MapService* map() const { return map_.get(); }
   // The /metrics page.
-  std::string metrics_page() const {
-    return metrics_.render(cache_.stats(), options_.cache_mb << 20, queue_.depth(), budget_);
-  }
+  std::string metrics_page() const;
 
  private:
   HttpHandler start_map();
@@ -100,8 +99,10 @@ class WorldServer {
   std::unique_ptr<grpc::Server> server_;
   const World& world_;
   std::unique_ptr<map::MapService> map_;  // before http_: the endpoint calls it until stopped
+  HttpCounts http_counts_;
   std::unique_ptr<HttpEndpoint> http_;
   int port_ = 0;
+  const uint64_t memory_limit_bytes_;  // chunkforge_memory_limit_bytes
 };
 
 }  // namespace chunkforge::server

@@ -70,8 +70,8 @@ std::string bind_store(EditStore& store, const World& world, bool rebind) {
   return error;
 }
 
-EditService::EditService(const World& world, EditStore& store)
-    : world_(world), store_(store), health_(store.describe()) {}
+EditService::EditService(const World& world, EditStore& store, CommitTimed commit_timed)
+    : world_(world), store_(store), health_(store.describe()), commit_timed_(std::move(commit_timed)) {}
 
 EditService::~EditService() { stop(); }
 
@@ -79,6 +79,7 @@ void EditService::start() {
   // The tail starts where the index was read: nothing committed in between is missed, because
   // the index is read after the position.
   tail_seq_ = store_.last_seq();
+  caught_up_at_ = std::chrono::steady_clock::now().time_since_epoch().count();
   for (const auto& [chunk, version] : store_.versions()) raise(chunk, version);
   writer_ = std::thread([this] { write_loop(); });
   tail_ = std::thread([this] { tail_loop(); });
@@ -181,6 +182,27 @@ EditStats EditService::stats() const {
   return stats_;
 }
 
+TailLag EditService::tail_lag() const {
+  const std::chrono::steady_clock::duration behind =
+      std::chrono::steady_clock::now().time_since_epoch() - std::chrono::steady_clock::duration(caught_up_at_.load());
+  return {std::max(0.0, std::chrono::duration<double>(behind).count()), lag_seqs_.load()};
+}
+
+// A short page reached the store's end as of when its read started; a full one may not have:
+// the store's last sequence number says how much is left (one more read, only while behind).
+void EditService::measure_lag(std::chrono::steady_clock::time_point read_at, const std::vector<StoredChange>& page) {
+  if (page.size() < kTailPage) {
+    caught_up_at_ = read_at.time_since_epoch().count();
+    lag_seqs_ = 0;
+    return;
+  }
+  try {
+    lag_seqs_ = std::max<int64_t>(0, store_.last_seq() - page.back().seq);
+  } catch (const std::exception&) {
+    // The next read tries the store again and reports its health.
+  }
+}
+
 void EditService::write_loop() {
   std::unique_lock lock(mutex_);
   while (true) {
@@ -220,6 +242,7 @@ void EditService::commit_group(std::vector<Pending>& group) {
   std::vector<grpc::Status> statuses(group.size());
   std::vector<v1::EditResponse> responses(group.size());
   std::vector<v1::ChunkChange> changes;
+  const auto started = std::chrono::steady_clock::now();
   try {
     store_.write([&](EditStore::Transaction& tx) {
       changes.clear();
@@ -240,16 +263,19 @@ void EditService::commit_group(std::vector<Pending>& group) {
                group.size(), e.what());
     return refuse(group, {grpc::StatusCode::UNAVAILABLE, std::string("edit store: ") + e.what()});
   }
+  if (commit_timed_) commit_timed_(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   // Read-your-writes on this replica: the index knows the new versions before anyone is told.
   for (const v1::ChunkChange& c : changes) raise({c.chunk().x(), c.chunk().z()}, c.version());
   store_.wake();  // the tail hands the changes to the sessions now
-  size_t committed = 0;
+  size_t committed = 0, ops = 0;
   for (size_t i = 0; i < group.size(); ++i) {
     committed += statuses[i].ok();
+    if (statuses[i].ok()) ops += group[i].request.ops_size();
     group[i].done(statuses[i], std::move(responses[i]));
   }
   std::lock_guard lock(mutex_);
   stats_.batches_committed += committed;
+  stats_.ops_committed += ops;
   stats_.batches_rejected += group.size() - committed;
   ++stats_.groups_committed;
 }
@@ -266,9 +292,11 @@ void EditService::tail_loop() {
       if (stopping_) return;
     }
     std::vector<StoredChange> page;
+    const auto read_at = std::chrono::steady_clock::now();
     try {
       page = store_.changes_after(tail_seq_, kTailPage);
       health_.succeeded();
+      measure_lag(read_at, page);
     } catch (const std::exception& e) {
       health_.failed(e.what());
       store_.wait_for_commits(health_.backoff());

@@ -18,6 +18,8 @@
 
 #include <grpcpp/support/status.h>
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -46,8 +48,24 @@ using ChangeList = std::vector<std::shared_ptr<const CommittedChange>>;
 
 struct EditStats {
   uint64_t batches_committed = 0, batches_rejected = 0, groups_committed = 0;
-  uint64_t changes_seen = 0;  // by the tail, from every writer
+  uint64_t ops_committed = 0;  // operations of the committed batches
+  uint64_t changes_seen = 0;   // by the tail, from every writer
 };
+
+// How far this process's tail is behind the store (docs/deploy.md, "Watching"). The store
+// keeps no commit times, so `seconds` is how long ago the tail last found nothing more to read
+// (everything committed before then has been handed on): about the poll interval when idle,
+// growing while it is behind or the store is down. `seqs` is the store's last sequence number
+// minus the tail's, as of the tail's last read: 0 when that read reached the end; otherwise an
+// upper bound on the changes not read yet (deleted changes leave gaps in the sequence).
+struct TailLag {
+  double seconds = 0;
+  int64_t seqs = 0;
+};
+
+// Told of each group commit that the store made durable, on the writer thread: its
+// transaction's wall time. Called without locks.
+using CommitTimed = std::function<void(double seconds)>;
 
 // Binds the store to the world: a new or empty store records the world's fingerprint; one
 // that holds edits of another world is refused ("" when bound, else why and what to do),
@@ -57,7 +75,7 @@ std::string bind_store(EditStore& store, const World& world, bool rebind);
 
 class EditService {
  public:
-  EditService(const World& world, EditStore& store);
+  EditService(const World& world, EditStore& store, CommitTimed commit_timed = {});
   ~EditService();  // stops the threads; batches still waiting get UNAVAILABLE
 
   // Loads the index and starts the threads. Throws StoreError.
@@ -85,12 +103,14 @@ class EditService {
   std::vector<StoredChange> log(ChunkCoord chunk, uint64_t version);
 
   StoreHealth& health() { return health_; }
+  const StoreHealth& health() const { return health_; }
 
   // Adds a listener for committed changes, called on the tail thread while `owner` lives.
   using Listener = std::function<void(const ChangeList&)>;
   void listen(std::weak_ptr<const void> owner, Listener listener);
 
   EditStats stats() const;
+  TailLag tail_lag() const;
   EditStore& store() { return store_; }
 
  private:
@@ -107,11 +127,16 @@ class EditService {
   void tail_loop();
   void deliver(std::vector<StoredChange>& page);
   void raise(ChunkCoord chunk, uint64_t version);
+  void measure_lag(std::chrono::steady_clock::time_point read_at, const std::vector<StoredChange>& page);
 
   const World& world_;
   EditStore& store_;
   EditAdmission admission_;
   StoreHealth health_;
+  const CommitTimed commit_timed_;
+  // The tail's lag (tail_lag()): when its last read that reached the store's end started, in
+  // steady_clock ticks, and the sequence numbers it knew were left after its last read.
+  std::atomic<int64_t> caught_up_at_{0}, lag_seqs_{0};
 
   struct CoordHash {
     size_t operator()(const ChunkCoord& c) const { return std::hash<int64_t>()(c.x * 0x9e3779b97f4a7c15LL ^ c.z); }

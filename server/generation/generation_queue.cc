@@ -36,8 +36,9 @@ constexpr size_t kMinReleaseSize = 256;
 // unwanted while the queue did not grow (players who jumped and wait) leaves it soon.
 constexpr auto kReleasePeriod = std::chrono::milliseconds(100);
 
-GenerationQueue::GenerationQueue(int threads, size_t max_jobs, int nice)
+GenerationQueue::GenerationQueue(int threads, size_t max_jobs, int nice, WaitObserver waited)
     : max_jobs_(std::max<size_t>(max_jobs, 2)),
+      waited_(std::move(waited)),
       release_at_(kMinReleaseSize),
       jobs_(static_cast<size_t>(std::max(threads, 1))) {
   for (size_t w = 0; w < static_cast<size_t>(std::max(threads, 1)); ++w) {
@@ -112,6 +113,12 @@ void GenerationQueue::count_locked() {
 }
 
 bool GenerationQueue::push(std::optional<size_t> worker, QueuedJob job, bool bounded) {
+  if (waited_) {  // timed from here: a job released unwanted never runs, and is not counted
+    job.run = [run = std::move(job.run), queued = std::chrono::steady_clock::now(), this] {
+      waited_(std::chrono::duration<double>(std::chrono::steady_clock::now() - queued).count());
+      run();
+    };
+  }
   std::vector<std::function<void()>> released;  // called outside the lock: they may offer again
   bool queued = false;
   {

@@ -51,8 +51,11 @@ class GenerationQueue {
 
   static constexpr size_t kDefaultMaxJobs = kDefaultMaxQueuedJobs;
 
+  // Told, on the worker, how long each job waited in the queue before it started (seconds).
+  using WaitObserver = std::function<void(double seconds)>;
+
   // `nice`: how many levels below the caller's priority the workers run (background_priority.h).
-  explicit GenerationQueue(int threads, size_t max_jobs = kDefaultMaxJobs, int nice = 0);
+  explicit GenerationQueue(int threads, size_t max_jobs = kDefaultMaxJobs, int nice = 0, WaitObserver waited = {});
   ~GenerationQueue();
   GenerationQueue(const GenerationQueue&) = delete;
   GenerationQueue& operator=(const GenerationQueue&) = delete;
@@ -92,6 +95,7 @@ class GenerationQueue {
   void work(size_t self);
 
   const size_t max_jobs_;
+  const WaitObserver waited_;
   size_t offers_since_release_ = 0;                     // under mutex_
   size_t release_at_ = 0;                               // under mutex_: the size at which to look for unwanted jobs
   std::chrono::steady_clock::time_point last_release_;  // under mutex_: when it last looked

@@ -4,6 +4,7 @@
 #include "http/http_endpoint.h"
 
 #include "budget/output_budget.h"
+#include "http/http_counts.h"
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/ip/tcp.hpp>
@@ -164,6 +165,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void route(const http::request<http::empty_body>& request) {
+    route_class_ = HttpCounts::route_class_of({request.target().data(), request.target().size()});
     if (request.method() != http::verb::get) {
       response_.set(http::field::allow, "GET");
       return respond(http::status::method_not_allowed, "only GET\n");
@@ -214,6 +216,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       status = http::status::service_unavailable;
       body = "busy: answers to this connection are waiting to be read\n";
     }
+    if (server_.options.counts != nullptr) server_.options.counts->count(route_class_, static_cast<unsigned>(status));
     response_.result(status);
     response_.version(11);
     response_.keep_alive(false);
@@ -271,6 +274,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::shared_ptr<std::atomic<bool>> cancelled_ = std::make_shared<std::atomic<bool>>(false);
   std::optional<OutputBudget::Charge> charge_;  // of the response being written
   Phase phase_ = Phase::kHeader;
+  HttpCounts::RouteClass route_class_ = HttpCounts::kOther;  // kOther until the header is read
   bool registered_ = true, watching_ = false, written_ = false;
 };
 

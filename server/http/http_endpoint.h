@@ -55,6 +55,7 @@
 
 namespace chunkforge::server {
 
+class HttpCounts;
 class OutputBudget;
 
 struct HttpOptions {
@@ -68,6 +69,9 @@ struct HttpOptions {
   // Where responses are charged while they are written (the server's budget for every byte
   // held for a client); a connection without room gets 503. Null: not charged.
   OutputBudget* budget = nullptr;
+  // Where every response is counted by route class and status code (/metrics). Null: not
+  // counted.
+  HttpCounts* counts = nullptr;
 };
 
 // What the handler sees of a request, and what it answers.

@@ -256,14 +256,21 @@ void MapService::serve_tile(const MapRequest& request, const std::string& path, 
   const TileKey key = std::get<TileKey>(parsed);
   const std::string etag = tile_etag(world->fingerprint(), key);
   const std::vector<std::pair<std::string, std::string>> headers = {{"ETag", etag}, {"Cache-Control", "no-cache"}};
-  if (request.if_none_match == etag) return reply(MapReply{304, "image/png", "", headers});
-  if (auto png = cache_.find(etag)) return reply(MapReply{200, "image/png", *png, headers});
+  if (request.if_none_match == etag) {
+    ++tiles_not_modified_;
+    return reply(MapReply{304, "image/png", "", headers});
+  }
+  if (auto png = cache_.find(etag)) {
+    ++tile_cache_hits_;
+    return reply(MapReply{200, "image/png", *png, headers});
+  }
   const double half = static_cast<double>(key.span()) / 2;
   const TilePlace centre{static_cast<double>(key.world_x0()) + half, static_cast<double>(key.world_z0()) + half};
   on_pool(
       std::move(reply), cancelled,
       [this, world, key, etag, headers, cancelled] {
         auto png = std::make_shared<const std::string>(render_tile(*world, key, cancelled.get(), &chunks_).png());
+        ++tiles_rendered_;
         cache_.insert(etag, png);
         return MapReply{200, "image/png", *png, headers};
       },

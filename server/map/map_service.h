@@ -118,6 +118,12 @@ struct MapOptions {
   CurrentChunkFn current_chunk;
 };
 
+// Tiles served since start, for /metrics: answered 304 (the viewer's ETag matched), from the
+// cache, and rendered (every finished render, whether or not its viewer is still there).
+struct MapTileStats {
+  uint64_t not_modified = 0, cache_hits = 0, rendered = 0;
+};
+
 class MapService {
  public:
   explicit MapService(MapOptions options);
@@ -132,6 +138,7 @@ class MapService {
   bool handle(const MapRequest& request, MapReplyFn reply, std::shared_ptr<const std::atomic<bool>> cancelled);
 
   const TileCache& cache() const { return cache_; }
+  MapTileStats tile_stats() const { return {tiles_not_modified_, tile_cache_hits_, tiles_rendered_}; }
 
  private:
   struct State {
@@ -155,6 +162,7 @@ class MapService {
 
   const MapOptions options_;
   std::atomic<int> locates_{0};  // structure searches queued or running
+  std::atomic<uint64_t> tiles_not_modified_{0}, tile_cache_hits_{0}, tiles_rendered_{0};
   mutable std::mutex mutex_;
   State state_;
   TileCache cache_;

@@ -3,6 +3,7 @@
 
 #include "budget/output_budget.h"
 #include "generation/chunk_cache.h"
+#include "generation/generation_queue.h"
 #include "log/client_log.h"
 #include "metrics/process_metrics.h"
 
@@ -12,10 +13,14 @@ namespace {
 // Upper bounds of the buckets, seconds (the last bucket is +Inf): a chunk's generation, and a
 // unary call from its start to its status (a cold GetChunk waits for its generation).
 const std::vector<double> kGenerationBuckets = {0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0};
+// A job's wait in the generation queue: nothing when a worker is idle, up to seconds when
+// the queue is deep.
+const std::vector<double> kQueueWaitBuckets = {0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+                                               0.05,   0.1,    0.25,  0.5,    1.0,   2.5,  5.0};
 const std::vector<double> kCallBuckets = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
                                           0.1,    0.25,  0.5,    1.0,   2.5,  5.0,   10.0};
 
-void render_cache(MetricsPage& page, const CacheStats& cache, size_t cache_limit, size_t queue_depth) {
+void render_cache(MetricsPage& page, const CacheStats& cache, size_t cache_limit, const GenerationQueue& queue) {
   page.single("cache_hits_total", "counter", "Chunk requests answered from the cache.", cache.hits);
   page.single("cache_misses_total", "counter", "Chunk requests that started a generation.", cache.misses);
   page.single("cache_joined_total", "counter", "Chunk requests that joined a generation under way.", cache.joined);
@@ -27,7 +32,10 @@ void render_cache(MetricsPage& page, const CacheStats& cache, size_t cache_limit
   page.single("cache_payload_bytes", "gauge", "Bytes of encoded chunks in the cache (in cache_bytes).",
               cache.payload_bytes);
   page.single("cache_entries", "gauge", "Encoded chunks in the cache.", cache.entries);
-  page.single("queue_depth", "gauge", "Generations waiting for a thread.", queue_depth);
+  page.single("queue_depth", "gauge", "Generations waiting for a thread.", queue.depth());
+  page.single("queue_max_jobs", "gauge",
+              "The most queue_depth may reach: beyond it views are refused (prefetches and Locate beyond half).",
+              queue.max_jobs());
 }
 
 void render_output(MetricsPage& page, const OutputBudget& budget) {
@@ -60,7 +68,7 @@ void render_suppressed_logs(MetricsPage& page) {
 
 }  // namespace
 
-Metrics::Metrics() : generation_seconds_(kGenerationBuckets) {
+Metrics::Metrics() : generation_seconds_(kGenerationBuckets), queue_wait_seconds_(kQueueWaitBuckets) {
   for (int m = 0; m < kMethodCount; ++m) call_seconds_.emplace_back(kCallBuckets);
 }
 
@@ -74,16 +82,17 @@ void Metrics::call_ended(Method m, int code, double seconds) {
   if (unary(m)) call_seconds_[m].observe(seconds);
 }
 
-std::string Metrics::render(const CacheStats& cache, size_t cache_limit, size_t queue_depth,
-                            const OutputBudget& budget) const {
+std::string Metrics::render(const CacheStats& cache, size_t cache_limit, const GenerationQueue& queue,
+                            const OutputBudget& budget, const EditService* edits) const {
   MetricsPage page;
   render_calls(page);
   render_call_codes(page);
-  render_cache(page, cache, cache_limit, queue_depth);
+  render_cache(page, cache, cache_limit, queue);
   render_output(page, budget);
   page.single("active_streams", "gauge", "StreamRegion calls in progress.", active_streams_.load());
   page.single("active_sessions", "gauge", "Player sessions in progress.", active_sessions_.load());
   render_generation(page);
+  edits_.render(page, edits);
   render_suppressed_logs(page);
   render_process(page);
   return page.out.str();
@@ -115,6 +124,10 @@ void Metrics::render_generation(MetricsPage& page) const {
               static_cast<double>(generation_cpu_micros_) / 1e6);
   page.header("generation_seconds", "histogram", "Time to generate and encode one chunk.");
   generation_seconds_.render(page, "generation_seconds", "");
+  page.header("queue_wait_seconds", "histogram",
+              "Time a generation job (a chunk, a tile, an edit's check, a Locate) waited in the queue before a thread "
+              "ran it.");
+  queue_wait_seconds_.render(page, "queue_wait_seconds", "");
 }
 
 // Every method's OK count, and each other code once it has happened; then unary latency.

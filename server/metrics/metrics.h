@@ -4,7 +4,8 @@
 // method and status code, unary calls' latency and generation time as histograms, active
 // StreamRegion calls and player sessions, look-ahead prefetches. Cache, queue and output budget
 // figures, the log lines a client caused that were left out (log/client_log.h) and the process's
-// own (process_metrics.h) are read from their owners when the page is rendered.
+// own (process_metrics.h) are read from their owners when the page is rendered. The generation
+// queue's wait is a histogram here; the edit store's figures are EditMetrics' (edit_metrics.h).
 //
 // Thread safety: every member is atomic; record from any thread.
 #pragma once
@@ -17,11 +18,14 @@
 #include <string_view>
 #include <vector>
 
+#include "metrics/edit_metrics.h"
 #include "metrics/histogram.h"
 
 namespace chunkforge::server {
 
 struct CacheStats;
+class EditService;
+class GenerationQueue;
 class OutputBudget;
 
 class Metrics {
@@ -59,10 +63,15 @@ class Metrics {
   // One chunk generated and encoded in `seconds` of wall time, `cpu_seconds` of its thread's
   // CPU time (the cost of a chunk whatever else shares the cores).
   void generated(double seconds, double cpu_seconds);
+  // A generation job (a chunk, a tile, an edit's check, a Locate) started after waiting
+  // `seconds` in the queue.
+  void queue_waited(double seconds) { queue_wait_seconds_.observe(seconds); }
+  EditMetrics& edits() { return edits_; }
 
-  // The page, with the cache's, the queue's and the output budget's current figures.
-  // `cache_limit`: the cache's capacity in bytes (--cache-mb).
-  std::string render(const CacheStats& cache, size_t cache_limit, size_t queue_depth, const OutputBudget& budget) const;
+  // The page, with the cache's, the queue's, the output budget's and the edit store's (null:
+  // none) current figures. `cache_limit`: the cache's capacity in bytes (--cache-mb).
+  std::string render(const CacheStats& cache, size_t cache_limit, const GenerationQueue& queue,
+                     const OutputBudget& budget, const EditService* edits) const;
 
  private:
   static constexpr bool unary(Method m) { return m != kStreamRegion && m != kSession; }
@@ -72,7 +81,8 @@ class Metrics {
   std::array<std::atomic<uint64_t>, kMethodCount> requests_{}, errors_{};
   std::array<std::array<std::atomic<uint64_t>, kCodeNames.size()>, kMethodCount> calls_by_code_{};
   std::deque<Histogram> call_seconds_;  // by method (a deque: a histogram does not move); unary ones observe
-  Histogram generation_seconds_;
+  Histogram generation_seconds_, queue_wait_seconds_;
+  EditMetrics edits_;
   std::atomic<uint64_t> generation_cpu_micros_{0};
   std::atomic<int64_t> active_streams_{0}, active_sessions_{0};
   std::atomic<uint64_t> chunks_sent_{0}, refused_{0}, look_ahead_fetches_{0};

@@ -51,13 +51,18 @@ grpc::ServerUnaryReactor* WorldService::Edit(grpc::CallbackServerContext* contex
   if (status.ok()) status = check_known_versions(*edits_, *request);
   if (!status.ok()) {
     if (admitted) edits_->admission().release(writer, bytes);
+    metrics().edits().refused(status.error_code(), admitted);
     call->fail(status);
     return call;
   }
   EditAdmission& admission = edits_->admission();
-  auto done = [call, &admission, writer, bytes](const grpc::Status& result, const v1::EditResponse& answer) {
+  EditMetrics& counted = metrics().edits();
+  auto done = [call, &admission, &counted, writer, bytes](const grpc::Status& result, const v1::EditResponse& answer) {
     admission.release(writer, bytes);
-    if (!result.ok()) return call->fail(result);
+    if (!result.ok()) {
+      counted.refused(result.error_code(), true);
+      return call->fail(result);
+    }
     call->answer(answer);
   };
   auto cancelled = [call] { return call->cancelled(); };
