@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "edit_store.h"
 #include "edits_text.h"
+#include "sqlite_backup.h"
 #include "world_options.h"
 
 namespace chunkforge::tool {
@@ -218,16 +219,41 @@ int print_stats(EditStore& store) {
   return kExitOk;
 }
 
+// An online copy of a SQLite store's file (sqlite_backup.h); a PostgreSQL store has its own tools.
+int backup_store(const StoreLocation& where, const std::string& out, bool force) {
+  const std::string location = where.location();
+  if (location.rfind("sqlite:", 0) != 0) {
+    std::cerr << "edits backup: a PostgreSQL store is backed up with PostgreSQL's own tools while it serves:\n"
+                 "  pg_dump -Fc -f edits.dump URI, and pg_restore -d NEW_DATABASE edits.dump (docs/deploy.md)\n";
+    return kExitBadInput;
+  }
+  const SqliteBackup result = backup_sqlite(location.substr(7), out, force);
+  if (!result.error.empty()) {
+    std::cerr << "edits backup: " << result.error << '\n';
+    return result.output_exists ? kExitBadInput : kExitFailure;
+  }
+  std::cerr << "edits backup: " << result.pages << " pages (" << result.bytes << " bytes) to " << out << " in "
+            << result.seconds << " s"
+            << (result.restarts ? ", begun again " + std::to_string(result.restarts) + " times as servers committed"
+                                : "")
+            << '\n';
+  return kExitOk;
+}
+
 class EditsCommand final : public Command {
  public:
   CLI::App& declare(CLI::App& parent) override;
   int run() override;
 
  private:
+  void declare_backup(CLI::App& app);
   CLI::App* export_ = nullptr;
   CLI::App* import_ = nullptr;
   CLI::App* reset_ = nullptr;
+  CLI::App* backup_ = nullptr;
   StoreLocation where_;
+  std::string backup_out_;
+  bool force_ = false;
   std::optional<std::string> out_;
   std::string in_;
   WorldOptions world_;
@@ -240,12 +266,14 @@ CLI::App& EditsCommand::declare(CLI::App& parent) {
            "usage: chunkforge edits export (--data DIR | --store URI) [--out FILE] [--world FILE]\n"
            "       chunkforge edits import FILE (--data DIR | --store URI) [--world FILE]\n"
            "       chunkforge edits reset CX0 CZ0 CX1 CZ1 (--data DIR | --store URI)\n"
-           "       chunkforge edits stats (--data DIR | --store URI)\n",
+           "       chunkforge edits stats (--data DIR | --store URI)\n"
+           "       chunkforge edits backup (--data DIR | --store sqlite:PATH) --out FILE [--force]\n",
            "Works on the edit store itself, while servers run on it or not. export writes one\n"
            "consistent snapshot as JSON lines (a header, then every stored change in commit order):\n"
            "a backup. import restores one into a store without those chunks' edits, all or\n"
            "nothing. reset returns every edited chunk of the rectangle to the generated world.\n"
-           "stats prints counts and the store's size as one JSON line.\n");
+           "stats prints counts and the store's size as one JSON line. backup copies a SQLite\n"
+           "store's file while servers serve from it.\n");
   app.require_subcommand(1);
   export_ = app.add_subcommand("export", "write every stored change as JSON lines");
   set_help(*export_, "usage: chunkforge edits export (--data DIR | --store URI) [--out FILE] [--world FILE]\n",
@@ -268,12 +296,26 @@ CLI::App& EditsCommand::declare(CLI::App& parent) {
   CLI::App* stats = app.add_subcommand("stats", "count the stored edits");
   set_help(*stats, "usage: chunkforge edits stats (--data DIR | --store URI)\n",
            "Prints the store's counts and size as one JSON line.\n");
-  for (CLI::App* sub : {export_, import_, reset_, stats}) add_store_options(*sub, where_);
+  declare_backup(app);
+  for (CLI::App* sub : {export_, import_, reset_, stats, backup_}) add_store_options(*sub, where_);
   for (CLI::App* sub : {export_, import_}) add_world_options(*sub, world_);
   return app;
 }
 
+void EditsCommand::declare_backup(CLI::App& app) {
+  backup_ = app.add_subcommand("backup", "copy a SQLite store's file while servers serve from it");
+  set_help(*backup_, "usage: chunkforge edits backup (--data DIR | --store sqlite:PATH) --out FILE [--force]\n",
+           "Copies the SQLite store through SQLite's backup API, a few pages at a time, while\n"
+           "servers serve from it and commit: one consistent snapshot, on disk before it says ok.\n"
+           "Restore: stop the server and put the copy in place as its edits.db. An existing FILE\n"
+           "is refused unless --force. A PostgreSQL store: pg_dump and pg_restore (exit 2).\n");
+  backup_->add_option("--out", backup_out_, "the copy to write")->required();
+  backup_->add_flag("--force", force_, "replace FILE if it exists");
+}
+
 int EditsCommand::run() {
+  // Before the store is opened: opening migrates its schema, and a backup changes nothing.
+  if (backup_->parsed()) return backup_store(where_, backup_out_, force_);
   std::unique_ptr<EditStore> store;
   try {
     store = server::open_store(where_.location());
