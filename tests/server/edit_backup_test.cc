@@ -1,7 +1,8 @@
 // Backups taken while a server serves (docs/deploy.md, "Edits: back up and restore"): the real
 // `chunkforge edits backup` on a SQLite store, quiet and under a writer that keeps committing
-// edits, and a fresh server on the restored file; every edited chunk is compared byte for byte
-// with what the source server served at the version the backup holds.
+// edits, and PostgreSQL's pg_dump and pg_restore on a cluster the test starts; a fresh server on
+// the restored store, whose every edited chunk is compared byte for byte with what the source
+// server served at the version the backup holds.
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -9,6 +10,7 @@
 #include <atomic>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <thread>
 #include <tuple>
 
@@ -42,6 +44,57 @@ class EditBackupTest : public EditServerTest {
     v1::EditResponse response;
     return edit(request, &response).ok() && response.versions_size() == 1 ? response.versions(0).version() : 0;
   }
+  // A writer committing to chunks (0..3, 0) as fast as the server takes it, noting the bytes the
+  // server served at each version it made.
+  void start_writer() {
+    writer_ = std::thread([this] {
+      for (int k = 0; writing_; ++k) {
+        const int64_t x = k % 4;
+        const uint64_t version = add_object(x, 0, 0.5f + static_cast<float>(k % 60));
+        if (version == 0) continue;
+        uint64_t at = 0;
+        std::string bytes = served(x, 0, &at);
+        if (at == version) {  // this writer is the chunk's only one
+          std::lock_guard lock(seen_mutex_);
+          seen_[{x, 0, version}] = std::move(bytes);
+        }
+        ++commits_;
+      }
+    });
+    while (commits_ < 5) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  void stop_writer() {
+    writing_ = false;
+    if (writer_.joinable()) writer_.join();
+  }
+  void TearDown() override {
+    stop_writer();
+    EditServerTest::TearDown();
+  }
+  // The writer's chunks, served now, are what the source served at the same versions.
+  void expect_writer_chunks_as_served() {
+    for (int64_t x = 0; x < 4; ++x) {
+      uint64_t version = 0;
+      const std::string bytes = served(x, 0, &version);
+      const auto found = seen_.find({x, 0, version});
+      ASSERT_NE(found, seen_.end()) << "chunk (" << x << ", 0) at version " << version;
+      EXPECT_EQ(bytes, found->second) << "chunk (" << x << ", 0) at version " << version;
+    }
+  }
+  // Edits 24 chunks (x in [-2, 3], z in [2, 5]: none of the writer's); the bytes served for each.
+  std::map<std::pair<int64_t, int64_t>, std::string> edit_quietly() {
+    std::map<std::pair<int64_t, int64_t>, std::string> out;
+    for (int k = 0; k < 24; ++k) EXPECT_GT(add_object(k % 6 - 2, k / 6 + 2, 1.5f + static_cast<float>(k)), 0u);
+    for (int k = 0; k < 24; ++k) out[{k % 6 - 2, k / 6 + 2}] = served(k % 6 - 2, k / 6 + 2);
+    return out;
+  }
+
+  std::thread writer_;
+  std::atomic<bool> writing_{true};
+  std::atomic<int> commits_{0};
+  std::mutex seen_mutex_;
+  std::map<ChunkAt, std::string> seen_;  // (x, z, version) -> the bytes the source served
+
   test::CommandResult backup(const std::string& out, const std::string& extra = "") {
     return test::run_command(std::string(CHUNKFORGE_CLI) + " edits backup --store '" + location() + "' --out '" + out +
                              "'" + extra);
@@ -77,12 +130,7 @@ std::string integrity(const std::string& path) {
 }
 
 TEST_P(EditBackupTest, ABackupTakenWhileServingServesTheSameChunksAfterARestore) {
-  std::map<std::pair<int64_t, int64_t>, std::string> before;
-  for (int k = 0; k < 24; ++k) {
-    const int64_t x = k % 6 - 2, z = k / 6 - 1;
-    ASSERT_GT(add_object(x, z, 1.5f + static_cast<float>(k)), 0u);
-  }
-  for (int k = 0; k < 24; ++k) before[{k % 6 - 2, k / 6 - 1}] = served(k % 6 - 2, k / 6 - 1);
+  const std::map<std::pair<int64_t, int64_t>, std::string> before = edit_quietly();
   const std::string copy = dir_ + "backup.db";
   const test::CommandResult taken = backup(copy);  // the server serves on
   ASSERT_EQ(taken.exit_code, 0) << taken.output;
@@ -122,33 +170,14 @@ TEST_P(EditBackupTest, ABackupUnderConcurrentWritesIsOneSnapshotOfTheStore) {
     });
   }
   start();
-  std::map<ChunkAt, std::string> seen;  // (x, z, version) -> bytes the source served
-  std::mutex seen_mutex;
-  std::atomic<bool> writing{true};
-  std::atomic<int> commits{0};
-  std::thread writer([&] {
-    for (int k = 0; writing; ++k) {
-      const int64_t x = k % 4;
-      const uint64_t version = add_object(x, 0, 0.5f + static_cast<float>(k % 60));
-      if (version == 0) continue;
-      uint64_t at = 0;
-      std::string bytes = served(x, 0, &at);
-      if (at == version) {  // this writer is the chunk's only one
-        std::lock_guard lock(seen_mutex);
-        seen[{x, 0, version}] = std::move(bytes);
-      }
-      ++commits;
-    }
-  });
-  while (commits < 5) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  start_writer();
   const std::string copy = dir_ + "busy.db";
   const test::CommandResult taken = backup(copy);
-  const int during = commits;
+  const int during = commits_;
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  writing = false;
-  writer.join();
+  stop_writer();
   ASSERT_EQ(taken.exit_code, 0) << taken.output;
-  EXPECT_GT(commits, during) << "the writer went on after the backup";
+  EXPECT_GT(commits_, during) << "the writer went on after the backup";
   EXPECT_EQ(integrity(copy), "ok");
 
   const auto copied = rows(copy);
@@ -166,13 +195,7 @@ TEST_P(EditBackupTest, ABackupUnderConcurrentWritesIsOneSnapshotOfTheStore) {
   stop();
   restored_ = "sqlite:" + copy;
   start();
-  for (int64_t x = 0; x < 4; ++x) {
-    uint64_t version = 0;
-    const std::string bytes = served(x, 0, &version);
-    const auto found = seen.find({x, 0, version});
-    ASSERT_NE(found, seen.end()) << "chunk (" << x << ", 0) at version " << version;
-    EXPECT_EQ(bytes, found->second) << "chunk (" << x << ", 0) at version " << version;
-  }
+  expect_writer_chunks_as_served();
   std::cerr << taken.output;  // the copy's size, time and restarts, for the record
 }
 
@@ -185,6 +208,37 @@ TEST_P(EditBackupTest, APostgresStoreIsSentToItsOwnTools) {
   EXPECT_NE(refused.output.find("pg_dump"), std::string::npos) << refused.output;
   EXPECT_FALSE(std::filesystem::exists(dir_ + "pg.db"));
 }
+
+// PostgreSQL's own tools (docs/deploy.md): pg_dump -Fc of the cluster's database while a server
+// serves from it and a writer commits, pg_restore into a fresh database, a server on that.
+using PgDumpTest = EditBackupTest;
+
+TEST_P(PgDumpTest, APgDumpTakenWhileServingRestoresToTheSameChunks) {
+  const std::map<std::pair<int64_t, int64_t>, std::string> before = edit_quietly();
+  start_writer();
+  const std::string dump = dir_ + "edits.dump", bin = postgres_->bin();
+  const test::CommandResult dumped = test::run_command(bin + "/pg_dump -Fc -f " + dump + " '" + postgres_->uri() + "'");
+  const int during = commits_;
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  stop_writer();
+  ASSERT_EQ(dumped.exit_code, 0) << dumped.output;
+  EXPECT_GT(commits_, during) << "the writer went on after the dump";
+
+  const std::string fresh = postgres_->create_database("restored");
+  ASSERT_FALSE(fresh.empty());
+  const test::CommandResult restored = test::run_command(bin + "/pg_restore --no-owner -d '" + fresh + "' " + dump);
+  ASSERT_EQ(restored.exit_code, 0) << restored.output;
+  stop();
+  restored_ = fresh;
+  start();
+  for (const auto& [chunk, bytes] : before) {
+    EXPECT_EQ(served(chunk.first, chunk.second), bytes) << chunk.first << ", " << chunk.second;
+  }
+  expect_writer_chunks_as_served();
+}
+
+INSTANTIATE_TEST_SUITE_P(Postgres, PgDumpTest, testing::Values("postgres"),
+                         [](const testing::TestParamInfo<std::string>& store) { return store.param; });
 
 INSTANTIATE_TEST_SUITE_P(Sqlite, EditBackupTest, testing::Values("sqlite"),
                          [](const testing::TestParamInfo<std::string>& store) { return store.param; });
