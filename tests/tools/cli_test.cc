@@ -633,7 +633,7 @@ TEST(CliTest, TheSubcommandListIsWhatHelpLists) {
 // Each of `chunkforge edits`' own subcommands answers --help with its usage (they once said
 // "unknown option").
 TEST(CliTest, EveryEditsSubcommandAnswersHelp) {
-  for (const std::string sub : {"export", "import", "reset", "stats"}) {
+  for (const std::string sub : {"export", "import", "reset", "stats", "backup"}) {
     const CliResult r = run_cli({"edits", sub, "--help"});
     EXPECT_EQ(r.exit_code, 0) << sub << ": " << r;
     EXPECT_TRUE(contains(r.out, "usage: chunkforge edits " + sub)) << r;
