@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <random>
@@ -490,6 +491,15 @@ TEST_P(EditTest, AnExportOfFormatOneImportsToTheSameStoreAsItsExportOfFormatTwo)
            "\"remove_structure\":\"" + hex_id(404521140762736755u) + "\"", "\"chunk_hash\":\"a31acd9c65828752\""}) {
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
   }
+  // A layer the world does not have and an id that is no hex are refused, naming the field.
+  std::string bad = text;
+  bad.replace(bad.find("\"layer\":\"iron\""), 14, "\"layer\":\"irn\"");
+  std::ofstream(dir_ + "bad.jsonl") << bad;
+  const test::CommandResult refused = test::run_command(edits_command("import " + dir_ + "bad.jsonl", from_new));
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("line 3: layer: the world has no resource layer \"irn\"; nothing imported"),
+            std::string::npos)
+      << refused.output;
   const test::CommandResult reimported = test::run_command(edits_command("import " + new_file, from_new));
   ASSERT_EQ(reimported.exit_code, 0) << reimported.output;
   EXPECT_EQ(stored_changes(from_new), stored_changes(from_old));
