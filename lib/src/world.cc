@@ -76,7 +76,8 @@ FieldError file_too_large(const std::string& path, std::optional<uintmax_t> size
 
 }  // namespace
 
-std::optional<v1::WorldDefinition> read_world_file(const std::string& path, std::vector<FieldError>& errors) {
+std::optional<v1::WorldDefinition> read_world_file(const std::string& path, std::vector<FieldError>& errors,
+                                                   std::optional<v1::WorldDefinition>* remainder) {
   // The size is checked before anything is read: a huge file costs neither memory nor time.
   std::error_code ec;
   const uintmax_t size = std::filesystem::file_size(path, ec);
@@ -105,7 +106,7 @@ std::optional<v1::WorldDefinition> read_world_file(const std::string& path, std:
   // An error of the document as a whole (malformed JSON) names the file; a field's error
   // names the field.
   const size_t before = errors.size();
-  std::optional<v1::WorldDefinition> definition = parse_world_json(text, errors);
+  std::optional<v1::WorldDefinition> definition = parse_world_json(text, errors, remainder);
   for (size_t k = before; k < errors.size(); ++k) {
     if (errors[k].path.empty()) {
       errors[k].message = "world file " + quote_input(path, kQuotedPathBytes) + ": " + errors[k].message;

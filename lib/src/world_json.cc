@@ -1,10 +1,15 @@
 // JSON to WorldDefinition through protobuf's JSON mapping, with its errors rewritten into
-// "field.path: reason" form. Whatever of the input protobuf echoes in its messages (a value, a
-// stretch of a malformed document) is escaped before it reaches an error.
+// "field.path: reason" form, every one of them: protobuf stops at the first, so the document is
+// held as a JSON tree, the field named is taken out of it, and the rest parsed again. Whatever of the input protobuf
+// echoes in its messages (a value, a stretch of a malformed document) is escaped before it reaches an error.
 #include <google/protobuf/descriptor.h>
+#include <google/protobuf/struct.pb.h>
 #include <google/protobuf/util/json_util.h>
 
+#include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "chunkforge/float_environment.h"
 #include "chunkforge/quote.h"
@@ -118,9 +123,96 @@ FieldError rewrite(const std::string& raw) {
   return FieldError{path, sanitize_message(reason, kParserMessageBytes)};
 }
 
+// One step of a path: "resources[1]" is the member "resources", then its element 1.
+struct PathStep {
+  std::string name;
+  std::vector<int> indexes;
+};
+
+std::optional<PathStep> parse_step(const std::string& text) {
+  PathStep step{text.substr(0, text.find('[')), {}};
+  for (size_t open = text.find('['); open != std::string::npos; open = text.find('[', open + 1)) {
+    const size_t close = text.find(']', open);
+    const std::string digits = close == std::string::npos ? "" : text.substr(open + 1, close - open - 1);
+    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) {
+      return std::nullopt;
+    }
+    step.indexes.push_back(std::stoi(digits));
+  }
+  return step;
+}
+
+// Takes the value a path names ("resources[1].density_range.bogus") out of a document: a member
+// is erased; an element that is an object becomes {} (erasing it would renumber the elements
+// after it, and later errors would name the wrong one); any other element takes its whole list
+// with it. False if the path names nothing in the document.
+bool remove_path(pb::Value& document, const std::string& path) {
+  pb::Value* at = &document;
+  for (size_t start = 0;;) {
+    const size_t dot = path.find('.', start);
+    const std::optional<PathStep> step = parse_step(path.substr(start, dot - start));
+    if (!step || !at->has_struct_value()) return false;
+    auto& members = *at->mutable_struct_value()->mutable_fields();
+    const auto member = members.find(step->name);
+    if (member == members.end()) return false;
+    pb::Value* value = &member->second;
+    for (const int index : step->indexes) {
+      if (!value->has_list_value() || index >= value->list_value().values_size()) return false;
+      value = value->mutable_list_value()->mutable_values(index);
+    }
+    if (dot == std::string::npos) {
+      if (step->indexes.empty() || !value->has_struct_value()) {
+        members.erase(member);
+      } else {
+        value->mutable_struct_value()->Clear();
+      }
+      return true;
+    }
+    at = value;
+    start = dot + 1;
+  }
+}
+
+pb::util::Status parse_definition(const std::string& json, v1::WorldDefinition& definition) {
+  pb::util::JsonParseOptions options;
+  options.ignore_unknown_fields = false;  // a misspelt field is an error, never ignored
+  definition.Clear();
+  return pb::util::JsonStringToMessage(json, &definition, options);
+}
+
+// After protobuf's first error (`errors` ends with it): each field named is taken out and the
+// rest parsed again, until it parses, an error names no field that can be taken out, or the
+// same field again, or there are kMaxParseErrors. The tree holds numbers as doubles, so an
+// integer beyond 2^53 written as a JSON number may be reported again, rounded; the first error is
+// always from the document as written.
+void collect_more_errors(const std::string& json, std::vector<FieldError>& errors,
+                         std::optional<v1::WorldDefinition>* remainder) {
+  pb::Value document;
+  if (!pb::util::JsonStringToMessage(json, &document).ok()) return;
+  std::set<std::string> reported{errors.back().path};
+  for (size_t count = 1; remove_path(document, errors.back().path); ++count) {
+    std::string rest;
+    if (!pb::util::MessageToJsonString(document, &rest).ok()) return;
+    v1::WorldDefinition definition;
+    const pb::util::Status status = parse_definition(rest, definition);
+    if (status.ok()) {
+      if (remainder != nullptr) *remainder = std::move(definition);
+      return;
+    }
+    FieldError next = rewrite(std::string(status.message()));
+    if (next.path.empty() || !reported.insert(next.path).second) return;
+    if (count == kMaxParseErrors) {
+      errors.push_back(FieldError{"", "more errors not shown (at most " + std::to_string(kMaxParseErrors) + ")"});
+      return;
+    }
+    errors.push_back(std::move(next));
+  }
+}
+
 }  // namespace
 
-std::optional<v1::WorldDefinition> parse_world_json(std::string_view json, std::vector<FieldError>& errors) {
+std::optional<v1::WorldDefinition> parse_world_json(std::string_view json, std::vector<FieldError>& errors,
+                                                    std::optional<v1::WorldDefinition>* remainder) {
   if (json.size() > kMaxWorldFileBytes) {
     errors.push_back(FieldError{"", "a world definition must be at most " + std::to_string(kMaxWorldFileBytes) +
                                         " bytes of JSON (got " + std::to_string(json.size()) + ")"});
@@ -130,14 +222,12 @@ std::optional<v1::WorldDefinition> parse_world_json(std::string_view json, std::
   // double on a thread that runs with another one (float_environment.h).
   const FloatEnvironmentGuard fp_guard;
   v1::WorldDefinition definition;
-  pb::util::JsonParseOptions options;
-  options.ignore_unknown_fields = false;  // a misspelt field is an error, never ignored
-  const auto status = pb::util::JsonStringToMessage(std::string(json), &definition, options);
-  if (!status.ok()) {
-    errors.push_back(rewrite(std::string(status.message())));
-    return std::nullopt;
-  }
-  return definition;
+  const std::string text(json);
+  const pb::util::Status status = parse_definition(text, definition);
+  if (status.ok()) return definition;
+  errors.push_back(rewrite(std::string(status.message())));
+  if (!errors.back().path.empty()) collect_more_errors(text, errors, remainder);
+  return std::nullopt;
 }
 
 }  // namespace chunkforge

@@ -9,13 +9,16 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <random>
 #include <thread>
 
 #include "chunkforge/chunk_edits.h"
+#include "chunkforge/chunk_hash.h"
 #include "chunkforge/encode.h"
+#include "chunkforge/hex_text.h"
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "edit_server_fixture.h"
 #include "support/postgres_cluster.h"
@@ -451,6 +454,65 @@ TEST_P(EditTest, AnExportTakenWhileServingRestoresIntoAnEmptyStore) {
   start();
   EXPECT_EQ(canonical_bytes(chunk(0, 0)), served_00);
   EXPECT_EQ(canonical_bytes(chunk(3, -2)), served_32);
+}
+
+// Every stored change of a store: chunk, version and blob, in commit order.
+std::vector<std::tuple<int64_t, int64_t, uint64_t, std::string>> stored_changes(const std::string& location) {
+  std::vector<std::tuple<int64_t, int64_t, uint64_t, std::string>> out;
+  open_store(location)->snapshot(
+      [&](const StoredChange& c) { out.emplace_back(c.chunk.x, c.chunk.z, c.version, c.change); });
+  return out;
+}
+
+// tests/server/data/edits_export_format1.jsonl was written by `chunkforge edits export` before
+// format 2: edits of every kind on the built-in world through `chunkforge edit` (a removal and a
+// structure's removal in (0, 0); an add, its state 00ff7b2a and a move in (-3, 5); an add, a reset
+// and an add in (2, 3)). `chunkforge chunk` printed the edited chunks' hashes below.
+TEST_P(EditTest, AnExportOfFormatOneImportsToTheSameStoreAsItsExportOfFormatTwo) {
+  stop();
+  const auto fresh = [&](const std::string& name) {
+    return postgres_ ? postgres_->create_database(name) : "sqlite:" + dir_ + name + ".db";
+  };
+  const std::string from_old = fresh("from_old"), from_new = fresh("from_new");
+  ASSERT_FALSE(from_old.empty() || from_new.empty());
+  const std::string old_file = std::string(CHUNKFORGE_SOURCE_DIR) + "/tests/server/data/edits_export_format1.jsonl";
+  const test::CommandResult imported = test::run_command(edits_command("import " + old_file, from_old));
+  ASSERT_EQ(imported.exit_code, 0) << imported.output;
+  const std::string new_file = dir_ + "format2.jsonl";
+  const test::CommandResult exported = test::run_command(edits_command("export --out " + new_file, from_old));
+  ASSERT_EQ(exported.exit_code, 0) << exported.output;
+
+  // The new lines speak the CLI's language: what `chunkforge chunk` prints can be found in them.
+  const std::string text = test::read_text(new_file);
+  EXPECT_TRUE(text.starts_with("{\"chunkforge_edits\":2,")) << text;
+  for (const std::string& expected : std::vector<std::string>{
+           "\"remove_object\":\"" + hex_id(5953514668553839397u) + "\"",
+           "\"id\":\"38c2ca775f85be08\",\"layer\":\"iron\"", "\"state\":\"00ff7b2a\"",
+           "\"remove_structure\":\"" + hex_id(404521140762736755u) + "\"", "\"chunk_hash\":\"a31acd9c65828752\""}) {
+    EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
+  }
+  // A layer the world does not have and an id that is no hex are refused, naming the field.
+  std::string bad = text;
+  bad.replace(bad.find("\"layer\":\"iron\""), 14, "\"layer\":\"irn\"");
+  std::ofstream(dir_ + "bad.jsonl") << bad;
+  const test::CommandResult refused = test::run_command(edits_command("import " + dir_ + "bad.jsonl", from_new));
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("line 3: layer: the world has no resource layer \"irn\"; nothing imported"),
+            std::string::npos)
+      << refused.output;
+  const test::CommandResult reimported = test::run_command(edits_command("import " + new_file, from_new));
+  ASSERT_EQ(reimported.exit_code, 0) << reimported.output;
+  EXPECT_EQ(stored_changes(from_new), stored_changes(from_old));
+  EXPECT_EQ(stored_changes(from_new).size(), 7u);
+
+  restored_ = from_new;
+  start();
+  for (const auto& [x, z, hash, version] : std::vector<std::tuple<int64_t, int64_t, uint64_t, uint64_t>>{
+           {0, 0, 0xa31acd9c65828752, 2}, {2, 3, 0x271f129b0be0621f, 5}, {-3, 5, 0x095b3e85fbc8d0ee, 3}}) {
+    const v1::Chunk served = chunk(x, z);
+    EXPECT_EQ(served.edit_version(), version) << x << ", " << z;
+    EXPECT_EQ(chunk_hash(served), hash) << x << ", " << z;
+  }
 }
 
 TEST_P(EditTest, AResetReturnsAnAreaToTheGeneratedWorldAndReplacesItInSessions) {

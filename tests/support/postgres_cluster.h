@@ -84,6 +84,8 @@ class PostgresCluster {
     return code == 0 ? uri(name) : "";
   }
   const std::string& dir() const { return dir_; }
+  // The directory of the cluster's binaries (pg_dump, pg_restore ...).
+  const std::string& bin() const { return bin_; }
 
  private:
   // The newest installed server's binaries, or "".

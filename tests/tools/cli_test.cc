@@ -174,6 +174,31 @@ TEST(CliValidateTest, RejectsUnknownFieldWithItsPath) {
   EXPECT_TRUE(contains(r.err, "resources[1].bogus: unknown field")) << r;
 }
 
+TEST(CliValidateTest, ReportsEveryUnknownFieldAndBadValueAtOnce) {
+  // Unknown fields at three levels, a value of the wrong type, an enum value that is none, and a
+  // semantic fault (iron's minimum density): all six, each with its path.
+  std::string world = read_file(kDefaultWorldFile);
+  world = replaced(world, R"("chunk_size": 64)", R"("chunk_size": 64, "chunk_sise": 64)");
+  world = replaced(world, R"("sea_level": 0,)", R"("sea_level": 0, "sea_levle": 1, "caves_on": true,)");
+  world = replaced(world, R"("kind": "perlin", "octaves": 5)", R"("kind": "perlim", "octaves": 5)");
+  world = replaced(world, R"({ "name": "beach", "color": "#e8d9a0")", R"({ "name": "beach", "color": 7)");
+  world = replaced(world, R"("min": 0.4, "max": 1 }, "density_threshold": 0.6)",
+                   R"("min": 0, "max": 1, "mx": 2 }, "density_threshold": 0.6)");
+  const TempFile file(world);
+  const CliResult r = run_cli({"validate", file.path()});
+  EXPECT_EQ(r.exit_code, 2) << r;
+  for (const char* expected : {"chunk_sise: unknown field", "terrain.sea_levle: unknown field",
+                               "terrain.caves_on: unknown field", "resources[1].density_range.mx: unknown field",
+                               "terrain.elevation.kind: invalid value \"perlim\": must be one of",
+                               "biomes[1].color: invalid value 7: expected a string",
+                               "resources[1].density_range.min: must be in (0, 16] (got 0)"}) {
+    EXPECT_TRUE(contains(r.err, expected)) << expected << "\n" << r;
+  }
+  // Nothing of what was taken out is reported again as missing.
+  EXPECT_FALSE(contains(r.err, "terrain.elevation.kind: must")) << r;
+  EXPECT_FALSE(contains(r.err, "biomes[1].color: must")) << r;
+}
+
 TEST(CliValidateTest, RejectsMissingFile) {
   const std::string missing = temp_path("does_not_exist.json");
   const CliResult r = run_cli({"validate", missing});
@@ -608,7 +633,7 @@ TEST(CliTest, TheSubcommandListIsWhatHelpLists) {
 // Each of `chunkforge edits`' own subcommands answers --help with its usage (they once said
 // "unknown option").
 TEST(CliTest, EveryEditsSubcommandAnswersHelp) {
-  for (const std::string sub : {"export", "import", "reset", "stats"}) {
+  for (const std::string sub : {"export", "import", "reset", "stats", "backup"}) {
     const CliResult r = run_cli({"edits", sub, "--help"});
     EXPECT_EQ(r.exit_code, 0) << sub << ": " << r;
     EXPECT_TRUE(contains(r.out, "usage: chunkforge edits " + sub)) << r;

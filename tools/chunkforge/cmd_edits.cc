@@ -13,6 +13,8 @@
 #include "chunkforge/v1/edit.pb.h"
 #include "commands.h"
 #include "edit_store.h"
+#include "edits_text.h"
+#include "sqlite_backup.h"
 #include "world_options.h"
 
 namespace chunkforge::tool {
@@ -22,9 +24,13 @@ using server::ChunkRange;
 using server::EditStore;
 using server::StoredChange;
 
-// The first line of an export: what it is and which world it belongs to.
+// The first line of an export: what it is, its format and which world it belongs to. Format 2
+// writes the CLI's words (edits_text.h); format 1, protobuf's JSON mapping as it is, is still read.
 constexpr char kExportFormat[] = "chunkforge_edits";
-constexpr int kExportVersion = 1;
+constexpr int kExportVersion = 2;
+constexpr int kLegacyExportVersion = 1;
+// A longer line is no change a server stored (256 operations of at most 256 bytes of state).
+constexpr size_t kMaxLineBytes = size_t{1} << 20;
 
 struct StoreLocation {
   std::optional<std::string> data_dir, uri;
@@ -52,7 +58,20 @@ v1::ChunkChange to_message(const StoredChange& stored) {
 
 std::string quoted(const std::string& text) { return "\"" + text + "\""; }
 
-int export_edits(EditStore& store, std::optional<std::string> out_path) {
+// The world whose layer names an export writes or an import reads: the store's or the file's,
+// which --world (and --seed) must give. "" when it is, else why not.
+std::string check_world(const World& world, const std::string& bound, const std::string& whose) {
+  if (bound.empty() || bound == world.fingerprint()) return "";
+  return whose + " is of the world " + bound + ", --world gives " + world.fingerprint() +
+         ": give the world it was made with (--world FILE, --seed N), whose layer names it uses";
+}
+
+int export_edits(EditStore& store, const World& world, std::optional<std::string> out_path) {
+  const std::string fingerprint = store.meta(server::kWorldFingerprintKey).value_or("");
+  if (const std::string error = check_world(world, fingerprint, "the store"); !error.empty()) {
+    std::cerr << "edits export: " << error << '\n';
+    return kExitBadInput;
+  }
   if (out_path == "-") out_path.reset();  // "-": standard output, as for every tool
   std::ofstream file;
   if (out_path) {
@@ -63,12 +82,11 @@ int export_edits(EditStore& store, std::optional<std::string> out_path) {
     }
   }
   std::ostream& out = out_path ? file : std::cout;
-  const std::string fingerprint = store.meta(server::kWorldFingerprintKey).value_or("");
   out << "{" << quoted(kExportFormat) << ":" << kExportVersion << ",\"world_fingerprint\":" << quoted(fingerprint)
       << "}\n";
   uint64_t count = 0;
   store.snapshot([&](const StoredChange& stored) {
-    out << to_json(to_message(stored)) << '\n';
+    out << change_line(to_message(stored), world) << '\n';
     ++count;
   });
   out.flush();
@@ -80,25 +98,34 @@ int export_edits(EditStore& store, std::optional<std::string> out_path) {
   return kExitOk;
 }
 
-// The header's fingerprint, or nullopt after saying why the file is not an export.
-std::optional<std::string> read_header(std::istream& in) {
+// What an export's first line says.
+struct ExportHeader {
+  int format = 0;
+  std::string fingerprint;
+};
+
+// The header, or nullopt after saying why the file is not an export.
+std::optional<ExportHeader> read_header(std::istream& in) {
   std::string line;
-  const std::string prefix =
-      "{" + quoted(kExportFormat) + ":" + std::to_string(kExportVersion) + ",\"world_fingerprint\":\"";
-  if (!std::getline(in, line) || line.rfind(prefix, 0) != 0 || line.size() < prefix.size() + 2) {
-    std::cerr << "edits import: line 1: not a chunkforge edits export (format " << kExportVersion << ")\n";
-    return std::nullopt;
+  std::getline(in, line);
+  for (const int format : {kExportVersion, kLegacyExportVersion}) {
+    const std::string prefix = "{" + quoted(kExportFormat) + ":" + std::to_string(format) + ",\"world_fingerprint\":\"";
+    if (line.size() <= kMaxLineBytes && line.rfind(prefix, 0) == 0 && line.size() >= prefix.size() + 2) {
+      return ExportHeader{format, line.substr(prefix.size(), line.size() - prefix.size() - 2)};
+    }
   }
-  return line.substr(prefix.size(), line.size() - prefix.size() - 2);
+  std::cerr << "edits import: line 1: not a chunkforge edits export (format " << kLegacyExportVersion << " or "
+            << kExportVersion << ")\n";
+  return std::nullopt;
 }
 
 // One line's change checked against the store as the import left it: the next version of its
-// chunk, or a reset (an export of a chunk reset earlier starts with its reset marker).
-std::string append_line(EditStore::Transaction& tx, const std::string& line) {
+// chunk, or a reset (an export of a chunk reset earlier starts with its reset marker). `world`:
+// for a line of format 2, whose layers have names; null for format 1.
+std::string append_line(EditStore::Transaction& tx, const std::string& line, const World* world) {
+  if (line.size() > kMaxLineBytes) return "longer than " + std::to_string(kMaxLineBytes) + " bytes";
   v1::ChunkChange change;
-  if (!google::protobuf::util::JsonStringToMessage(line, &change).ok() || !change.has_chunk()) {
-    return "not a ChunkChange";
-  }
+  if (std::string error = parse_change_line(line, world, world == nullptr, change); !error.empty()) return error;
   const ChunkCoord chunk{change.chunk().x(), change.chunk().z()};
   const uint64_t now = tx.version(chunk);
   if (change.reset() ? change.version() <= now : change.version() != now + 1) {
@@ -119,15 +146,25 @@ struct ImportRefused : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// All or nothing, in one transaction.
-int import_edits(EditStore& store, const std::string& path) {
+// All or nothing, in one transaction. `world`: for a file of format 2 (layer names).
+int import_edits(EditStore& store, const std::string& path, const WorldOptions& world_options) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     std::cerr << "edits import: cannot read " << path << '\n';
     return kExitBadInput;
   }
-  const std::optional<std::string> fingerprint = read_header(in);
-  if (!fingerprint) return kExitBadInput;
+  const std::optional<ExportHeader> header = read_header(in);
+  if (!header) return kExitBadInput;
+  const std::string* fingerprint = &header->fingerprint;
+  std::optional<World> world;
+  if (header->format != kLegacyExportVersion) {
+    world = load_world(world_options);
+    if (!world) return kExitBadInput;
+    if (const std::string error = check_world(*world, *fingerprint, "the file"); !error.empty()) {
+      std::cerr << "edits import: " << error << '\n';
+      return kExitBadInput;
+    }
+  }
   uint64_t count = 0;
   try {
     store.write([&](EditStore::Transaction& tx) {
@@ -138,7 +175,7 @@ int import_edits(EditStore& store, const std::string& path) {
       std::string line;
       for (uint64_t number = 2; std::getline(in, line); ++number) {
         if (line.empty()) continue;
-        if (const std::string error = append_line(tx, line); !error.empty()) {
+        if (const std::string error = append_line(tx, line, world ? &*world : nullptr); !error.empty()) {
           throw ImportRefused("line " + std::to_string(number) + ": " + error);
         }
         ++count;
@@ -182,42 +219,74 @@ int print_stats(EditStore& store) {
   return kExitOk;
 }
 
+// An online copy of a SQLite store's file (sqlite_backup.h); a PostgreSQL store has its own tools.
+int backup_store(const StoreLocation& where, const std::string& out, bool force) {
+  const std::string location = where.location();
+  if (location.rfind("sqlite:", 0) != 0) {
+    std::cerr << "edits backup: a PostgreSQL store is backed up with PostgreSQL's own tools while it serves:\n"
+                 "  pg_dump -Fc -f edits.dump URI, and pg_restore -d NEW_DATABASE edits.dump (docs/deploy.md)\n";
+    return kExitBadInput;
+  }
+  const SqliteBackup result = backup_sqlite(location.substr(7), out, force);
+  if (!result.error.empty()) {
+    std::cerr << "edits backup: " << result.error << '\n';
+    return result.output_exists ? kExitBadInput : kExitFailure;
+  }
+  std::cerr << "edits backup: " << result.pages << " pages (" << result.bytes << " bytes) to " << out << " in "
+            << result.seconds << " s"
+            << (result.restarts ? ", begun again " + std::to_string(result.restarts) + " times as servers committed"
+                                : "")
+            << '\n';
+  return kExitOk;
+}
+
 class EditsCommand final : public Command {
  public:
   CLI::App& declare(CLI::App& parent) override;
   int run() override;
 
  private:
+  void declare_backup(CLI::App& app);
   CLI::App* export_ = nullptr;
   CLI::App* import_ = nullptr;
   CLI::App* reset_ = nullptr;
+  CLI::App* backup_ = nullptr;
   StoreLocation where_;
+  std::string backup_out_;
+  bool force_ = false;
   std::optional<std::string> out_;
   std::string in_;
+  WorldOptions world_;
   int64_t corners_[4] = {};
 };
 
 CLI::App& EditsCommand::declare(CLI::App& parent) {
   CLI::App& app = *parent.add_subcommand("edits", "export, import, reset or count a server's stored edits");
   set_help(app,
-           "usage: chunkforge edits export (--data DIR | --store URI) [--out FILE]\n"
-           "       chunkforge edits import FILE (--data DIR | --store URI)\n"
+           "usage: chunkforge edits export (--data DIR | --store URI) [--out FILE] [--world FILE]\n"
+           "       chunkforge edits import FILE (--data DIR | --store URI) [--world FILE]\n"
            "       chunkforge edits reset CX0 CZ0 CX1 CZ1 (--data DIR | --store URI)\n"
-           "       chunkforge edits stats (--data DIR | --store URI)\n",
+           "       chunkforge edits stats (--data DIR | --store URI)\n"
+           "       chunkforge edits backup (--data DIR | --store sqlite:PATH) --out FILE [--force]\n",
            "Works on the edit store itself, while servers run on it or not. export writes one\n"
            "consistent snapshot as JSON lines (a header, then every stored change in commit order):\n"
            "a backup. import restores one into a store without those chunks' edits, all or\n"
            "nothing. reset returns every edited chunk of the rectangle to the generated world.\n"
-           "stats prints counts and the store's size as one JSON line.\n");
+           "stats prints counts and the store's size as one JSON line. backup copies a SQLite\n"
+           "store's file while servers serve from it.\n");
   app.require_subcommand(1);
   export_ = app.add_subcommand("export", "write every stored change as JSON lines");
-  set_help(*export_, "usage: chunkforge edits export (--data DIR | --store URI) [--out FILE]\n",
+  set_help(*export_, "usage: chunkforge edits export (--data DIR | --store URI) [--out FILE] [--world FILE]\n",
            "Writes one consistent snapshot of the store, a header and then every stored change in\n"
-           "commit order, as JSON lines: a backup that servers running on the store do not notice.\n");
+           "commit order, as JSON lines: a backup that servers running on the store do not notice.\n"
+           "Ids are hex and states hex, as `chunkforge chunk` prints them, and layers are named by\n"
+           "the store's world, which --world (and --seed) must give (default: the built-in world).\n");
   export_->add_option("--out", out_, "the file to write (default, or -: standard output)");
   import_ = app.add_subcommand("import", "restore an export into the store");
-  set_help(*import_, "usage: chunkforge edits import FILE (--data DIR | --store URI)\n",
-           "Restores an export into a store that holds none of its chunks' edits, all or nothing.\n");
+  set_help(*import_, "usage: chunkforge edits import FILE (--data DIR | --store URI) [--world FILE]\n",
+           "Restores an export into a store that holds none of its chunks' edits, all or nothing.\n"
+           "Its layer names are read in the export's world, which --world (and --seed) must give;\n"
+           "an export of format 1 (decimal ids, layer numbers) needs no world.\n");
   import_->add_option("FILE", in_, "an export")->required();
   reset_ = app.add_subcommand("reset", "return the edited chunks of a rectangle to the generated world");
   set_help(*reset_, "usage: chunkforge edits reset CX0 CZ0 CX1 CZ1 (--data DIR | --store URI)\n",
@@ -227,16 +296,34 @@ CLI::App& EditsCommand::declare(CLI::App& parent) {
   CLI::App* stats = app.add_subcommand("stats", "count the stored edits");
   set_help(*stats, "usage: chunkforge edits stats (--data DIR | --store URI)\n",
            "Prints the store's counts and size as one JSON line.\n");
-  for (CLI::App* sub : {export_, import_, reset_, stats}) add_store_options(*sub, where_);
+  declare_backup(app);
+  for (CLI::App* sub : {export_, import_, reset_, stats, backup_}) add_store_options(*sub, where_);
+  for (CLI::App* sub : {export_, import_}) add_world_options(*sub, world_);
   return app;
 }
 
+void EditsCommand::declare_backup(CLI::App& app) {
+  backup_ = app.add_subcommand("backup", "copy a SQLite store's file while servers serve from it");
+  set_help(*backup_, "usage: chunkforge edits backup (--data DIR | --store sqlite:PATH) --out FILE [--force]\n",
+           "Copies the SQLite store through SQLite's backup API, a few pages at a time, while\n"
+           "servers serve from it and commit: one consistent snapshot, on disk before it says ok.\n"
+           "Restore: stop the server and put the copy in place as its edits.db. An existing FILE\n"
+           "is refused unless --force. A PostgreSQL store: pg_dump and pg_restore (exit 2).\n");
+  backup_->add_option("--out", backup_out_, "the copy to write")->required();
+  backup_->add_flag("--force", force_, "replace FILE if it exists");
+}
+
 int EditsCommand::run() {
+  // Before the store is opened: opening migrates its schema, and a backup changes nothing.
+  if (backup_->parsed()) return backup_store(where_, backup_out_, force_);
   std::unique_ptr<EditStore> store;
   try {
     store = server::open_store(where_.location());
-    if (export_->parsed()) return export_edits(*store, out_);
-    if (import_->parsed()) return import_edits(*store, in_);
+    if (export_->parsed()) {
+      const std::optional<World> world = load_world(world_);
+      return world ? export_edits(*store, *world, out_) : kExitBadInput;
+    }
+    if (import_->parsed()) return import_edits(*store, in_, world_);
     if (reset_->parsed()) return reset_edits(*store, corners_);
     return print_stats(*store);
   } catch (const server::StoreError& e) {

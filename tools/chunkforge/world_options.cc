@@ -3,6 +3,7 @@
 
 #include <google/protobuf/util/json_util.h>
 
+#include <algorithm>
 #include <iostream>
 #include <limits>
 
@@ -24,12 +25,38 @@ WorldFlags add_world_options(CLI::App& app, WorldOptions& options) {
   return flags;
 }
 
+namespace {
+
+// Whether `path` is `field` or inside it ("a.b[2].c" is inside "a.b[2]" and "a", not "a.bc").
+bool within(const std::string& path, const std::string& field) {
+  return path.rfind(field, 0) == 0 &&
+         (path.size() == field.size() || path[field.size()] == '.' || path[field.size()] == '[');
+}
+
+// The parse errors, then what validation finds in the rest of the document: every problem at
+// once. A field taken out for its parse error is absent in the rest, so what validation says of
+// it or inside it is left out.
+void print_every_error(const std::vector<FieldError>& errors, const std::optional<v1::WorldDefinition>& remainder) {
+  for (const FieldError& e : errors) std::cerr << e.to_string() << '\n';
+  if (!remainder) return;
+  for (const FieldError& e : validate_world(*remainder)) {
+    const bool covered = std::any_of(errors.begin(), errors.end(), [&](const FieldError& parse) {
+      return !parse.path.empty() && within(e.path, parse.path);
+    });
+    if (!covered) std::cerr << e.to_string() << '\n';
+  }
+}
+
+}  // namespace
+
 std::optional<World> load_world(const WorldOptions& options) {
   std::vector<FieldError> errors;
-  std::optional<v1::WorldDefinition> definition =
-      options.file ? read_world_file(*options.file, errors) : parse_world_json(default_world_json(), errors);
+  std::optional<v1::WorldDefinition> remainder;
+  std::optional<v1::WorldDefinition> definition = options.file
+                                                      ? read_world_file(*options.file, errors, &remainder)
+                                                      : parse_world_json(default_world_json(), errors, &remainder);
   if (!definition) {
-    for (const FieldError& e : errors) std::cerr << e.to_string() << '\n';
+    print_every_error(errors, remainder);
     return std::nullopt;
   }
   if (options.seed) definition->set_seed(*options.seed);

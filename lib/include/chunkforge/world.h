@@ -86,8 +86,13 @@ struct WorldResult {
 FieldError unpinned_generator_warning();
 
 // JSON (protobuf's mapping) to a definition. Unknown fields, wrong types and malformed JSON
-// are errors naming the field path. Does not validate semantics: World::create does.
-std::optional<v1::WorldDefinition> parse_world_json(std::string_view json, std::vector<FieldError>& errors);
+// are errors naming the field path, every one of them (at most kMaxParseErrors): protobuf stops
+// at the first, so the field it names is taken out and the rest parsed again. `remainder`, if
+// given, gets what is left once every such field is out (for validate_world to report the
+// rest), unless the document is malformed. Does not validate semantics: World::create does.
+std::optional<v1::WorldDefinition> parse_world_json(std::string_view json, std::vector<FieldError>& errors,
+                                                    std::optional<v1::WorldDefinition>* remainder = nullptr);
+inline constexpr size_t kMaxParseErrors = 100;
 
 // Semantic validation of a parsed definition: ranges, references, required fields.
 std::vector<FieldError> validate_world(const v1::WorldDefinition& definition);
@@ -96,7 +101,8 @@ std::vector<FieldError> validate_world(const v1::WorldDefinition& definition);
 void apply_defaults(v1::WorldDefinition& definition);
 
 // Reads and parses a JSON file (no semantic validation); an unreadable file is one error.
-std::optional<v1::WorldDefinition> read_world_file(const std::string& path, std::vector<FieldError>& errors);
+std::optional<v1::WorldDefinition> read_world_file(const std::string& path, std::vector<FieldError>& errors,
+                                                   std::optional<v1::WorldDefinition>* remainder = nullptr);
 
 // Parse + World::create.
 WorldResult load_world_json(std::string_view json);
