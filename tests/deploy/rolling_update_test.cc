@@ -5,7 +5,10 @@
 // may come twice, and every view ends whole. The p99 of a chunk's wait (from entering the view to
 // on_load), quiet and during the roll, is printed: a timing goal is a benchmark's, measured on a
 // quiet machine (docs/deploy.md, "Rolling updates"); here it is only held under 5 s, so that a
-// player left waiting for the backoff's later rounds fails the test.
+// player left waiting for the backoff's later rounds fails the test. Under a sanitizer
+// (CHUNKFORGE_SANITIZED=1, scripts/check-sanitizers) 30 players walk and the bound is 20 s: the
+// drain's ordering is what the run checks there, and 300 players' generation would measure the
+// sanitizer.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -13,6 +16,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,11 +33,17 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-constexpr int kPlayers = 300;
-constexpr int kClients = 10;            // connections to nginx: 30 sessions each, below its 128 streams
-constexpr uint32_t kRadius = 2;         // 25 chunks a view, 5 new at each step
+constexpr int kClients = 10;              // connections to nginx: at most 30 sessions each, below its 128 streams
+constexpr uint32_t kRadius = 2;           // 25 chunks a view, 5 new at each step
 constexpr double kChunksPerSecond = 0.4;  // 600 cold chunks a second for the fleet: a third of 2 cores
-constexpr uint32_t kChunkSize = 64;     // the built-in world's
+constexpr uint32_t kChunkSize = 64;       // the built-in world's
+
+bool sanitized() {
+  const char* value = std::getenv("CHUNKFORGE_SANITIZED");
+  return value != nullptr && std::string(value) == "1";
+}
+const int kPlayers = sanitized() ? 30 : 300;
+const double kRollingBoundMs = sanitized() ? 20'000 : 5'000;
 
 // What the walk measures, by phase.
 enum Phase { kJoining, kQuiet, kRolling, kAfter };
@@ -204,11 +214,12 @@ TEST_F(RollingUpdateTest, ThreeReplicasRestartedInTurnUnderThreeHundredWalkingPl
     EXPECT_TRUE(WIFEXITED(exits[k]) && WEXITSTATUS(exits[k]) == 0) << "replica " << k << ": " << exits[k];
   }
   const double quiet = waits.p99(kQuiet), rolling = waits.p99(kRolling);
-  std::printf("%llu chunks downloaded, %llu moves, %llu reconnects, %llu duplicates; chunk wait p99 quiet %.1f ms "
-              "(%zu chunks), rolling %.1f ms (%zu chunks): %.2fx\n",
-              static_cast<unsigned long long>(downloaded), static_cast<unsigned long long>(moves),
-              static_cast<unsigned long long>(reconnects), static_cast<unsigned long long>(duplicates), quiet,
-              waits.ms[kQuiet].size(), rolling, waits.ms[kRolling].size(), rolling / std::max(quiet, 0.001));
+  std::printf(
+      "%llu chunks downloaded, %llu moves, %llu reconnects, %llu duplicates; chunk wait p99 quiet %.1f ms "
+      "(%zu chunks), rolling %.1f ms (%zu chunks): %.2fx\n",
+      static_cast<unsigned long long>(downloaded), static_cast<unsigned long long>(moves),
+      static_cast<unsigned long long>(reconnects), static_cast<unsigned long long>(duplicates), quiet,
+      waits.ms[kQuiet].size(), rolling, waits.ms[kRolling].size(), rolling / std::max(quiet, 0.001));
   std::string first_errors;
   for (size_t k = 0; k < std::min<size_t>(5, waits.errors.size()); ++k) first_errors += waits.errors[k] + "\n";
   EXPECT_TRUE(waits.errors.empty()) << waits.errors.size() << " errors, the first:\n"
@@ -216,8 +227,8 @@ TEST_F(RollingUpdateTest, ThreeReplicasRestartedInTurnUnderThreeHundredWalkingPl
                                     << nginx_errors();
   EXPECT_EQ(duplicates, 0u) << "chunks downloaded twice";
   EXPECT_GE(moves, static_cast<uint64_t>(kPlayers)) << "every player was on some replica that drained";
-  EXPECT_GT(waits.ms[kRolling].size(), 1000u);
-  EXPECT_LT(rolling, 5000) << "the roll's p99 (quiet: " << quiet << " ms)";
+  EXPECT_GT(waits.ms[kRolling].size(), static_cast<size_t>(3 * kPlayers)) << "the players walked on during the roll";
+  EXPECT_LT(rolling, kRollingBoundMs) << "the roll's p99 (quiet: " << quiet << " ms)";
 }
 
 }  // namespace

@@ -13,7 +13,7 @@
 namespace chunkforge::tool {
 
 struct SqliteBackup {
-  std::string error;  // "" when the copy is in place, else what failed
+  std::string error;           // "" when the copy is in place, else what failed
   bool output_exists = false;  // refused: the output exists and `replace` was false
   int64_t pages = 0;           // the database's pages, copied
   int64_t bytes = 0;           // the copy's size
