@@ -320,6 +320,7 @@ std::string field_form(const Message& m, const FieldDescriptor* f) {
 std::string message_form(const Message& message) {
   const google::protobuf::Descriptor& type = *message.GetDescriptor();
   std::vector<const FieldDescriptor*> fields;
+  fields.reserve(static_cast<size_t>(type.field_count()));
   for (int i = 0; i < type.field_count(); ++i) fields.push_back(type.field(i));
   std::sort(fields.begin(), fields.end(),
             [](const FieldDescriptor* a, const FieldDescriptor* b) { return a->number() < b->number(); });

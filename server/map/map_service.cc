@@ -154,7 +154,7 @@ bool MapService::authorised(const MapRequest& request, const std::string& query)
   return !from_cookie.empty() && same_secret(from_cookie, token);
 }
 
-bool MapService::handle(const MapRequest& request, MapReplyFn reply, Cancelled cancelled) {
+bool MapService::handle(const MapRequest& request, MapReplyFn reply, const Cancelled& cancelled) {
   const size_t mark = request.target.find('?');
   const std::string path = request.target.substr(0, mark);
   const std::string query = mark == std::string::npos ? "" : request.target.substr(mark + 1);
@@ -167,12 +167,12 @@ bool MapService::handle(const MapRequest& request, MapReplyFn reply, Cancelled c
     return true;
   }
   if (!route) return reply(not_found()), true;
-  dispatch(*route, request, path, query, std::move(reply), std::move(cancelled));
+  dispatch(*route, request, path, query, std::move(reply), cancelled);
   return true;
 }
 
 void MapService::dispatch(MapRoute route, const MapRequest& request, const std::string& path, const std::string& query,
-                          MapReplyFn reply, Cancelled cancelled) {
+                          MapReplyFn reply, const Cancelled& cancelled) {
   if (route == MapRoute::kPageRedirect) {
     return reply(MapReply{301, "text/plain", "see /map/\n", {{"Location", "/map/"}}});
   }
@@ -188,7 +188,7 @@ void MapService::dispatch(MapRoute route, const MapRequest& request, const std::
   const std::shared_ptr<const World> world = now.world;
   switch (route) {
     case MapRoute::kTile:
-      return serve_tile(request, path, std::move(reply), std::move(cancelled));
+      return serve_tile(request, path, std::move(reply), cancelled);
     case MapRoute::kStatus:
       return reply(json(200, status_json(*world, now.source, now.errors, options_.watching,
                                          bool(options_.edited_chunks), bool(options_.players), options_.publish_seed)));
@@ -197,7 +197,7 @@ void MapService::dispatch(MapRoute route, const MapRequest& request, const std::
       return reply(json(status, std::move(body)));
     }
     case MapRoute::kLocate:
-      return serve_locate(query, std::move(reply), std::move(cancelled));
+      return serve_locate(query, std::move(reply), cancelled);
     case MapRoute::kChunk:  // one chunk generated (milliseconds), given up when the browser goes
       return on_pool(std::move(reply), cancelled, [this, world, query, cancelled] {
         auto [status, body] = chunk_json(*world, query, options_.current_chunk, cancelled.get());
@@ -205,7 +205,7 @@ void MapService::dispatch(MapRoute route, const MapRequest& request, const std::
       });
     case MapRoute::kEdits:  // an index scan: off the HTTP thread
       if (!options_.edited_chunks) return reply(not_found());
-      return on_pool(std::move(reply), std::move(cancelled), [this, world, query] {
+      return on_pool(std::move(reply), cancelled, [this, world, query] {
         auto [status, body] = edits_json(*world, query, options_.edited_chunks);
         return json(status, std::move(body));
       });
@@ -219,7 +219,7 @@ void MapService::dispatch(MapRoute route, const MapRequest& request, const std::
   }
 }
 
-void MapService::on_pool(MapReplyFn reply, Cancelled cancelled, std::function<MapReply()> work,
+void MapService::on_pool(MapReplyFn reply, const Cancelled& cancelled, std::function<MapReply()> work,
                          std::optional<TilePlace> place) {
   auto once = std::make_shared<ReplyOnce>(std::move(reply));
   const bool queued = pool_.submit(
@@ -247,7 +247,8 @@ void MapService::serve_page(const std::string& query, const MapReplyFn& reply) c
   reply(std::move(out));
 }
 
-void MapService::serve_tile(const MapRequest& request, const std::string& path, MapReplyFn reply, Cancelled cancelled) {
+void MapService::serve_tile(const MapRequest& request, const std::string& path, MapReplyFn reply,
+                            const Cancelled& cancelled) {
   const std::shared_ptr<const World> world = state().world;
   std::vector<std::string> resources;
   for (const ResourceLayer& r : world->resources().all()) resources.push_back(r.name);
@@ -288,7 +289,7 @@ void MapService::serve_view(const std::string& query, const MapReplyFn& reply) {
 
 // Planning a search costs up to a tenth of a second at the largest radius, on a pool thread:
 // only max_locates at once, so that searches cannot crowd out the tiles.
-void MapService::serve_locate(const std::string& query, MapReplyFn reply, Cancelled cancelled) {
+void MapService::serve_locate(const std::string& query, MapReplyFn reply, const Cancelled& cancelled) {
   if (locates_.fetch_add(1) >= options_.max_locates) {
     --locates_;
     return reply(busy("busy: " + std::to_string(options_.max_locates) + " structure searches under way\n"));

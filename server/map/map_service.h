@@ -135,7 +135,7 @@ class MapService {
   void set_errors(std::vector<std::string> errors);
 
   // False when `request.target` is none of the map's routes.
-  bool handle(const MapRequest& request, MapReplyFn reply, std::shared_ptr<const std::atomic<bool>> cancelled);
+  bool handle(const MapRequest& request, MapReplyFn reply, const std::shared_ptr<const std::atomic<bool>>& cancelled);
 
   const TileCache& cache() const { return cache_; }
   MapTileStats tile_stats() const { return {tiles_not_modified_, tile_cache_hits_, tiles_rendered_}; }
@@ -150,14 +150,14 @@ class MapService {
   using Cancelled = std::shared_ptr<const std::atomic<bool>>;
   bool authorised(const MapRequest& request, const std::string& query) const;
   void dispatch(MapRoute route, const MapRequest& request, const std::string& path, const std::string& query,
-                MapReplyFn reply, Cancelled cancelled);
+                MapReplyFn reply, const Cancelled& cancelled);
   void serve_page(const std::string& query, const MapReplyFn& reply) const;
-  void serve_tile(const MapRequest& request, const std::string& path, MapReplyFn reply, Cancelled cancelled);
-  void serve_locate(const std::string& query, MapReplyFn reply, Cancelled cancelled);
+  void serve_tile(const MapRequest& request, const std::string& path, MapReplyFn reply, const Cancelled& cancelled);
+  void serve_locate(const std::string& query, MapReplyFn reply, const Cancelled& cancelled);
   void serve_view(const std::string& query, const MapReplyFn& reply);
   // Runs `work` on the pool and replies with its answer: 503 when the queue is full, when the
   // client left first, or when the work gives up (GenerationAbandoned).
-  void on_pool(MapReplyFn reply, Cancelled cancelled, std::function<MapReply()> work,
+  void on_pool(MapReplyFn reply, const Cancelled& cancelled, std::function<MapReply()> work,
                std::optional<TilePlace> place = std::nullopt);
 
   const MapOptions options_;

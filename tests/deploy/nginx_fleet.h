@@ -9,12 +9,12 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
-#include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -37,11 +37,13 @@ using namespace std::chrono_literals;
 class Process {
  public:
   explicit Process(std::vector<std::string> argv) {
+    // Built before fork: the child of a threaded process may only exec.
+    std::vector<char*> args;
+    args.reserve(argv.size() + 1);
+    for (std::string& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
     pid_ = fork();
     if (pid_ == 0) {
-      std::vector<char*> args;
-      for (std::string& a : argv) args.push_back(a.data());
-      args.push_back(nullptr);
       execv(args[0], args.data());
       _exit(127);
     }

@@ -63,6 +63,7 @@ TEST_F(ScaleOutTest, LosingAReplicaMidRunLosesNoRetriedRequest) {
   std::mutex mutex;
   std::vector<std::string> failures;
   std::vector<std::thread> clients;
+  clients.reserve(kClients);
   for (int c = 0; c < kClients; ++c) {
     clients.emplace_back([&, c] {
       for (int64_t k = 0; k < kEach; ++k) {

@@ -121,6 +121,7 @@ class PostgresCluster {
   // Runs a command (as the cluster's user), its output in `log`; its exit code.
   int run(const std::vector<std::string>& argv, const std::string& log) const {
     std::vector<char*> args;
+    args.reserve(argv.size() + 1);
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     const pid_t pid = fork();
