@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "chunkforge/float_environment.h"
+#include "chunkforge/json_members.h"
 #include "chunkforge/quote.h"
 #include "chunkforge/world.h"
 #include "chunkforge/world_limits.h"
@@ -152,10 +153,10 @@ bool remove_path(pb::Value& document, const std::string& path) {
     const size_t dot = path.find('.', start);
     const std::optional<PathStep> step = parse_step(path.substr(start, dot - start));
     if (!step || !at->has_struct_value()) return false;
-    auto& members = *at->mutable_struct_value()->mutable_fields();
-    const auto member = members.find(step->name);
-    if (member == members.end()) return false;
-    pb::Value* value = &member->second;
+    JsonMembers members(*at->mutable_struct_value());
+    const int member = members.find(step->name);
+    if (member < 0) return false;
+    pb::Value* value = &members.value(member);
     for (const int index : step->indexes) {
       if (!value->has_list_value() || index >= value->list_value().values_size()) return false;
       value = value->mutable_list_value()->mutable_values(index);

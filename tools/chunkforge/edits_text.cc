@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "chunkforge/hex_text.h"
+#include "chunkforge/json_members.h"
 #include "chunkforge/quote.h"
 #include "world_options.h"
 
@@ -93,7 +94,10 @@ std::string convert(pb::Value& value, Way way, const World& world) {
     return "";
   }
   if (!value.has_struct_value()) return "";
-  for (auto& [key, member] : *value.mutable_struct_value()->mutable_fields()) {
+  JsonMembers members(*value.mutable_struct_value());
+  for (int k = 0; k < members.size(); ++k) {
+    const std::string key = members.key(k);
+    pb::Value& member = members.value(k);
     std::string error;
     if (holds_id(key)) {
       error = convert_id(key, member, way);
@@ -111,12 +115,12 @@ std::string convert(pb::Value& value, Way way, const World& world) {
 
 // The tree as JSON with each object's members in the field order of `type` (the tree's own order
 // is a hash map's): the same change is the same line, in the order protobuf writes it.
-void write_ordered(const pb::Value& value, const pb::Descriptor* type, std::string& out) {
+void write_ordered(pb::Value& value, const pb::Descriptor* type, std::string& out) {
   if (value.has_list_value()) {
     out += '[';
     for (int k = 0; k < value.list_value().values_size(); ++k) {
       if (k > 0) out += ',';
-      write_ordered(value.list_value().values(k), type, out);
+      write_ordered(*value.mutable_list_value()->mutable_values(k), type, out);
     }
     out += ']';
     return;
@@ -127,16 +131,16 @@ void write_ordered(const pb::Value& value, const pb::Descriptor* type, std::stri
     out += leaf;
     return;
   }
-  const auto& members = value.struct_value().fields();
+  JsonMembers members(*value.mutable_struct_value());
   out += '{';
   bool first = true;
   for (int k = 0; k < type->field_count(); ++k) {
     const pb::FieldDescriptor* field = type->field(k);
-    const auto member = members.find(field->name());
-    if (member == members.end()) continue;
+    const int member = members.find(field->name());
+    if (member < 0) continue;
     out += first ? "\"" : ",\"";
     out += field->name() + "\":";
-    write_ordered(member->second, field->message_type(), out);
+    write_ordered(members.value(member), field->message_type(), out);
     first = false;
   }
   out += '}';
