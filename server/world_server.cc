@@ -7,7 +7,10 @@
 #include <grpcpp/resource_quota.h>
 #include <spdlog/spdlog.h>
 
+#include <grpc/grpc.h>
+
 #include <algorithm>
+#include <future>
 #include <thread>
 
 #include "edits/edit_batch.h"
@@ -163,13 +166,32 @@ void WorldServer::report_store_health() {
 // with the chunks it holds; then the server stops accepting and running calls get `grace`.
 constexpr std::chrono::milliseconds kLastWritesLinger{200};
 
+// gRPC's shutdown ends once every connection has closed, and a client that keeps an idle one
+// open (the SDK straight to a replica, with no proxy between) held it for the whole grace:
+// once the last call is over, the connections left are closed. The calls that reached the
+// server before it stopped accepting have their reactors after kSettle.
+constexpr std::chrono::milliseconds kSettle{50};
+
+void WorldServer::close_idle_connections(std::chrono::steady_clock::time_point deadline, bool linger,
+                                         std::shared_future<void> shut_down) {
+  if (shut_down.wait_for(kSettle) == std::future_status::ready) return;
+  if (!service_.live_calls().wait_for_none(deadline)) return;  // the grace's end cancels them
+  if (linger && shut_down.wait_for(kLastWritesLinger) == std::future_status::ready) return;
+  grpc_server_cancel_all_calls(server_->c_server());  // none is left: this closes the connections
+}
+
 void WorldServer::shutdown(std::chrono::milliseconds grace) {
   if (server_ && server_->GetHealthCheckService() != nullptr) server_->GetHealthCheckService()->Shutdown();
   if (http_) http_->stop();
   http_.reset();
   if (!server_) return;
   const size_t drained = service_.drain_sessions();
+  std::promise<void> shut_down;
+  std::thread closer(&WorldServer::close_idle_connections, this, std::chrono::steady_clock::now() + grace, drained > 0,
+                     shut_down.get_future().share());
   server_->Shutdown(std::chrono::system_clock::now() + grace);
+  shut_down.set_value();
+  closer.join();
   // Every call is answered or cancelled: no thread may now wait on a store that stopped answering.
   if (edits_) {
     edits_->store().abort();

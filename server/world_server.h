@@ -16,6 +16,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
+#include <future>
 #include <memory>
 #include <string>
 
@@ -72,7 +73,7 @@ class WorldServer {
   int port() const { return port_; }
   int http_port() const { return http_ ? http_->port() : 0; }
   // Stops accepting calls, lets running ones finish until `grace` has passed, then cancels
-  // the rest.
+  // the rest; connections left idle are closed once no call is under way.
   void shutdown(std::chrono::milliseconds grace);
 
   const ChunkCache& cache() const { return cache_; }
@@ -85,6 +86,11 @@ class WorldServer {
  private:
   HttpHandler start_map();
   void report_store_health();
+  // shutdown's helper: once no call is under way (by `deadline`), and `linger` after it when
+  // sessions were told to move, closes the connections still open, unless gRPC's shutdown
+  // ended first (`shut_down`).
+  void close_idle_connections(std::chrono::steady_clock::time_point deadline, bool linger,
+                              std::shared_future<void> shut_down);
 
   // Declaration order is destruction order reversed: the gRPC server goes first, while the
   // service, the queue (whose threads complete pending calls) and the cache still exist.

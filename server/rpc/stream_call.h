@@ -40,6 +40,7 @@ class StreamCall : public GrpcReactor {
   // `unit` names what the stream writes ("chunk", "event"), for the stall message.
   StreamCall(WorldService& service, grpc::CallbackServerContext* context, Metrics::Method method, const char* unit)
       : service_(service),
+        held_(service.live_calls()),
         context_(context),
         state_(std::make_shared<State>()),
         peer_(context->peer()),
@@ -116,6 +117,7 @@ class StreamCall : public GrpcReactor {
   }
 
   WorldService& service_;
+  LiveCalls::Held held_;  // destroyed last: the call is over once everything else is given back
   grpc::CallbackServerContext* context_;
   std::shared_ptr<State> state_;
   const std::string peer_;  // the client's connection: what its writes are charged to

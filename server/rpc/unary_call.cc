@@ -9,7 +9,7 @@ namespace chunkforge::server {
 
 UnaryCall::UnaryCall(WorldService& service, grpc::CallbackServerContext* context, grpc::ByteBuffer* response,
                      Metrics::Method method)
-    : service_(service), context_(context), response_(response), method_(method) {
+    : service_(service), held_(service.live_calls()), context_(context), response_(response), method_(method) {
   live_->context = context;
 }
 

@@ -28,6 +28,7 @@
 #include "budget/output_budget.h"
 #include "generation/chunk_cache.h"
 #include "metrics/metrics.h"
+#include "rpc/live_calls.h"
 
 namespace chunkforge::server {
 
@@ -78,6 +79,7 @@ class UnaryCall : public grpc::ServerUnaryReactor {
   bool charge(size_t bytes);
 
   WorldService& service_;
+  LiveCalls::Held held_;  // destroyed last: the call is over once everything else is given back
   grpc::CallbackServerContext* context_;
   grpc::ByteBuffer* response_;
   const Metrics::Method method_;

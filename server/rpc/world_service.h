@@ -31,6 +31,7 @@
 #include "edits/serial_lane.h"
 #include "generation/chunk_source.h"
 #include "metrics/metrics.h"
+#include "rpc/live_calls.h"
 #include "session/player_positions.h"
 #include "session/session_drain.h"
 
@@ -188,6 +189,8 @@ class WorldService final : public WorldServiceBase {
   PlayerPositions& players() { return players_; }
   // The live sessions, told to reconnect elsewhere when the server drains (drain_sessions).
   SessionDrain& session_drain() { return drain_; }
+  // The calls under way, reactor by reactor (WorldServer::shutdown waits for none).
+  LiveCalls& live_calls() { return live_calls_; }
   // A rolling update's first step: every session, and every one opened from now on, gets a
   // `reconnect` event and ends OK, so that its client moves to another replica with what it holds.
   // How many sessions it told.
@@ -204,6 +207,7 @@ class WorldService final : public WorldServiceBase {
   CallSlots sessions_, streams_, locates_;
   PlayerPositions players_;
   SessionDrain drain_;
+  LiveCalls live_calls_;
   Bytes info_bytes_;        // the WorldInfo every GetWorldInfo answers with
   Bytes definition_bytes_;  // the same with the definition (include_definition); null: kept
   // Edits' preparation (their generated chunks), one at a time, after every chunk in a

@@ -43,6 +43,27 @@ TEST(ServerBinaryTest, StopsCleanlyOnSigterm) {
   EXPECT_NE(read_text(p.log).find("stopped"), std::string::npos) << read_text(p.log);
 }
 
+// gRPC's shutdown waits for every connection to close, and a client process that keeps an idle
+// one open (no call of its own under way, so nothing of it reads the server's goodbye) held the
+// server for the whole 3 s grace, every time. The server closes what is left once no call is
+// under way: it exits long before the grace ends.
+TEST(ServerBinaryTest, AnIdleClientConnectionDoesNotHoldTheStop) {
+  const Process p = spawn(CHUNKFORGE_SERVER, {"--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--threads", "1"},
+                          temp("idle_client.log"));
+  const int port = wait_until_serving(p);
+  ASSERT_GT(port, 0) << read_text(p.log);
+  auto stub = chunkforge::v1::WorldService::NewStub(
+      grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  chunkforge::v1::WorldInfo info;
+  ASSERT_TRUE(stub->GetWorldInfo(&context, {}, &info).ok());
+  const auto signalled = std::chrono::steady_clock::now();
+  kill(p.pid, SIGTERM);
+  EXPECT_EQ(wait_for(p, std::chrono::seconds(10)), 0) << read_text(p.log);
+  EXPECT_LT(std::chrono::steady_clock::now() - signalled, std::chrono::seconds(2)) << "the grace is 3 s";
+}
+
 // The seed GetWorldInfo gives a server started with the flags (0 if the call failed), and its
 // map's /api/status into `status`.
 uint64_t published_seed(const std::vector<std::string>& flags, const std::string& log, std::string& status_page) {

@@ -276,6 +276,23 @@ TEST_F(WorldServerTest, ShutdownDuringAStreamReturnsPromptly) {
   client.join();
 }
 
+// A server that shuts down closes the connections left once no call is under way (an idle one
+// would hold it for the whole grace: ServerBinaryTest.AnIdleClientConnectionDoesNotHoldTheStop),
+// but a call under way still has the grace: a stream of 289 chunks that was running when the
+// shutdown began ends OK with every chunk.
+TEST_F(WorldServerTest, ACallUnderWayFinishesBeforeTheConnectionsClose) {
+  grpc::Status status;
+  std::vector<v1::Chunk> chunks;
+  std::thread client([&] { chunks = stream_region(-300, 40, 8, status); });
+  while (server_->metrics_page().find("chunkforge_active_streams 1") == std::string::npos) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  server_->shutdown(std::chrono::seconds(20));
+  client.join();
+  EXPECT_TRUE(status.ok()) << status.error_code() << ": " << status.error_message();
+  EXPECT_EQ(chunks.size(), 289u);
+}
+
 // A rolling update's drain (docs/server.md, "Shutdown"): the health service turns NOT_SERVING,
 // a session gets the chunks already on their way, then `reconnect` as its last event, and ends
 // OK; its client reconnects elsewhere with what it holds, and sees no error.
