@@ -173,7 +173,7 @@ constexpr std::chrono::milliseconds kLastWritesLinger{200};
 constexpr std::chrono::milliseconds kSettle{50};
 
 void WorldServer::close_idle_connections(std::chrono::steady_clock::time_point deadline, bool linger,
-                                         std::shared_future<void> shut_down) {
+                                         const std::shared_future<void>& shut_down) {
   if (shut_down.wait_for(kSettle) == std::future_status::ready) return;
   if (!service_.live_calls().wait_for_none(deadline)) return;  // the grace's end cancels them
   if (linger && shut_down.wait_for(kLastWritesLinger) == std::future_status::ready) return;

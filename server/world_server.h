@@ -90,7 +90,7 @@ class WorldServer {
   // sessions were told to move, closes the connections still open, unless gRPC's shutdown
   // ended first (`shut_down`).
   void close_idle_connections(std::chrono::steady_clock::time_point deadline, bool linger,
-                              std::shared_future<void> shut_down);
+                              const std::shared_future<void>& shut_down);
 
   // Declaration order is destruction order reversed: the gRPC server goes first, while the
   // service, the queue (whose threads complete pending calls) and the cache still exist.
