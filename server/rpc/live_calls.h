@@ -6,7 +6,7 @@
 // gRPC's own shutdown waits for every connection to close, and a client that keeps an idle one
 // open would hold the server for the whole grace.
 //
-//   LiveCalls::Held held = live.hold();  // a member of the reactor
+//   LiveCalls::Held held_;  // a member of the reactor, built with held_(service.live_calls())
 //   if (live.wait_for_none(deadline)) ...nothing under way
 //
 // Thread safety: every method from any thread.
@@ -39,11 +39,6 @@ class LiveCalls {
     return none_.wait_until(lock, until, [this] { return count_ == 0; });
   }
 
-  size_t count() const {
-    std::lock_guard lock(mutex_);
-    return count_;
-  }
-
  private:
   void add(int delta) {
     std::lock_guard lock(mutex_);
@@ -51,7 +46,7 @@ class LiveCalls {
     if (count_ == 0) none_.notify_all();
   }
 
-  mutable std::mutex mutex_;
+  std::mutex mutex_;
   std::condition_variable none_;
   size_t count_ = 0;
 };
