@@ -36,7 +36,8 @@ WorldServer::WorldServer(const World& world, ServerOptions options)
               {[this](double seconds, double cpu_seconds) { metrics_.generated(seconds, cpu_seconds); },
                [this] { metrics_.tile_made(); }}),
       service_(world, source_, metrics_, budget_, options_.limits,
-               Auth{options_.auth_token, options_.write_token, options_.open_edits, options_.store_error},
+               Auth{options_.auth_token, options_.write_token, options_.open_edits, options_.store_error,
+                    options_.player_tokens, options_.player_edits_per_second},
                edits_.get()),
       world_(world),
       memory_limit_bytes_(process_memory_limit().bytes) {

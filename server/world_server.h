@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 
+#include "auth/player_tokens.h"
 #include "generation/background_priority.h"
 #include "generation/chunk_cache.h"
 #include "generation/generation_queue.h"
@@ -60,6 +61,10 @@ struct ServerOptions {
   std::string store_error;
   std::string write_token;
   bool open_edits = false;
+  // Players' signed tokens (docs/edits.md, "Who may edit"): null, none. Each player edits at
+  // most player_edits_per_second (0: no limit), in bursts of twice that.
+  std::shared_ptr<PlayerTokens> player_tokens;
+  double player_edits_per_second = 20;
 };
 
 class WorldServer {

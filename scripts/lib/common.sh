@@ -8,7 +8,7 @@ CHUNKFORGE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # What any build needs, and what the tests and benchmarks add.
 CHUNKFORGE_BUILD_PACKAGES=(cmake ninja-build g++ pkg-config libprotobuf-dev protobuf-compiler libpng-dev
   libgrpc++-dev protobuf-compiler-grpc libboost-dev libspdlog-dev libssl-dev libcli11-dev libtomlplusplus-dev
-  libsqlite3-dev libpq-dev libjs-leaflet libhwy-dev ccache)
+  libsqlite3-dev libpq-dev libjwt-dev libjs-leaflet libhwy-dev ccache)
 CHUNKFORGE_TEST_PACKAGES=(libgtest-dev libgmock-dev libbenchmark-dev python3-grpcio openssl nginx prometheus
   postgresql chromium python3-websocket mono-mcs mono-runtime valgrind kubernetes-client python3-yaml)
 # Packages that count as there when the command they bring already is, from another package:

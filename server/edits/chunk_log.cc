@@ -72,6 +72,8 @@ v1::ChunkChange stored_change(uint64_t version, v1::ChunkChange change, const v1
   if (version % kSnapshotEvery != 0) return change;
   v1::ChunkChange snapshot = snapshot_change(base, current);
   snapshot.set_same_structures(!changes_structures(change));
+  // What this version did, for audit and rollback (the snapshot restates the chunk instead).
+  *snapshot.mutable_change_edits() = std::move(*change.mutable_edits());
   return snapshot;
 }
 

@@ -41,8 +41,8 @@ bool changes_structures(const v1::ChunkChange& change);
 bool outgrows_chunk(const v1::ChunkChange& change);
 
 // Every version that is a multiple of kSnapshotEvery stored as a snapshot of `current` over
-// `base`, marked same_structures when the change it stands for removed no structure: `change`
-// as it is stored.
+// `base`, marked same_structures when the change it stands for removed no structure and holding
+// that change's edits in change_edits (for audit and rollback): `change` as it is stored.
 v1::ChunkChange stored_change(uint64_t version, v1::ChunkChange change, const v1::Chunk& base,
                               const v1::Chunk& current);
 

@@ -141,7 +141,7 @@ class Batch {
 
   Status apply(const v1::EditRequest& request, v1::EditResponse& response);
   Status check_sizes() const;
-  void append(v1::EditResponse& response, std::vector<v1::ChunkChange>& changes);
+  void append(v1::EditResponse& response, std::vector<v1::ChunkChange>& changes, Authorship by);
   // A refused batch may have changed the group's copies of its chunks: they are read again.
   void forget() {
     for (const auto& [k, change] : changes_) group_.erase(k);
@@ -341,7 +341,7 @@ Status Batch::check_sizes() const {
 }
 
 // One change per chunk; every kSnapshotEvery-th version is stored as the chunk's snapshot.
-void Batch::append(v1::EditResponse& response, std::vector<v1::ChunkChange>& changes) {
+void Batch::append(v1::EditResponse& response, std::vector<v1::ChunkChange>& changes, Authorship by) {
   for (auto& [k, change] : changes_) {
     if (change.edits().empty()) continue;
     ChunkNow& w = group_.at(k);
@@ -354,7 +354,8 @@ void Batch::append(v1::EditResponse& response, std::vector<v1::ChunkChange>& cha
     // hashing it is one serialization.
     change.set_chunk_hash(chunk_hash(w.current));
     change.set_chunk_bytes(w.current.ByteSizeLong());
-    tx_.append({k.x, k.z}, version, change.SerializeAsString());
+    tx_.append({k.x, k.z}, version, change.SerializeAsString(), by);
+    change.clear_change_edits();  // the store's alone: never sent
     change.mutable_chunk()->set_x(k.x);
     change.mutable_chunk()->set_z(k.z);
     change.set_version(version);
@@ -445,7 +446,8 @@ Status commit_batch(const World& world, EditStore::Transaction& tx, const v1::Ed
     batch.forget();
     return status;
   }
-  batch.append(response, changes);
+  const uint32_t author = request.author().empty() ? 0 : tx.player(request.author());
+  batch.append(response, changes, {author, unix_seconds()});
   if (!request.request_id().empty()) tx.remember(request.request_id(), response.SerializeAsString());
   return Status::OK;
 }

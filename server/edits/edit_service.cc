@@ -317,6 +317,8 @@ void EditService::deliver(std::vector<StoredChange>& page) {
     auto committed = std::make_shared<CommittedChange>();
     v1::ChunkChange& change = committed->change;
     change.ParseFromString(stored.change);
+    change.clear_change_edits();  // the store's alone (moderation): never sent
+    change.clear_rollback_id();
     change.mutable_chunk()->set_x(stored.chunk.x);
     change.mutable_chunk()->set_z(stored.chunk.z);
     change.set_version(stored.version);

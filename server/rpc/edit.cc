@@ -33,6 +33,22 @@ grpc::Status check_known_versions(const EditService& edits, const v1::EditReques
   return grpc::Status::OK;
 }
 
+// Names the edit's author (docs/edits.md, "Moderation"): a player's token edits as its player;
+// the service (the write token) may name the player it edits for.
+grpc::Status set_author(const Caller& caller, v1::EditRequest& request) {
+  if (request.author().size() > kMaxPlayerNameBytes) {
+    return {grpc::StatusCode::INVALID_ARGUMENT, "author: at most " + std::to_string(kMaxPlayerNameBytes) +
+                                                    " bytes (got " + std::to_string(request.author().size()) + ")"};
+  }
+  if (caller.role == Caller::Role::kService) return grpc::Status::OK;
+  if (!request.author().empty() && request.author() != caller.player) {
+    return {grpc::StatusCode::PERMISSION_DENIED, "author: a player's token edits as its own player (\"" +
+                                                     caller.player + "\"), not \"" + request.author() + "\""};
+  }
+  request.set_author(caller.player);
+  return grpc::Status::OK;
+}
+
 }  // namespace
 
 grpc::ServerUnaryReactor* WorldService::Edit(grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw,
@@ -42,8 +58,17 @@ grpc::ServerUnaryReactor* WorldService::Edit(grpc::CallbackServerContext* contex
   // Parsed first, as every RPC is (bytes that are not the request are INVALID_ARGUMENT on any
   // server); then admitted, before any check that costs more than the parse.
   grpc::Status status = call->open(raw, request.get());
-  if (status.ok()) status = authorize_edit(*context);
-  const std::string writer = context->peer();
+  Caller caller;
+  if (status.ok()) status = authorize_edit(*context, caller);
+  if (status.ok()) status = set_author(caller, *request);
+  // A player is one writer however many connections it opens.
+  const bool player = caller.role == Caller::Role::kPlayer || caller.role == Caller::Role::kModerator;
+  const std::string writer = player ? "player " + caller.player : context->peer();
+  if (status.ok() && player && !player_rates_.take(caller.player)) {
+    status = {grpc::StatusCode::RESOURCE_EXHAUSTED,
+              "edits of player " + caller.player + ": at most " + std::to_string(player_rates_.rate()) +
+                  " a second: edit not applied, retry later"};
+  }
   const size_t bytes = raw != nullptr ? raw->Length() : 0;
   if (status.ok()) status = edits_->admission().admit(writer, bytes);
   const bool admitted = status.ok();

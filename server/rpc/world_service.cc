@@ -18,6 +18,7 @@ WorldService::WorldService(const World& world, ChunkSource& source, Metrics& met
       budget_(budget),
       limits_(limits),
       auth_(std::move(auth)),
+      player_rates_(auth_.player_edits_per_second, 2 * auth_.player_edits_per_second),
       edits_(edits),
       sessions_(limits.max_sessions),
       streams_(limits.max_streams),
@@ -34,28 +35,56 @@ bool CallSlots::take() {
   return true;
 }
 
-// True if the call carries "authorization: Bearer <token>". Constant time: no early exit that
-// would tell how much of the token matched.
-static bool carries_token(const grpc::CallbackServerContext& context, const std::string& token) {
+// The call's bearer token ("authorization: Bearer <token>"); "" without one.
+static std::string bearer(const grpc::CallbackServerContext& context) {
   const auto& metadata = context.client_metadata();
   const auto it = metadata.find("authorization");
-  const std::string expected = "Bearer " + token;
-  if (token.empty() || it == metadata.end() || it->second.size() != expected.size()) return false;
+  constexpr std::string_view kScheme = "Bearer ";
+  if (it == metadata.end() || it->second.size() <= kScheme.size()) return "";
+  if (std::string_view(it->second.data(), kScheme.size()) != kScheme) return "";
+  return std::string(it->second.data() + kScheme.size(), it->second.size() - kScheme.size());
+}
+
+// True if `given` is `token` (not empty). Constant time: no early exit that would tell how
+// much of the token matched.
+static bool same_token(const std::string& given, const std::string& token) {
+  if (token.empty() || given.size() != token.size()) return false;
   unsigned char diff = 0;
-  const char* given = it->second.data();
-  for (size_t k = 0; k < expected.size(); ++k) diff |= static_cast<unsigned char>(given[k] ^ expected[k]);
+  for (size_t k = 0; k < token.size(); ++k) diff |= static_cast<unsigned char>(given[k] ^ token[k]);
   return diff == 0;
 }
 
+// Who the call is by its credentials: the write token is the service, a player token that
+// verifies its player or moderator, anything else a reader (what a reader may do is checked
+// apart). UNAUTHENTICATED for a player token that does not verify.
+static grpc::Status identify(const Auth& auth, const grpc::CallbackServerContext& context, Caller& caller) {
+  const std::string token = bearer(context);
+  caller = {};
+  if (same_token(token, auth.write_token)) {
+    caller.role = Caller::Role::kService;
+    return grpc::Status::OK;
+  }
+  // A JWT has two dots; the shared tokens are checked first, so one that has dots still works.
+  if (auth.player_tokens && std::count(token.begin(), token.end(), '.') == 2 && !same_token(token, auth.token)) {
+    return auth.player_tokens->verify(token, caller);
+  }
+  return grpc::Status::OK;
+}
+
 grpc::Status WorldService::authenticate(const grpc::CallbackServerContext& context) const {
-  if (auth_.token.empty() || carries_token(context, auth_.token) || carries_token(context, auth_.write_token)) {
+  const std::string token = bearer(context);
+  if (auth_.token.empty() || same_token(token, auth_.token) || same_token(token, auth_.write_token)) {
+    return grpc::Status::OK;
+  }
+  Caller caller;
+  if (auth_.player_tokens && identify(auth_, context, caller).ok() && caller.role != Caller::Role::kReader) {
     return grpc::Status::OK;
   }
   return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
                       "missing or wrong token: send the metadata \"authorization: Bearer <token>\"");
 }
 
-grpc::Status WorldService::authorize_edit(const grpc::CallbackServerContext& context) const {
+grpc::Status WorldService::authorize_edit(const grpc::CallbackServerContext& context, Caller& caller) const {
   if (edits_ == nullptr && !auth_.store_error.empty()) {
     return {grpc::StatusCode::UNAVAILABLE, auth_.store_error + ": edit not applied; retry later"};
   }
@@ -63,15 +92,29 @@ grpc::Status WorldService::authorize_edit(const grpc::CallbackServerContext& con
     return {grpc::StatusCode::FAILED_PRECONDITION,
             "this server keeps no edits (start it with --data DIR or --store URI)"};
   }
-  if (carries_token(context, auth_.write_token)) return grpc::Status::OK;
-  if (auth_.write_token.empty()) {
-    if (auth_.open_edits) return grpc::Status::OK;
+  if (grpc::Status status = identify(auth_, context, caller); !status.ok()) return status;
+  if (caller.role != Caller::Role::kReader) return grpc::Status::OK;
+  if (auth_.open_edits) {
+    caller.role = Caller::Role::kService;  // local development: anyone may name an author
+    return grpc::Status::OK;
+  }
+  if (auth_.write_token.empty() && !auth_.player_tokens) {
     return {grpc::StatusCode::PERMISSION_DENIED,
             "edits are closed: the server was started without a write token (--write-token-file; --open-edits "
             "for local development)"};
   }
   return {grpc::StatusCode::PERMISSION_DENIED,
-          "this call may read, not edit: send the write token as \"authorization: Bearer <write token>\""};
+          "this call may read, not edit: send a player's token or the write token as \"authorization: Bearer "
+          "<token>\""};
+}
+
+grpc::Status WorldService::authorize_moderation(const grpc::CallbackServerContext& context) const {
+  Caller caller;
+  if (grpc::Status status = authorize_edit(context, caller); !status.ok()) return status;
+  if (caller.role == Caller::Role::kModerator || caller.role == Caller::Role::kService) return grpc::Status::OK;
+  return {grpc::StatusCode::PERMISSION_DENIED,
+          "moderation needs a moderator's token (role \"moderator\") or the write token; player " + caller.player +
+              " may only edit"};
 }
 
 grpc::Status WorldService::make_job(const v1::ChunkCoord& coord, const v1::ChunkOptions& options,

@@ -27,7 +27,9 @@
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "chunkforge/world.h"
 #include "chunkforge/world_extent.h"
+#include "auth/player_tokens.h"
 #include "edits/edit_service.h"
+#include "edits/player_rates.h"
 #include "edits/serial_lane.h"
 #include "generation/chunk_source.h"
 #include "metrics/metrics.h"
@@ -94,11 +96,15 @@ class CallSlots {
 // Shared-token authentication: with a token set, every WorldService call must carry
 // "authorization: Bearer <token>" (health checking and reflection stay open). Edits need the
 // write token, which also reads; without one, edits are refused unless `open_edits`.
+// Players' signed tokens (player_tokens.h), when the server is given the game's key, read,
+// edit as their player and, with the moderator role, audit and roll back.
 struct Auth {
   std::string token;        // empty: anyone may read
   std::string write_token;  // empty: nobody may edit, unless open_edits
   bool open_edits = false;  // anyone who may read may edit (local development)
   std::string store_error;  // a store was named but could not be opened: edits UNAVAILABLE
+  std::shared_ptr<PlayerTokens> player_tokens;  // null: no player tokens
+  double player_edits_per_second = 20;          // per player token (PlayerRates); 0: no limit
 };
 
 // Who a call's work is for, in the generation queue's turns (RoutedJobs: clients in turn within
@@ -169,8 +175,13 @@ class WorldService final : public WorldServiceBase {
   ChunkSource& source() { return source_; }
   // OK, or UNAUTHENTICATED when a token is required and the call does not carry it.
   grpc::Status authenticate(const grpc::CallbackServerContext& context) const;
-  // OK, or PERMISSION_DENIED when the call may not edit.
-  grpc::Status authorize_edit(const grpc::CallbackServerContext& context) const;
+  // OK with who the caller is, or PERMISSION_DENIED when the call may not edit (UNAUTHENTICATED
+  // for a player token that does not verify).
+  grpc::Status authorize_edit(const grpc::CallbackServerContext& context, Caller& caller) const;
+  // OK, or PERMISSION_DENIED unless the call carries a moderator's token or the write token.
+  grpc::Status authorize_moderation(const grpc::CallbackServerContext& context) const;
+  // The per-player edit rate (player_rates.h).
+  PlayerRates& player_rates() { return player_rates_; }
   EditService* edits() { return edits_; }
   const World& world() const { return world_; }
   // The largest |chunk coordinate| of the supported world.
@@ -203,6 +214,7 @@ class WorldService final : public WorldServiceBase {
   OutputBudget& budget_;
   Limits limits_;
   Auth auth_;
+  PlayerRates player_rates_;
   EditService* edits_;
   CallSlots sessions_, streams_, locates_;
   PlayerPositions players_;

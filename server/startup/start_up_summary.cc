@@ -28,8 +28,12 @@ StartUpLine edits_line(const ServerOptions& options) {
   if (options.open_edits) {
     return {true, store + "ANYONE who may read may edit (--open-edits): for local development only"};
   }
-  if (options.write_token.empty()) return {true, store + "nobody may edit (no --write-token-file)"};
-  return {false, store + "clients with the write token may edit"};
+  const std::string players = options.player_tokens ? "players with signed tokens" : "";
+  if (options.write_token.empty()) {
+    if (!players.empty()) return {false, store + players + " may edit (no write token)"};
+    return {true, store + "nobody may edit (no --write-token-file or --player-key-file)"};
+  }
+  return {false, store + (players.empty() ? "" : players + " and ") + "clients with the write token may edit"};
 }
 
 StartUpLine map_line(const ServerOptions& options, int http_port) {

@@ -21,6 +21,16 @@ void declare_store_flags(CLI::App& app, StoreFlags& flags, AddOptional add) {
   data->excludes(store);
   add(app, "--write-token-file", flags.write_token_file, "FILE",
       "edits need \"authorization: Bearer <token>\" with the token in FILE\n(that token reads too)");
+  add(app, "--player-key-file", flags.player_key_file, "FILE",
+      "players edit with tokens (JWT, RS*/ES*) signed by the key whose public half\n(PEM) is in FILE; "
+      "needs --token-issuer and --token-audience");
+  add(app, "--token-issuer", flags.token_issuer, "ISS", "the issuer (iss) every player token must name");
+  add(app, "--token-audience", flags.token_audience, "AUD",
+      "the audience (aud) every player token must name or hold: this world");
+  app.add_option("--player-edits-per-second", flags.player_edits_per_second,
+                 "edits one player's token may make a second, in bursts of twice that (0: no limit)")
+      ->default_val(20)
+      ->check(CLI::Range(0.0, 1e6));
   app.add_flag("--open-edits", flags.open_edits, "anyone who may read may edit: for local development only");
   app.add_flag("--store-rebind", flags.rebind,
                "start even if the store holds edits of another world, keeping them over this one");
@@ -61,7 +71,45 @@ std::optional<std::string> location(const StoreFlags& flags) {
 
 }  // namespace
 
+namespace {
+
+// The player-token flags into options.player_tokens; false after printing why.
+bool apply_token_flags(const StoreFlags& flags, ServerOptions& options) {
+  options.player_edits_per_second = flags.player_edits_per_second;
+  if (!flags.player_key_file) {
+    if (flags.token_issuer || flags.token_audience) {
+      std::cerr << "--token-issuer, --token-audience: they need --player-key-file\n";
+      return false;
+    }
+    return true;
+  }
+  std::string error;
+  const std::optional<std::string> pem = read_flag_file("--player-key-file", *flags.player_key_file, error);
+  if (!pem) {
+    std::cerr << error << '\n';
+    return false;
+  }
+  if (pem->find("-----BEGIN PUBLIC KEY-----") == std::string::npos) {
+    std::cerr << "--player-key-file: " << *flags.player_key_file
+              << " holds no PEM public key (\"-----BEGIN PUBLIC KEY-----\"; give the public half only)\n";
+    return false;
+  }
+  if (!flags.token_issuer || flags.token_issuer->empty() || !flags.token_audience || flags.token_audience->empty()) {
+    std::cerr << "--player-key-file: needs --token-issuer and --token-audience (what every token must carry)\n";
+    return false;
+  }
+  if (flags.token_audience->find_first_of("\"\\") != std::string::npos) {
+    std::cerr << "--token-audience: must hold no quote or backslash\n";
+    return false;
+  }
+  options.player_tokens = std::make_shared<PlayerTokens>(TokenRules{*pem, *flags.token_issuer, *flags.token_audience});
+  return true;
+}
+
+}  // namespace
+
 std::optional<int> apply_store_flags(const StoreFlags& flags, const World& world, ServerOptions& options) {
+  if (!apply_token_flags(flags, options)) return 2;
   if (flags.write_token_file) {
     const std::optional<std::string> token = read_token_file("--write-token-file", *flags.write_token_file);
     if (!token) return 2;

@@ -1,7 +1,7 @@
 // File: server/startup/store_flags.h
 //
 // chunkforge-server's edit flags (docs/edits.md): where edits are kept (--data DIR, or --store
-// URI), who may make them (--write-token-file, --open-edits) and what to do with a store bound
+// URI), who may make them (--write-token-file, --player-key-file, --open-edits) and what to do with a store bound
 // to another world (--store-rebind). Declared on the server's CLI11 app; applied to its options
 // after parsing, opening and binding the store.
 #pragma once
@@ -18,6 +18,9 @@ namespace chunkforge::server {
 
 struct StoreFlags {
   std::optional<std::string> data_dir, store, write_token_file;
+  // Players' signed tokens: the game's public key (PEM), the issuer and audience they carry.
+  std::optional<std::string> player_key_file, token_issuer, token_audience;
+  double player_edits_per_second = 20;
   bool open_edits = false, rebind = false;
   // --store-optional: a store that cannot be opened at start-up leaves the server serving the
   // generated world (edits UNAVAILABLE) instead of stopping it.

@@ -45,6 +45,29 @@ struct StoredChange {
   // A serialized v1::ChunkChange holding only `edits` and `reset` (chunk and version are the
   // columns above).
   std::string change;
+  // Who the change was made for (an id of the store's player dictionary; 0: the service itself,
+  // or stored before authors were) and when it was committed (Unix seconds; 0: before times were).
+  uint32_t author = 0;
+  int64_t at = 0;
+};
+
+// Now in Unix seconds: a change's commit time.
+inline int64_t unix_seconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// A change's author and commit time, as append() stores them.
+struct Authorship {
+  uint32_t author = 0;
+  int64_t at = 0;
+};
+
+// Which stored changes a moderator asks about (history()): every filter set must match.
+struct HistoryQuery {
+  std::optional<std::pair<ChunkCoord, ChunkCoord>> area;  // min and max corners, included
+  std::optional<uint32_t> author;
+  int64_t since = 0, until = 0;  // at >= since, at < until; 0: unbounded
+  size_t limit = 1000;           // newest first, at most this many
 };
 
 struct StoreStats {
@@ -74,7 +97,10 @@ class EditStore {
     // The chunk's changes with version > after_version, oldest first.
     virtual std::vector<StoredChange> log(ChunkCoord chunk, uint64_t after_version) = 0;
     // Appends a change; `version` must be version(chunk) + 1.
-    virtual void append(ChunkCoord chunk, uint64_t version, const std::string& change) = 0;
+    virtual void append(ChunkCoord chunk, uint64_t version, const std::string& change, Authorship by = {}) = 0;
+    // The id of a player's name in the store's dictionary, added if new (never 0). Ids are
+    // never reused or renumbered.
+    virtual uint32_t player(const std::string& name) = 0;
     // Deletes every stored change of the chunk (a reset appends its marker after).
     virtual void erase_log(ChunkCoord chunk) = 0;
     // Chunks with stored changes inside the range.
@@ -135,6 +161,11 @@ class EditStore {
   // Every stored change in seq order from one snapshot, while writers go on (export).
   virtual void snapshot(const std::function<void(const StoredChange&)>& each) = 0;
   virtual StoreStats stats() = 0;
+  // Moderation (docs/edits.md): the changes matching `query`, newest first; a player's id in the
+  // dictionary (none if the store never recorded the name); the names of ids.
+  virtual std::vector<StoredChange> history(const HistoryQuery& query) = 0;
+  virtual std::optional<uint32_t> player_id(const std::string& name) = 0;
+  virtual std::string player_name(uint32_t id) = 0;
 
   // Blocks until another process may have committed (PostgreSQL: a notification; SQLite: the
   // file changed) or the timeout passes. Commits of this process wake nobody here: the caller
@@ -160,7 +191,8 @@ inline constexpr char kWorldFingerprintKey[] = "world_fingerprint";
 // The schema version this build writes; a store with a newer one is refused. 2: request ids
 // are bytes (any byte value) and stored with the digest of their request. 3: a change's seq is
 // never given twice, whatever is deleted (SQLite: AUTOINCREMENT; PostgreSQL's identity column
-// already was so).
-inline constexpr int kStoreSchemaVersion = 3;
+// already was so). 4: every change records its author (a per-store dictionary of players) and
+// its commit time.
+inline constexpr int kStoreSchemaVersion = 4;
 
 }  // namespace chunkforge::server

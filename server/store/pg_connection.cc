@@ -196,7 +196,7 @@ void PgConnection::exec_quietly(const std::string& sql) noexcept {
   }
 }
 
-PgResult PgConnection::query(const std::string& sql, std::initializer_list<PgParam> params) {
+PgResult PgConnection::query(const std::string& sql, const std::vector<PgParam>& params) {
   std::vector<const char*> values;
   std::vector<int> lengths, formats;
   for (const PgParam& p : params) {

@@ -91,7 +91,10 @@ class PgConnection {
   // For clean-up after a failure: its own failure would hide the first one.
   void exec_quietly(const std::string& sql) noexcept;
   // One statement with parameters ($1, $2 ...), results in binary form.
-  PgResult query(const std::string& sql, std::initializer_list<PgParam> params = {});
+  PgResult query(const std::string& sql, std::initializer_list<PgParam> params = {}) {
+    return query(sql, std::vector<PgParam>(params));
+  }
+  PgResult query(const std::string& sql, const std::vector<PgParam>& params);
   // The first column of the first row as a BIGINT; 0 when there is no row or it is NULL.
   int64_t integer(const std::string& sql, std::initializer_list<PgParam> params = {}) {
     PgResult r = query(sql, params);

@@ -38,6 +38,11 @@ const char* const kMigrations[] = {
     // again; an identity column never goes back (nextval, not max + 1), and nothing writes seq
     // explicitly (GENERATED ALWAYS refuses it).
     "SELECT 1;",
+    // 4: authorship. Each change names its author by an id of the players dictionary and its
+    // commit time in Unix seconds (8 bytes in all); changes stored before have 0 for both.
+    "ALTER TABLE changes ADD COLUMN author INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE changes ADD COLUMN committed_at INTEGER NOT NULL DEFAULT 0;"
+    "CREATE TABLE players(id INTEGER GENERATED ALWAYS AS IDENTITY PRIMARY KEY, name TEXT NOT NULL UNIQUE);",
 };
 static_assert(std::size(kMigrations) == kStoreSchemaVersion, "one migration per schema version");
 
@@ -47,14 +52,14 @@ constexpr char kChannel[] = "chunkforge_edits";
 constexpr int64_t kMaxRequests = 100000;  // remembered request ids; the oldest go first
 constexpr int kExportPage = 1000;         // rows an export fetches at a time
 
-constexpr char kChangeColumns[] = "SELECT seq, cx, cz, version, change FROM changes ";
+constexpr char kChangeColumns[] = "SELECT seq, cx, cz, version, change, author, committed_at FROM changes ";
 
 std::vector<StoredChange> read_changes(const PgResult& r) {
   std::vector<StoredChange> out;
   out.reserve(static_cast<size_t>(r.rows()));
   for (int row = 0; row < r.rows(); ++row) {
-    out.push_back(
-        {r.int64(row, 0), {r.int64(row, 1), r.int64(row, 2)}, static_cast<uint64_t>(r.int64(row, 3)), r.bytes(row, 4)});
+    out.push_back({r.int64(row, 0), {r.int64(row, 1), r.int64(row, 2)}, static_cast<uint64_t>(r.int64(row, 3)),
+                   r.bytes(row, 4), static_cast<uint32_t>(r.int64(row, 5)), r.int64(row, 6)});
   }
   return out;
 }
@@ -76,15 +81,27 @@ std::optional<std::string> read_meta(PgConnection& c, const std::string& key) {
   return r.bytes(0, 0);
 }
 
+std::optional<uint32_t> find_player(PgConnection& c, const std::string& name) {
+  PgResult r = c.query("SELECT id::bigint FROM players WHERE name = $1", {PgParam::text(name)});
+  if (r.rows() == 0) return std::nullopt;
+  return static_cast<uint32_t>(r.int64(0, 0));
+}
+
 class PgTransaction final : public EditStore::Transaction {
  public:
   explicit PgTransaction(PgConnection& c) : c_(c) {}
   uint64_t version(ChunkCoord chunk) override { return chunk_version(c_, chunk); }
   std::vector<StoredChange> log(ChunkCoord chunk, uint64_t after) override { return chunk_log(c_, chunk, after); }
-  void append(ChunkCoord chunk, uint64_t version, const std::string& change) override {
-    c_.query("INSERT INTO changes(cx, cz, version, change) VALUES ($1, $2, $3, $4)",
+  void append(ChunkCoord chunk, uint64_t version, const std::string& change, Authorship by) override {
+    c_.query("INSERT INTO changes(cx, cz, version, change, author, committed_at) VALUES ($1, $2, $3, $4, $5, $6)",
              {PgParam::integer(chunk.x), PgParam::integer(chunk.z), PgParam::integer(static_cast<int64_t>(version)),
-              PgParam::bytes(change)});
+              PgParam::bytes(change), PgParam::integer(by.author), PgParam::integer(by.at)});
+  }
+  // Writers hold the advisory lock, so no other transaction adds the name meanwhile.
+  uint32_t player(const std::string& name) override {
+    if (std::optional<uint32_t> id = find_player(c_, name)) return *id;
+    return static_cast<uint32_t>(
+        c_.integer("INSERT INTO players(name) VALUES ($1) RETURNING id::bigint", {PgParam::text(name)}));
   }
   void erase_log(ChunkCoord chunk) override {
     c_.query("DELETE FROM changes WHERE cx = $1 AND cz = $2", {PgParam::integer(chunk.x), PgParam::integer(chunk.z)});
@@ -158,6 +175,16 @@ class PostgresStore final : public EditStore {
   }
   void snapshot(const std::function<void(const StoredChange&)>& each) override;
   StoreStats stats() override;
+  std::vector<StoredChange> history(const HistoryQuery& query) override;
+  std::optional<uint32_t> player_id(const std::string& name) override {
+    return read([&] { return find_player(reader_, name); });
+  }
+  std::string player_name(uint32_t id) override {
+    return read([&] {
+      PgResult r = reader_.query("SELECT name FROM players WHERE id = $1", {PgParam::integer(id)});
+      return r.rows() == 0 ? std::string() : r.bytes(0, 0);
+    });
+  }
 
   void wait_for_commits(std::chrono::milliseconds timeout) override;
   void wake() override {
@@ -285,6 +312,27 @@ StoreStats PostgresStore::stats() {
     out.disk_bytes = static_cast<uint64_t>(r.int64(0, 4));
     return out;
   });
+}
+
+std::vector<StoredChange> PostgresStore::history(const HistoryQuery& q) {
+  std::string sql = std::string(kChangeColumns) + "WHERE true";
+  std::vector<PgParam> params;
+  const auto where = [&](const char* condition, int64_t value) {
+    params.push_back(PgParam::integer(value));
+    sql += std::string(" AND ") + condition + " $" + std::to_string(params.size());
+  };
+  if (q.area) {
+    where("cx >=", q.area->first.x);
+    where("cx <=", q.area->second.x);
+    where("cz >=", q.area->first.z);
+    where("cz <=", q.area->second.z);
+  }
+  if (q.author) where("author =", *q.author);
+  if (q.since != 0) where("committed_at >=", q.since);
+  if (q.until != 0) where("committed_at <", q.until);
+  params.push_back(PgParam::integer(static_cast<int64_t>(q.limit)));
+  sql += " ORDER BY seq DESC LIMIT $" + std::to_string(params.size());
+  return read([&] { return read_changes(reader_.query(sql, params)); });
 }
 
 // True if a notification had arrived; frees them all.

@@ -46,11 +46,20 @@ const char* const kMigrations[] = {
     "DROP TABLE changes;"
     "ALTER TABLE changes_v3 RENAME TO changes;"
     "CREATE UNIQUE INDEX changes_by_chunk ON changes(cx, cz, version);",
+    // 4: authorship. Each change names its author by an id of the players dictionary (a varint
+    // of one to three bytes) and its commit time in Unix seconds; changes stored before have 0
+    // for both. No index: a player's changes are found by a scan (docs/edits.md, "Moderation").
+    "ALTER TABLE changes ADD COLUMN author INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE changes ADD COLUMN committed_at INTEGER NOT NULL DEFAULT 0;"
+    "CREATE TABLE players(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);",
 };
 static_assert(std::size(kMigrations) == kStoreSchemaVersion, "one migration per schema version");
 
 // Remembered request ids, at most: the oldest go first.
 constexpr int64_t kMaxRequests = 100000;
+
+// The columns of a StoredChange, in its order (row_change).
+constexpr char kChangeColumns[] = "SELECT seq, cx, cz, version, change, author, committed_at FROM changes ";
 
 class SqliteTransaction;
 
@@ -88,7 +97,7 @@ class SqliteStore final : public EditStore {
   std::vector<StoredChange> changes_after(int64_t after_seq, size_t limit) override {
     check_files();
     std::lock_guard lock(read_mutex_);
-    Statement s(reader_, "SELECT seq, cx, cz, version, change FROM changes WHERE seq > ? ORDER BY seq LIMIT ?");
+    Statement s(reader_, std::string(kChangeColumns) + "WHERE seq > ? ORDER BY seq LIMIT ?");
     s.bind(1, after_seq).bind(2, static_cast<int64_t>(limit));
     return read_changes(s);
   }
@@ -111,7 +120,7 @@ class SqliteStore final : public EditStore {
     std::lock_guard lock(read_mutex_);
     reader_.exec("BEGIN");  // one read transaction: one snapshot of the WAL
     try {
-      Statement s(reader_, "SELECT seq, cx, cz, version, change FROM changes ORDER BY seq");
+      Statement s(reader_, std::string(kChangeColumns) + "ORDER BY seq");
       while (s.step()) each(row_change(s));
     } catch (...) {
       reader_.exec("ROLLBACK");
@@ -120,6 +129,17 @@ class SqliteStore final : public EditStore {
     reader_.exec("COMMIT");
   }
   StoreStats stats() override;
+  std::vector<StoredChange> history(const HistoryQuery& query) override;
+  std::optional<uint32_t> player_id(const std::string& name) override {
+    std::lock_guard lock(read_mutex_);
+    return find_player(reader_, name);
+  }
+  std::string player_name(uint32_t id) override {
+    std::lock_guard lock(read_mutex_);
+    Statement s(reader_, "SELECT name FROM players WHERE id = ?");
+    s.bind(1, static_cast<int64_t>(id));
+    return s.step() ? s.text(0) : std::string();
+  }
 
   void wait_for_commits(std::chrono::milliseconds timeout) override;
   void wake() override {
@@ -142,10 +162,15 @@ class SqliteStore final : public EditStore {
   }
   static std::vector<StoredChange> chunk_log(Connection& c, ChunkCoord chunk, uint64_t after) {
     Statement s(c,
-                "SELECT seq, cx, cz, version, change FROM changes WHERE cx = ? AND cz = ? AND version > ? "
-                "ORDER BY version");
+                std::string(kChangeColumns) + "WHERE cx = ? AND cz = ? AND version > ? ORDER BY version");
     s.bind(1, chunk.x).bind(2, chunk.z).bind(3, static_cast<int64_t>(after));
     return read_changes(s);
+  }
+  static std::optional<uint32_t> find_player(Connection& c, const std::string& name) {
+    Statement s(c, "SELECT id FROM players WHERE name = ?");
+    s.bind(1, name);
+    if (!s.step()) return std::nullopt;
+    return static_cast<uint32_t>(s.int64(0));
   }
   static std::optional<std::string> read_meta(Connection& c, const std::string& key) {
     Statement s(c, "SELECT value FROM meta WHERE key = ?");
@@ -159,7 +184,8 @@ class SqliteStore final : public EditStore {
   void migrate();
   void check_files();
   static StoredChange row_change(Statement& s) {
-    return {s.int64(0), {s.int64(1), s.int64(2)}, static_cast<uint64_t>(s.int64(3)), s.blob(4)};
+    return {s.int64(0),          {s.int64(1), s.int64(2)}, static_cast<uint64_t>(s.int64(3)), s.blob(4),
+            static_cast<uint32_t>(s.int64(5)), s.int64(6)};
   }
   static std::vector<StoredChange> read_changes(Statement& s) {
     std::vector<StoredChange> out;
@@ -185,10 +211,18 @@ class SqliteTransaction final : public EditStore::Transaction {
   std::vector<StoredChange> log(ChunkCoord chunk, uint64_t after) override {
     return SqliteStore::chunk_log(c_, chunk, after);
   }
-  void append(ChunkCoord chunk, uint64_t version, const std::string& change) override {
-    Statement s(c_, "INSERT INTO changes(cx, cz, version, change) VALUES (?, ?, ?, ?)");
+  void append(ChunkCoord chunk, uint64_t version, const std::string& change, Authorship by) override {
+    Statement s(c_, "INSERT INTO changes(cx, cz, version, change, author, committed_at) VALUES (?, ?, ?, ?, ?, ?)");
     s.bind(1, chunk.x).bind(2, chunk.z).bind(3, static_cast<int64_t>(version)).bind_blob(4, change);
+    s.bind(5, static_cast<int64_t>(by.author)).bind(6, by.at);
     s.step();
+  }
+  uint32_t player(const std::string& name) override {
+    if (std::optional<uint32_t> id = SqliteStore::find_player(c_, name)) return *id;
+    Statement s(c_, "INSERT INTO players(name) VALUES (?)");
+    s.bind(1, name);
+    s.step();
+    return static_cast<uint32_t>(sqlite3_last_insert_rowid(c_.get()));
   }
   void erase_log(ChunkCoord chunk) override {
     Statement s(c_, "DELETE FROM changes WHERE cx = ? AND cz = ?");
@@ -312,6 +346,24 @@ StoreStats SqliteStore::stats() {
   const std::uintmax_t size = std::filesystem::file_size(path_, error);
   out.disk_bytes = error ? 0 : size;
   return out;
+}
+
+std::vector<StoredChange> SqliteStore::history(const HistoryQuery& q) {
+  std::string sql = std::string(kChangeColumns) + "WHERE 1";
+  if (q.area) sql += " AND cx BETWEEN ? AND ? AND cz BETWEEN ? AND ?";
+  if (q.author) sql += " AND author = ?";
+  if (q.since != 0) sql += " AND committed_at >= ?";
+  if (q.until != 0) sql += " AND committed_at < ?";
+  sql += " ORDER BY seq DESC LIMIT ?";
+  std::lock_guard lock(read_mutex_);
+  Statement s(reader_, sql);
+  int k = 1;
+  if (q.area) s.bind(k++, q.area->first.x).bind(k++, q.area->second.x).bind(k++, q.area->first.z).bind(k++, q.area->second.z);
+  if (q.author) s.bind(k++, static_cast<int64_t>(*q.author));
+  if (q.since != 0) s.bind(k++, q.since);
+  if (q.until != 0) s.bind(k++, q.until);
+  s.bind(k, static_cast<int64_t>(q.limit));
+  return read_changes(s);
 }
 
 void SqliteStore::wait_for_commits(std::chrono::milliseconds timeout) {
