@@ -30,10 +30,21 @@ class OutputBudget;
 
 class Metrics {
  public:
-  enum Method { kGetWorldInfo, kGetChunk, kStreamRegion, kSession, kLocate, kEdit, kGetChunkEdits, kMethodCount };
+  enum Method {
+    kGetWorldInfo,
+    kGetChunk,
+    kStreamRegion,
+    kSession,
+    kLocate,
+    kEdit,
+    kGetChunkEdits,
+    kEditLog,
+    kRollback,
+    kMethodCount
+  };
   // The RPC names, as /metrics labels and log prefixes, in the enum's order.
   static constexpr auto kMethodNames = std::to_array<std::string_view>(
-      {"GetWorldInfo", "GetChunk", "StreamRegion", "Session", "Locate", "Edit", "GetChunkEdits"});
+      {"GetWorldInfo", "GetChunk", "StreamRegion", "Session", "Locate", "Edit", "GetChunkEdits", "EditLog", "Rollback"});
   static_assert(kMethodNames.size() == kMethodCount, "one name per Method");
   // gRPC's status codes by number, as the code label: grpc::StatusCode's 17.
   static constexpr auto kCodeNames = std::to_array<std::string_view>(

@@ -116,7 +116,8 @@ using WorldServiceBase =
     v1::WorldService::WithRawCallbackMethod_GetWorldInfo<v1::WorldService::WithRawCallbackMethod_GetChunk<
         v1::WorldService::WithRawCallbackMethod_StreamRegion<v1::WorldService::WithRawCallbackMethod_Session<
             v1::WorldService::WithRawCallbackMethod_Locate<v1::WorldService::WithRawCallbackMethod_Edit<
-                v1::WorldService::WithRawCallbackMethod_GetChunkEdits<v1::WorldService::Service>>>>>>>;
+                v1::WorldService::WithRawCallbackMethod_GetChunkEdits<v1::WorldService::WithRawCallbackMethod_EditLog<
+                    v1::WorldService::WithRawCallbackMethod_Rollback<v1::WorldService::Service>>>>>>>>>;
 
 class WorldService final : public WorldServiceBase {
  public:
@@ -139,6 +140,10 @@ class WorldService final : public WorldServiceBase {
                                  grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* GetChunkEdits(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
                                           grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* EditLog(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+                                    grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* Rollback(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+                                     grpc::ByteBuffer* response) override;
 
   // The status of a call refused because the generation queue is full.
   static grpc::Status queue_full();
@@ -226,6 +231,12 @@ class WorldService final : public WorldServiceBase {
   // player's view and before look-ahead (edit.cc).
   SerialLane edit_lane_{
       [this](std::function<void()> job) { source_.submit(limits_.max_radius + 0.5, std::move(job)); }};
+  // Moderation's reads and rollbacks (moderation.cc), one at a time, after edits' preparation.
+  grpc::Status queue_moderation(std::function<void()> job);
+  static constexpr int kMaxModerationJobs = 8;
+  std::atomic<int> moderation_jobs_{0};
+  SerialLane moderation_lane_{
+      [this](std::function<void()> job) { source_.submit(limits_.max_radius + 0.75, std::move(job)); }};
 };
 
 }  // namespace chunkforge::server

@@ -49,6 +49,8 @@ struct StoredChange {
   // or stored before authors were) and when it was committed (Unix seconds; 0: before times were).
   uint32_t author = 0;
   int64_t at = 0;
+  // The author's name: filled by snapshot() and history() only ("" for author 0).
+  std::string author_name;
 };
 
 // Now in Unix seconds: a change's commit time.
@@ -158,12 +160,16 @@ class EditStore {
   // Every chunk with a stored change and its version.
   virtual std::vector<std::pair<ChunkCoord, uint64_t>> versions() = 0;
   virtual std::optional<std::string> meta(const std::string& key) = 0;
-  // Every stored change in seq order from one snapshot, while writers go on (export).
+  // Every stored change in seq order, with its author's name, from one snapshot, while writers
+  // go on (export).
   virtual void snapshot(const std::function<void(const StoredChange&)>& each) = 0;
   virtual StoreStats stats() = 0;
-  // Moderation (docs/edits.md): the changes matching `query`, newest first; a player's id in the
+  // Moderation (docs/edits.md): the changes matching `query` with their authors' names, newest
+  // first; a player's id in the
   // dictionary (none if the store never recorded the name); the names of ids.
   virtual std::vector<StoredChange> history(const HistoryQuery& query) = 0;
+  // The distinct chunks of the changes matching `query`, by (z, x), at most query.limit.
+  virtual std::vector<ChunkCoord> chunks_changed(const HistoryQuery& query) = 0;
   virtual std::optional<uint32_t> player_id(const std::string& name) = 0;
   virtual std::string player_name(uint32_t id) = 0;
 

@@ -66,6 +66,7 @@ class PgResult {
   ~PgResult() { PQclear(result_); }
 
   int rows() const { return PQntuples(result_); }
+  int columns() const { return PQnfields(result_); }
   bool null(int row, int column) const { return PQgetisnull(result_, row, column) != 0; }
   // A BIGINT column (binary: 8 bytes, big-endian); 0 for NULL.
   int64_t int64(int row, int column) const;

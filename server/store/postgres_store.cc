@@ -39,9 +39,9 @@ const char* const kMigrations[] = {
     // explicitly (GENERATED ALWAYS refuses it).
     "SELECT 1;",
     // 4: authorship. Each change names its author by an id of the players dictionary and its
-    // commit time in Unix seconds (8 bytes in all); changes stored before have 0 for both.
+    // commit time in Unix seconds (12 bytes in all); changes stored before have 0 for both.
     "ALTER TABLE changes ADD COLUMN author INTEGER NOT NULL DEFAULT 0;"
-    "ALTER TABLE changes ADD COLUMN committed_at INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE changes ADD COLUMN committed_at BIGINT NOT NULL DEFAULT 0;"
     "CREATE TABLE players(id INTEGER GENERATED ALWAYS AS IDENTITY PRIMARY KEY, name TEXT NOT NULL UNIQUE);",
 };
 static_assert(std::size(kMigrations) == kStoreSchemaVersion, "one migration per schema version");
@@ -52,7 +52,12 @@ constexpr char kChannel[] = "chunkforge_edits";
 constexpr int64_t kMaxRequests = 100000;  // remembered request ids; the oldest go first
 constexpr int kExportPage = 1000;         // rows an export fetches at a time
 
-constexpr char kChangeColumns[] = "SELECT seq, cx, cz, version, change, author, committed_at FROM changes ";
+constexpr char kChangeColumns[] =
+    "SELECT seq, cx, cz, version, change, author::bigint, committed_at FROM changes ";
+// The same with the author's name last.
+constexpr char kNamedChangeColumns[] =
+    "SELECT seq, cx, cz, version, change, author::bigint, committed_at, coalesce(players.name, '') FROM changes "
+    "LEFT JOIN players ON players.id = changes.author ";
 
 std::vector<StoredChange> read_changes(const PgResult& r) {
   std::vector<StoredChange> out;
@@ -60,6 +65,7 @@ std::vector<StoredChange> read_changes(const PgResult& r) {
   for (int row = 0; row < r.rows(); ++row) {
     out.push_back({r.int64(row, 0), {r.int64(row, 1), r.int64(row, 2)}, static_cast<uint64_t>(r.int64(row, 3)),
                    r.bytes(row, 4), static_cast<uint32_t>(r.int64(row, 5)), r.int64(row, 6)});
+    if (r.columns() > 7) out.back().author_name = r.bytes(row, 7);
   }
   return out;
 }
@@ -176,6 +182,7 @@ class PostgresStore final : public EditStore {
   void snapshot(const std::function<void(const StoredChange&)>& each) override;
   StoreStats stats() override;
   std::vector<StoredChange> history(const HistoryQuery& query) override;
+  std::vector<ChunkCoord> chunks_changed(const HistoryQuery& query) override;
   std::optional<uint32_t> player_id(const std::string& name) override {
     return read([&] { return find_player(reader_, name); });
   }
@@ -281,7 +288,7 @@ void PostgresStore::snapshot(const std::function<void(const StoredChange&)>& eac
   read([&] {
     reader_.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
     try {
-      reader_.exec(std::string("DECLARE export NO SCROLL CURSOR FOR ") + kChangeColumns + "ORDER BY seq");
+      reader_.exec(std::string("DECLARE export NO SCROLL CURSOR FOR ") + kNamedChangeColumns + "ORDER BY seq");
       while (true) {
         const std::vector<StoredChange> page =
             read_changes(reader_.query("FETCH " + std::to_string(kExportPage) + " FROM export"));
@@ -314,9 +321,9 @@ StoreStats PostgresStore::stats() {
   });
 }
 
-std::vector<StoredChange> PostgresStore::history(const HistoryQuery& q) {
-  std::string sql = std::string(kChangeColumns) + "WHERE true";
-  std::vector<PgParam> params;
+// The WHERE clause of a history query; its parameters appended to `params`.
+std::string history_filter(const HistoryQuery& q, std::vector<PgParam>& params) {
+  std::string sql = " WHERE true";
   const auto where = [&](const char* condition, int64_t value) {
     params.push_back(PgParam::integer(value));
     sql += std::string(" AND ") + condition + " $" + std::to_string(params.size());
@@ -331,8 +338,28 @@ std::vector<StoredChange> PostgresStore::history(const HistoryQuery& q) {
   if (q.since != 0) where("committed_at >=", q.since);
   if (q.until != 0) where("committed_at <", q.until);
   params.push_back(PgParam::integer(static_cast<int64_t>(q.limit)));
-  sql += " ORDER BY seq DESC LIMIT $" + std::to_string(params.size());
+  return sql;
+}
+
+std::vector<StoredChange> PostgresStore::history(const HistoryQuery& q) {
+  std::vector<PgParam> params;
+  const std::string filter = history_filter(q, params);
+  const std::string sql =
+      std::string(kNamedChangeColumns) + filter + " ORDER BY seq DESC LIMIT $" + std::to_string(params.size());
   return read([&] { return read_changes(reader_.query(sql, params)); });
+}
+
+std::vector<ChunkCoord> PostgresStore::chunks_changed(const HistoryQuery& q) {
+  std::vector<PgParam> params;
+  const std::string filter = history_filter(q, params);
+  const std::string sql =
+      "SELECT DISTINCT cx, cz FROM changes" + filter + " ORDER BY cz, cx LIMIT $" + std::to_string(params.size());
+  return read([&] {
+    PgResult r = reader_.query(sql, params);
+    std::vector<ChunkCoord> out;
+    for (int row = 0; row < r.rows(); ++row) out.push_back({r.int64(row, 0), r.int64(row, 1)});
+    return out;
+  });
 }
 
 // True if a notification had arrived; frees them all.

@@ -65,6 +65,7 @@ class Statement {
   ~Statement() { sqlite3_finalize(s_); }
 
   Statement& bind(int i, int64_t v) { return check(sqlite3_bind_int64(s_, i, v)); }
+  int columns() const { return sqlite3_column_count(s_); }
   Statement& bind(int i, const std::string& v) {
     return check(sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
   }

@@ -60,6 +60,10 @@ constexpr int64_t kMaxRequests = 100000;
 
 // The columns of a StoredChange, in its order (row_change).
 constexpr char kChangeColumns[] = "SELECT seq, cx, cz, version, change, author, committed_at FROM changes ";
+// The same with the author's name last.
+constexpr char kNamedChangeColumns[] =
+    "SELECT seq, cx, cz, version, change, author, committed_at, coalesce(players.name, '') FROM changes "
+    "LEFT JOIN players ON players.id = changes.author ";
 
 class SqliteTransaction;
 
@@ -120,7 +124,7 @@ class SqliteStore final : public EditStore {
     std::lock_guard lock(read_mutex_);
     reader_.exec("BEGIN");  // one read transaction: one snapshot of the WAL
     try {
-      Statement s(reader_, std::string(kChangeColumns) + "ORDER BY seq");
+      Statement s(reader_, std::string(kNamedChangeColumns) + "ORDER BY seq");
       while (s.step()) each(row_change(s));
     } catch (...) {
       reader_.exec("ROLLBACK");
@@ -130,6 +134,7 @@ class SqliteStore final : public EditStore {
   }
   StoreStats stats() override;
   std::vector<StoredChange> history(const HistoryQuery& query) override;
+  std::vector<ChunkCoord> chunks_changed(const HistoryQuery& query) override;
   std::optional<uint32_t> player_id(const std::string& name) override {
     std::lock_guard lock(read_mutex_);
     return find_player(reader_, name);
@@ -184,8 +189,10 @@ class SqliteStore final : public EditStore {
   void migrate();
   void check_files();
   static StoredChange row_change(Statement& s) {
-    return {s.int64(0),          {s.int64(1), s.int64(2)}, static_cast<uint64_t>(s.int64(3)), s.blob(4),
-            static_cast<uint32_t>(s.int64(5)), s.int64(6)};
+    StoredChange c{s.int64(0),          {s.int64(1), s.int64(2)}, static_cast<uint64_t>(s.int64(3)), s.blob(4),
+                   static_cast<uint32_t>(s.int64(5)), s.int64(6)};
+    if (s.columns() > 7) c.author_name = s.text(7);
+    return c;
   }
   static std::vector<StoredChange> read_changes(Statement& s) {
     std::vector<StoredChange> out;
@@ -348,22 +355,38 @@ StoreStats SqliteStore::stats() {
   return out;
 }
 
-std::vector<StoredChange> SqliteStore::history(const HistoryQuery& q) {
-  std::string sql = std::string(kChangeColumns) + "WHERE 1";
+// The WHERE clause of a history query, and its parameters bound from 1 on (the next index).
+std::string history_filter(const HistoryQuery& q) {
+  std::string sql = " WHERE 1";
   if (q.area) sql += " AND cx BETWEEN ? AND ? AND cz BETWEEN ? AND ?";
   if (q.author) sql += " AND author = ?";
   if (q.since != 0) sql += " AND committed_at >= ?";
   if (q.until != 0) sql += " AND committed_at < ?";
-  sql += " ORDER BY seq DESC LIMIT ?";
-  std::lock_guard lock(read_mutex_);
-  Statement s(reader_, sql);
+  return sql;
+}
+int bind_history(Statement& s, const HistoryQuery& q) {
   int k = 1;
   if (q.area) s.bind(k++, q.area->first.x).bind(k++, q.area->second.x).bind(k++, q.area->first.z).bind(k++, q.area->second.z);
   if (q.author) s.bind(k++, static_cast<int64_t>(*q.author));
   if (q.since != 0) s.bind(k++, q.since);
   if (q.until != 0) s.bind(k++, q.until);
-  s.bind(k, static_cast<int64_t>(q.limit));
+  return k;
+}
+
+std::vector<StoredChange> SqliteStore::history(const HistoryQuery& q) {
+  std::lock_guard lock(read_mutex_);
+  Statement s(reader_, std::string(kNamedChangeColumns) + history_filter(q) + " ORDER BY seq DESC LIMIT ?");
+  s.bind(bind_history(s, q), static_cast<int64_t>(q.limit));
   return read_changes(s);
+}
+
+std::vector<ChunkCoord> SqliteStore::chunks_changed(const HistoryQuery& q) {
+  std::lock_guard lock(read_mutex_);
+  Statement s(reader_, "SELECT DISTINCT cx, cz FROM changes" + history_filter(q) + " ORDER BY cz, cx LIMIT ?");
+  s.bind(bind_history(s, q), static_cast<int64_t>(q.limit));
+  std::vector<ChunkCoord> out;
+  while (s.step()) out.push_back({s.int64(0), s.int64(1)});
+  return out;
 }
 
 void SqliteStore::wait_for_commits(std::chrono::milliseconds timeout) {

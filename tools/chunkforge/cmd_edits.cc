@@ -1,6 +1,7 @@
 // `chunkforge edits`: the edit store of a server, directly (docs/edits.md) — export a consistent
 // copy while the server runs, import one into an empty store, reset an area to the generated
-// world, and count what is stored. The running servers see an import or a reset through the
+// world, count what is stored, and moderate: who changed what (log) and undoing it (rollback,
+// edits_moderation.h). The running servers see an import or a reset through the
 // store's own notification, as they see each other's edits.
 #include <google/protobuf/util/json_util.h>
 
@@ -13,6 +14,7 @@
 #include "chunkforge/v1/edit.pb.h"
 #include "commands.h"
 #include "edit_store.h"
+#include "edits_moderation.h"
 #include "edits_text.h"
 #include "sqlite_backup.h"
 #include "world_options.h"
@@ -46,13 +48,16 @@ void add_store_options(CLI::App& app, StoreLocation& where) {
   });
 }
 
-// A stored change as one self-contained message: the blob plus its chunk and version.
-v1::ChunkChange to_message(const StoredChange& stored) {
+// A stored change as one self-contained message: the blob plus its chunk, version, author's
+// name and commit time.
+v1::ChunkChange to_message(const StoredChange& stored, const std::string& author) {
   v1::ChunkChange change;
   change.ParseFromString(stored.change);
   change.mutable_chunk()->set_x(stored.chunk.x);
   change.mutable_chunk()->set_z(stored.chunk.z);
   change.set_version(stored.version);
+  change.set_author(author);
+  change.set_committed_at(stored.at);
   return change;
 }
 
@@ -86,7 +91,7 @@ int export_edits(EditStore& store, const World& world, std::optional<std::string
       << "}\n";
   uint64_t count = 0;
   store.snapshot([&](const StoredChange& stored) {
-    out << change_line(to_message(stored), world) << '\n';
+    out << change_line(to_message(stored, stored.author_name), world) << '\n';
     ++count;
   });
   out.flush();
@@ -135,9 +140,12 @@ std::string append_line(EditStore::Transaction& tx, const std::string& line, con
   }
   if (change.reset()) tx.erase_log(chunk);
   const uint64_t version = change.version();
+  const server::Authorship by{change.author().empty() ? 0 : tx.player(change.author()), change.committed_at()};
   change.clear_chunk();
   change.clear_version();
-  tx.append(chunk, version, change.SerializeAsString());
+  change.clear_author();
+  change.clear_committed_at();
+  tx.append(chunk, version, change.SerializeAsString(), by);
   return "";
 }
 
@@ -257,23 +265,29 @@ class EditsCommand final : public Command {
   std::optional<std::string> out_;
   std::string in_;
   WorldOptions world_;
+  CLI::App *log_ = nullptr, *rollback_ = nullptr;
+  ModerationOptions moderation_;
   int64_t corners_[4] = {};
 };
 
 CLI::App& EditsCommand::declare(CLI::App& parent) {
-  CLI::App& app = *parent.add_subcommand("edits", "export, import, reset or count a server's stored edits");
+  CLI::App& app =
+      *parent.add_subcommand("edits", "export, import, reset, count, audit or roll back a server's stored edits");
   set_help(app,
            "usage: chunkforge edits export (--data DIR | --store URI) [--out FILE] [--world FILE]\n"
            "       chunkforge edits import FILE (--data DIR | --store URI) [--world FILE]\n"
            "       chunkforge edits reset CX0 CZ0 CX1 CZ1 (--data DIR | --store URI)\n"
            "       chunkforge edits stats (--data DIR | --store URI)\n"
-           "       chunkforge edits backup (--data DIR | --store sqlite:PATH) --out FILE [--force]\n",
+           "       chunkforge edits backup (--data DIR | --store sqlite:PATH) --out FILE [--force]\n"
+           "       chunkforge edits log (--data DIR | --store URI) [filters]\n"
+           "       chunkforge edits rollback (--data DIR | --store URI) --area CX0 CZ0 CX1 CZ1 [filters]\n",
            "Works on the edit store itself, while servers run on it or not. export writes one\n"
            "consistent snapshot as JSON lines (a header, then every stored change in commit order):\n"
            "a backup. import restores one into a store without those chunks' edits, all or\n"
            "nothing. reset returns every edited chunk of the rectangle to the generated world.\n"
            "stats prints counts and the store's size as one JSON line. backup copies a SQLite\n"
-           "store's file while servers serve from it.\n");
+           "store's file while servers serve from it. log prints who changed what; rollback undoes\n"
+           "one player's (or everyone's) changes in an area and a time window.\n");
   app.require_subcommand(1);
   export_ = app.add_subcommand("export", "write every stored change as JSON lines");
   set_help(*export_, "usage: chunkforge edits export (--data DIR | --store URI) [--out FILE] [--world FILE]\n",
@@ -297,8 +311,10 @@ CLI::App& EditsCommand::declare(CLI::App& parent) {
   set_help(*stats, "usage: chunkforge edits stats (--data DIR | --store URI)\n",
            "Prints the store's counts and size as one JSON line.\n");
   declare_backup(app);
-  for (CLI::App* sub : {export_, import_, reset_, stats, backup_}) add_store_options(*sub, where_);
-  for (CLI::App* sub : {export_, import_}) add_world_options(*sub, world_);
+  log_ = declare_log(app, moderation_);
+  rollback_ = declare_rollback(app, moderation_);
+  for (CLI::App* sub : {export_, import_, reset_, stats, backup_, log_, rollback_}) add_store_options(*sub, where_);
+  for (CLI::App* sub : {export_, import_, log_, rollback_}) add_world_options(*sub, world_);
   return app;
 }
 
@@ -324,6 +340,11 @@ int EditsCommand::run() {
       return world ? export_edits(*store, *world, out_) : kExitBadInput;
     }
     if (import_->parsed()) return import_edits(*store, in_, world_);
+    if (log_->parsed() || rollback_->parsed()) {
+      const std::optional<World> world = load_world(world_);
+      if (!world) return kExitBadInput;
+      return log_->parsed() ? log_edits(*store, *world, moderation_) : rollback_edits(*store, *world, moderation_);
+    }
     if (reset_->parsed()) return reset_edits(*store, corners_);
     return print_stats(*store);
   } catch (const server::StoreError& e) {

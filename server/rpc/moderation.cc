@@ -1,0 +1,100 @@
+// WorldService::EditLog and WorldService::Rollback: moderation (docs/edits.md, "Moderation").
+// Checked on the gRPC thread (credentials, filters); the store's reads and a rollback's
+// replays run on the moderation lane: one job at a time on a generation thread, queued after
+// every chunk in a player's view, at most kMaxModerationJobs waiting. A rollback whose client
+// leaves finishes all the same (it is retry-safe, and half of one helps nobody); an audit whose
+// client left is not run.
+#include "edits/edit_history.h"
+#include "edits/rollback.h"
+#include "rpc/unary_call.h"
+#include "rpc/world_service.h"
+
+namespace chunkforge::server {
+namespace {
+
+grpc::Status store_failed(const std::exception& e) {
+  return {grpc::StatusCode::UNAVAILABLE, std::string("edit store: ") + e.what() + " (retry with the same request)"};
+}
+
+RollbackSpec spec_of(const v1::RollbackRequest& r, std::optional<uint32_t> author, const Caller& moderator) {
+  RollbackSpec spec;
+  spec.area = {{r.area().min().x(), r.area().min().z()}, {r.area().max().x(), r.area().max().z()}};
+  spec.author = author;
+  spec.since = r.since();
+  spec.until = r.until();
+  spec.request_id = r.request_id();
+  spec.by = moderator.player;  // "" for the service
+  spec.preview = r.preview();
+  return spec;
+}
+
+}  // namespace
+
+grpc::Status WorldService::queue_moderation(std::function<void()> job) {
+  if (moderation_jobs_.fetch_add(1) >= kMaxModerationJobs) {
+    --moderation_jobs_;
+    return {grpc::StatusCode::RESOURCE_EXHAUSTED, "moderation calls under way: at most " +
+                                                      std::to_string(kMaxModerationJobs) + ", retry later"};
+  }
+  moderation_lane_.add([this, job = std::move(job)] {
+    job();
+    --moderation_jobs_;
+  });
+  return grpc::Status::OK;
+}
+
+grpc::ServerUnaryReactor* WorldService::EditLog(grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw,
+                                                grpc::ByteBuffer* response) {
+  auto* call = new UnaryCall(*this, context, response, Metrics::kEditLog);
+  auto request = std::make_shared<v1::EditLogRequest>();
+  grpc::Status status = call->open(raw, request.get());
+  if (status.ok()) status = authorize_moderation(*context);
+  if (status.ok()) status = check_edit_log(*request, chunk_limit());
+  if (status.ok()) {
+    status = queue_moderation([this, call, request] {
+      if (call->cancelled()) return call->fail({grpc::StatusCode::CANCELLED, "the client left"});
+      try {
+        call->answer(edit_log(edits_->store(), *request));
+      } catch (const std::exception& e) {
+        call->fail(store_failed(e));
+      }
+    });
+  }
+  if (!status.ok()) call->fail(status);
+  return call;
+}
+
+grpc::ServerUnaryReactor* WorldService::Rollback(grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw,
+                                                 grpc::ByteBuffer* response) {
+  auto* call = new UnaryCall(*this, context, response, Metrics::kRollback);
+  auto request = std::make_shared<v1::RollbackRequest>();
+  Caller moderator;
+  grpc::Status status = call->open(raw, request.get());
+  if (status.ok()) status = authorize_moderation(*context);
+  if (status.ok()) status = authorize_edit(*context, moderator);
+  if (status.ok() && !request->has_area()) status = {grpc::StatusCode::INVALID_ARGUMENT, "area: required"};
+  if (status.ok()) {
+    status = queue_moderation([this, call, request, moderator] {
+      try {
+        std::optional<uint32_t> author;
+        if (!request->player().empty()) {
+          // A name the store never recorded has no changes: an id no change has.
+          author = edits_->store().player_id(request->player()).value_or(UINT32_MAX);
+        }
+        v1::RollbackResponse answer;
+        const grpc::Status done = roll_back(
+            edits_->store(), [this](ChunkCoord c) { return source().base_chunk(c); },
+            spec_of(*request, author, moderator), answer);
+        edits_->store().wake();  // this process's tail hands the new versions to the sessions now
+        if (!done.ok()) return call->fail(done);
+        call->answer(answer);
+      } catch (const std::exception& e) {
+        call->fail(store_failed(e));
+      }
+    });
+  }
+  if (!status.ok()) call->fail(status);
+  return call;
+}
+
+}  // namespace chunkforge::server
