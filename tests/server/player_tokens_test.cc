@@ -1,0 +1,127 @@
+// Players' signed tokens (server/auth/player_tokens.h), checked against tokens a real key pair
+// signed with libjwt: what verifies, and each way a token is refused with a reason a person can
+// act on, the algorithm-confusion attack (an HS256 token whose secret is the public key)
+// included.
+#include "auth/player_tokens.h"
+
+#include <gtest/gtest.h>
+
+#include "support/jwt_signer.h"
+
+namespace chunkforge::server {
+namespace {
+
+class PlayerTokensTest : public testing::Test {
+ protected:
+  grpc::Status verify(const std::string& token, Caller& caller) { return tokens_.verify(token, caller); }
+  grpc::Status verify(const std::string& token) {
+    Caller caller;
+    return tokens_.verify(token, caller);
+  }
+  std::map<std::string, std::string> claims(const std::string& sub = "alice") const {
+    return {{"sub", sub}, {"iss", "game-auth"}, {"aud", "world-1"}};
+  }
+  static void expect_refused(const grpc::Status& status, const std::string& why) {
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED) << status.error_message();
+    EXPECT_NE(status.error_message().find(why), std::string::npos) << status.error_message();
+  }
+
+  test::JwtSigner auth_;
+  PlayerTokens tokens_{{auth_.public_pem(), "game-auth", "world-1"}};
+};
+
+TEST_F(PlayerTokensTest, ASignedTokenNamesItsPlayerAndRole) {
+  Caller caller;
+  ASSERT_TRUE(verify(auth_.sign(claims(), 600), caller).ok());
+  EXPECT_EQ(caller.player, "alice");
+  EXPECT_EQ(caller.role, Caller::Role::kPlayer);
+
+  auto moderator = claims("mod-1");
+  moderator["role"] = "moderator";
+  ASSERT_TRUE(verify(auth_.sign(moderator, 600), caller).ok());
+  EXPECT_EQ(caller.player, "mod-1");
+  EXPECT_EQ(caller.role, Caller::Role::kModerator);
+}
+
+TEST_F(PlayerTokensTest, AnRsaKeyWorksToo) {
+  test::JwtSigner rsa(true);
+  PlayerTokens tokens({rsa.public_pem(), "game-auth", "world-1"});
+  Caller caller;
+  ASSERT_TRUE(tokens.verify(rsa.sign(claims("bob"), 600), caller).ok());
+  EXPECT_EQ(caller.player, "bob");
+}
+
+TEST_F(PlayerTokensTest, AnAudienceListHoldingThisWorldIsAccepted) {
+  // libjwt adds a claim as a string; an array comes through its JSON grants.
+  jwt_t* jwt = nullptr;
+  jwt_new(&jwt);
+  jwt_add_grants_json(jwt, R"({"sub":"carol","iss":"game-auth","aud":["world-0","world-1"]})");
+  jwt_add_grant_int(jwt, "exp", test::JwtSigner::now() + 600);
+  jwt_set_alg(jwt, JWT_ALG_ES256, reinterpret_cast<const unsigned char*>(auth_.private_pem().data()),
+              static_cast<int>(auth_.private_pem().size()));
+  char* text = jwt_encode_str(jwt);
+  const std::string token = text;
+  free(text);  // NOLINT(cppcoreguidelines-no-malloc): libjwt's allocation
+  jwt_free(jwt);
+  EXPECT_TRUE(verify(token).ok());
+}
+
+TEST_F(PlayerTokensTest, BadTokensAreRefusedSayingWhy) {
+  expect_refused(verify(auth_.sign(claims(), -120)), "expired");
+  expect_refused(verify(auth_.sign(claims(), 0)), "no expiry");
+  auto other_world = claims();
+  other_world["aud"] = "world-2";
+  expect_refused(verify(auth_.sign(other_world, 600)), "another world");
+  auto other_issuer = claims();
+  other_issuer["iss"] = "someone-else";
+  expect_refused(verify(auth_.sign(other_issuer, 600)), "issuer");
+  expect_refused(verify(auth_.sign(claims(""), 600)), "subject");
+  expect_refused(verify("not.a.token"), "not a token signed by the game's key");
+}
+
+TEST_F(PlayerTokensTest, ATokenNotSignedByTheGamesKeyIsRefused) {
+  const test::JwtSigner someone_else;
+  expect_refused(verify(someone_else.sign(claims(), 600)), "signed by another key");
+
+  // The payload changed after signing: another player's name in the same signature.
+  const std::string token = auth_.sign(claims("alice"), 600);
+  const std::string forged_payload = auth_.sign(claims("mallory"), 600);
+  const size_t a1 = token.find('.'), a2 = token.rfind('.');
+  const size_t b1 = forged_payload.find('.'), b2 = forged_payload.rfind('.');
+  const std::string tampered = token.substr(0, a1) + forged_payload.substr(b1, b2 - b1) + token.substr(a2);
+  expect_refused(verify(tampered), "tampered");
+
+  // Algorithm confusion: HS256 with the public key (which anyone may have) as the secret.
+  const std::string public_key = auth_.public_pem();
+  expect_refused(verify(auth_.sign(claims(), 600, JWT_ALG_HS256, &public_key)), "");
+  // No signature at all.
+  expect_refused(verify(auth_.sign(claims(), 600, JWT_ALG_NONE, &public_key)), "");
+}
+
+TEST_F(PlayerTokensTest, AVerifiedTokenIsKeptUntilItExpires) {
+  const std::string token = auth_.sign(claims(), 100);
+  Caller caller;
+  ASSERT_TRUE(tokens_.verify(token, caller, test::JwtSigner::now()).ok());
+  EXPECT_TRUE(tokens_.verify(token, caller, test::JwtSigner::now() + 50).ok());
+  // Past its expiry and the leeway, the cached token is checked again, and refused.
+  expect_refused(tokens_.verify(token, caller, test::JwtSigner::now() + 100 + PlayerTokens::kLeewaySeconds + 1),
+                 "expired");
+}
+
+TEST_F(PlayerTokensTest, ANotBeforeInTheFutureIsRefused) {
+  jwt_t* jwt = nullptr;
+  jwt_new(&jwt);
+  jwt_add_grants_json(jwt, R"({"sub":"dave","iss":"game-auth","aud":"world-1"})");
+  jwt_add_grant_int(jwt, "exp", test::JwtSigner::now() + 6000);
+  jwt_add_grant_int(jwt, "nbf", test::JwtSigner::now() + 3000);
+  jwt_set_alg(jwt, JWT_ALG_ES256, reinterpret_cast<const unsigned char*>(auth_.private_pem().data()),
+              static_cast<int>(auth_.private_pem().size()));
+  char* text = jwt_encode_str(jwt);
+  const std::string token = text;
+  free(text);  // NOLINT(cppcoreguidelines-no-malloc): libjwt's allocation
+  jwt_free(jwt);
+  expect_refused(verify(token), "not valid before");
+}
+
+}  // namespace
+}  // namespace chunkforge::server
