@@ -35,14 +35,23 @@ const std::map<std::string_view, std::string_view> kRpcBounds = {
      "RESOURCE_EXHAUSTED; after every view and prefetch; abandoned when its client leaves"},
     {"Edit",
      "<= 256 operations on <= 64 chunks; request <= 128 KiB, id <= 128 bytes; a removed structure's box "
-     "<= 1024 chunks; 16 under way per connection, 512 (16 MiB) in all; per chunk 4096 added objects, "
-     "256 KiB of state; the write token (or --open-edits); only with an edit store"},
+     "<= 1024 chunks; 16 under way per connection (per player for a player's token), 512 (16 MiB) in all; per chunk 4096 added objects, "
+     "256 KiB of state; the write token or a player's token (or --open-edits), a player <= "
+     "--player-edits-per-second (20, bursts of 40); only with an edit store"},
     {"GetChunkEdits",
      "<= (2 --max-radius + 1)^2 chunks listed (1089) and a region of radius <= --max-radius, each within +-2^40 "
      "units; a version lookup each; the edited "
      "chunks' logs read on the queue (its bound), 8 a job, one job at a time, <= 512 KiB of changes answered (the rest "
      "named, unread), those 512 KiB charged to the output budget from the start; abandoned when its client leaves; "
      "nothing generated"},
+    {"EditLog",
+     "a moderator's token or the write token; limit <= 10000 entries and <= 3 MiB answered; an object only within "
+     "<= 64 chunks; one moderation job at a time on the queue (8 waiting, then RESOURCE_EXHAUSTED); not run once "
+     "its client left"},
+    {"Rollback",
+     "a moderator's token or the write token; <= 10000 chunks with matching changes (then RESOURCE_EXHAUSTED); "
+     "applied 64 chunks a transaction; one moderation job at a time on the queue (8 waiting); conflicts listed "
+     "<= 1000, versions <= 10000; finishes when its client leaves (retry-safe by request id)"},
 };
 
 // The side port's own routes, answered on its I/O thread even when every general slot is taken.

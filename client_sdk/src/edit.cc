@@ -55,6 +55,7 @@ v1::EditRequest wire_request(const EditBatch& batch, std::string request_id) {
     to.set_version(v.version);
   }
   request.set_request_id(std::move(request_id));
+  request.set_author(batch.author());
   return request;
 }
 
@@ -96,6 +97,11 @@ EditBatch& EditBatch::set_state(ChunkCoord chunk, uint64_t id, std::string state
 
 EditBatch& EditBatch::expect(ChunkCoord chunk, uint64_t version) {
   expected_.push_back({chunk, version});
+  return *this;
+}
+
+EditBatch& EditBatch::author(std::string player) {
+  author_ = std::move(player);
   return *this;
 }
 

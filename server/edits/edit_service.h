@@ -102,6 +102,10 @@ class EditService {
   // first. Throws StoreUnavailable while the store is down, or when this read finds it down.
   std::vector<StoredChange> log(ChunkCoord chunk, uint64_t version);
 
+  // Read-your-writes for a commit made outside the writer (a rollback): the index knows the new
+  // version before the answer goes out, as for the writer's own commits.
+  void committed(ChunkCoord chunk, uint64_t version) { raise(chunk, version); }
+
   StoreHealth& health() { return health_; }
   const StoreHealth& health() const { return health_; }
 

@@ -33,12 +33,13 @@ class EditMetrics {
     kRequestIdReused,  // ALREADY_EXISTS: a request id sent with other contents
     kUnavailable,      // UNAVAILABLE: the store is down, or the server is stopping
     kCancelled,        // CANCELLED: the client left before the commit
+    kPlayerRate,       // RESOURCE_EXHAUSTED: a player token over --player-edits-per-second
     kOther,
     kRefusalCount
   };
   static constexpr auto kRefusalNames =
       std::to_array<std::string_view>({"invalid", "unauthorized", "busy", "limit", "conflict", "not_found",
-                                       "request_id_reused", "unavailable", "cancelled", "other"});
+                                       "request_id_reused", "unavailable", "cancelled", "player_rate", "other"});
   static_assert(kRefusalNames.size() == kRefusalCount, "one name per Refusal");
 
   EditMetrics();
@@ -46,6 +47,7 @@ class EditMetrics {
   // An Edit call ended with gRPC status `code` (not OK); `admitted`: it got past the bounds on
   // edits under way (a RESOURCE_EXHAUSTED before that is kBusy).
   void refused(int code, bool admitted);
+  void refused(Refusal reason) { ++refused_[reason]; }
   void commit_timed(double seconds) { commit_seconds_.observe(seconds); }
 
   // Appends the edit_* metrics; nothing when `edits` is null (no store).

@@ -65,9 +65,11 @@ grpc::ServerUnaryReactor* WorldService::Edit(grpc::CallbackServerContext* contex
   const bool player = caller.role == Caller::Role::kPlayer || caller.role == Caller::Role::kModerator;
   const std::string writer = player ? "player " + caller.player : context->peer();
   if (status.ok() && player && !player_rates_.take(caller.player)) {
-    status = {grpc::StatusCode::RESOURCE_EXHAUSTED,
-              "edits of player " + caller.player + ": at most " + std::to_string(player_rates_.rate()) +
-                  " a second: edit not applied, retry later"};
+    metrics().edits().refused(EditMetrics::kPlayerRate);
+    call->fail({grpc::StatusCode::RESOURCE_EXHAUSTED, "edits of player " + caller.player + ": at most " +
+                                                          fmt::format("{:g}", player_rates_.rate()) +
+                                                          " a second: edit not applied, retry later"});
+    return call;
   }
   const size_t bytes = raw != nullptr ? raw->Length() : 0;
   if (status.ok()) status = edits_->admission().admit(writer, bytes);

@@ -82,11 +82,16 @@ grpc::ServerUnaryReactor* WorldService::Rollback(grpc::CallbackServerContext* co
           author = edits_->store().player_id(request->player()).value_or(UINT32_MAX);
         }
         v1::RollbackResponse answer;
+        // After each group's commit, this process's tail hands its new versions to the sessions
+        // (other replicas' tails hear of it from the store).
+        EditStore& store = edits_->store();
         const grpc::Status done = roll_back(
-            edits_->store(), [this](ChunkCoord c) { return source().base_chunk(c); },
-            spec_of(*request, author, moderator), answer);
-        edits_->store().wake();  // this process's tail hands the new versions to the sessions now
+            store, [this](ChunkCoord c) { return source().base_chunk(c); }, spec_of(*request, author, moderator),
+            answer, [&store](size_t, size_t) { store.wake(); });
         if (!done.ok()) return call->fail(done);
+        if (!request->preview()) {
+          for (const v1::ChunkVersion& v : answer.versions()) edits_->committed({v.chunk().x(), v.chunk().z()}, v.version());
+        }
         call->answer(answer);
       } catch (const std::exception& e) {
         call->fail(store_failed(e));

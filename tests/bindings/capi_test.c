@@ -200,6 +200,8 @@ static void test_session_and_edits(cf_client* reader, cf_client* writer) {
   CHECK(cf_edit_batch_new(&batch) == CF_OK);
   CHECK(cf_edit_remove_object(batch, 0, 0, felled) == CF_OK);
   CHECK(cf_edit_expect(batch, 0, 0, 0) == CF_OK);
+  CHECK(cf_edit_author(batch, NULL) == CF_INVALID_ARGUMENT);
+  CHECK(cf_edit_author(batch, "alice") == CF_OK); /* the game's server edits for a player */
   cf_edit_result result;
   CHECK(cf_client_edit(reader, batch, &result) == CF_PERMISSION_DENIED); /* the read token */
   CHECK(cf_client_edit(writer, batch, &result) == CF_OK);

@@ -303,6 +303,8 @@ TEST_P(GriefTest, PlayersEditAsThemselvesAndOnlyModeratorsModerate) {
     refused += status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED;
   }
   EXPECT_GT(refused, 0);
+  const std::string counted = "chunkforge_edit_refused_total{reason=\"player_rate\"} " + std::to_string(refused) + "\n";
+  EXPECT_NE(game.server->metrics_page().find(counted), std::string::npos) << counted;
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, GriefTest, testing::Values("sqlite", "postgres"),

@@ -243,6 +243,8 @@ CF_API cf_status cf_edit_set_state(cf_edit_batch* batch, int64_t chunk_x, int64_
                                    const void* state, size_t size);
 CF_API cf_status cf_edit_expect(cf_edit_batch* batch, int64_t chunk_x, int64_t chunk_z, uint64_t version);
 CF_API cf_status cf_edit_request_id(cf_edit_batch* batch, const char* request_id);
+/* The player the edit is made for (needs the write token; docs/edits.md, "Moderation"). */
+CF_API cf_status cf_edit_author(cf_edit_batch* batch, const char* player);
 
 typedef struct cf_chunk_version {
   int64_t x, z;

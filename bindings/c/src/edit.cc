@@ -69,6 +69,11 @@ cf_status cf_edit_request_id(cf_edit_batch* batch, const char* request_id) {
   return with_batch(batch, [&](cf::EditBatch& b) { b.request_id(request_id); });
 }
 
+cf_status cf_edit_author(cf_edit_batch* batch, const char* player) {
+  if (player == nullptr) return null_argument("player");
+  return with_batch(batch, [&](cf::EditBatch& b) { b.author(player); });
+}
+
 cf_status cf_client_edit(cf_client* client, cf_edit_batch* batch, cf_edit_result* out) {
   return guarded([&]() -> cf_status {
     if (client == nullptr) return null_argument("client");

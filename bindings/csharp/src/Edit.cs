@@ -47,6 +47,11 @@ public sealed class EditBatch : IDisposable {
     Interop.Check(Native.Methods.cf_edit_request_id(handle, Interop.Utf8z(id)));
     return this;
   }
+  // The player the edit is made for (needs the server's write token).
+  public EditBatch Author(string player) {
+    Interop.Check(Native.Methods.cf_edit_author(handle, Interop.Utf8z(player)));
+    return this;
+  }
 
   public void Dispose() { handle.Dispose(); }
 }

@@ -136,6 +136,7 @@ public static unsafe class Methods {
                                                               UIntPtr size);
   [DllImport(Lib)] public static extern int cf_edit_expect(EditBatchHandle b, long cx, long cz, ulong version);
   [DllImport(Lib)] public static extern int cf_edit_request_id(EditBatchHandle b, byte[] requestId);
+  [DllImport(Lib)] public static extern int cf_edit_author(EditBatchHandle b, byte[] player);
   [DllImport(Lib)] public static extern int cf_client_edit(ClientHandle client, EditBatchHandle batch,
                                                            out EditResult result);
   [DllImport(Lib)] public static extern void cf_session_options_init(out SessionOptions options);

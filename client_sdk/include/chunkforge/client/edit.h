@@ -58,6 +58,10 @@ class EditBatch {
   // Makes a retry apply once (at most 128 bytes): the server answers a repeated id with the
   // first answer. Without one, Client::edit makes a random one (see there).
   EditBatch& request_id(std::string id);
+  // The player the edit is made for (at most 128 bytes), recorded with each change (docs/edits.md,
+  // "Moderation"). Only a client with the server's write token (the game's own server) may name
+  // one; a player's token edits as its player.
+  EditBatch& author(std::string player);
 
   // What the batch holds, for Client::edit.
   struct Remove {
@@ -81,11 +85,12 @@ class EditBatch {
   const std::vector<Op>& ops() const { return ops_; }
   const std::vector<ChunkVersion>& expected() const { return expected_; }
   const std::string& request_id() const { return request_id_; }
+  const std::string& author() const { return author_; }
 
  private:
   std::vector<Op> ops_;
   std::vector<ChunkVersion> expected_;
-  std::string request_id_;
+  std::string request_id_, author_;
 };
 
 // A committed batch.
