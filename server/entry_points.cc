@@ -35,7 +35,8 @@ const std::map<std::string_view, std::string_view> kRpcBounds = {
      "RESOURCE_EXHAUSTED; after every view and prefetch; abandoned when its client leaves"},
     {"Edit",
      "<= 256 operations on <= 64 chunks; request <= 128 KiB, id <= 128 bytes; a removed structure's box "
-     "<= 1024 chunks; 16 under way per connection (per player for a player's token), 512 (16 MiB) in all; per chunk 4096 added objects, "
+     "<= 1024 chunks; 16 under way per connection (per player for a player's token), 512 (16 MiB) in all; per chunk "
+     "4096 added objects, "
      "256 KiB of state; the write token or a player's token (or --open-edits), a player <= "
      "--player-edits-per-second (20, bursts of 40); only with an edit store"},
     {"GetChunkEdits",

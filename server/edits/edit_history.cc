@@ -64,9 +64,9 @@ grpc::Status check_edit_log(const v1::EditLogRequest& r, int64_t chunk_limit) {
     return invalid("limit: at most " + std::to_string(kMaxLogEntries) + " (got " + std::to_string(r.limit()) + ")");
   }
   if (r.object() != 0) {
-    const int64_t chunks = !r.has_area() ? 0
-                                         : (r.area().max().x() - r.area().min().x() + 1) *
-                                               (r.area().max().z() - r.area().min().z() + 1);
+    const int64_t chunks =
+        !r.has_area() ? 0
+                      : (r.area().max().x() - r.area().min().x() + 1) * (r.area().max().z() - r.area().min().z() + 1);
     if (chunks == 0 || chunks > kMaxObjectLogChunks) {
       return invalid("object: name its chunk in area (at most " + std::to_string(kMaxObjectLogChunks) + " chunks)");
     }
@@ -93,8 +93,8 @@ v1::EditLogResponse edit_log(EditStore& store, const v1::EditLogRequest& r) {
   const std::vector<StoredChange> found = store.history(query);
   for (const StoredChange& stored : found) {
     v1::EditLogEntry e = entry_of(stored, stored.author_name);
-    if (r.object() != 0 &&
-        std::none_of(e.edits().begin(), e.edits().end(), [&](const v1::ChunkEdit& x) { return names_object(x, r.object()); })) {
+    if (r.object() != 0 && std::none_of(e.edits().begin(), e.edits().end(),
+                                        [&](const v1::ChunkEdit& x) { return names_object(x, r.object()); })) {
       continue;
     }
     bytes += e.ByteSizeLong();

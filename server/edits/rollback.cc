@@ -121,8 +121,9 @@ class Replay {
       for (const v1::ChunkEdit& e : own_edits(later_[k])) {
         const std::optional<uint64_t> id = named_object(e);
         if (!id || !added.count(*id) || !kept_.insert(*id).second) continue;
-        plan.conflicts.push_back({stored_[k].version, stored_[k].author,
-                                  "kept object " + hex_id(*id) + ": an undone change added it and a later edit names it"});
+        plan.conflicts.push_back(
+            {stored_[k].version, stored_[k].author,
+             "kept object " + hex_id(*id) + ": an undone change added it and a later edit names it"});
       }
     }
   }
@@ -137,10 +138,9 @@ class Replay {
   void keep_if_it_applies(v1::Chunk& chunk, const v1::ChunkEdit& e, const StoredChange& at, ChunkPlan& plan) {
     if (applies(chunk, e)) return apply_edit(chunk, e);
     const std::optional<uint64_t> id = named_object(e);
-    plan.conflicts.push_back(
-        {at.version, at.author,
-         "dropped a later edit: " + (id ? "object " + hex_id(*id) : std::string("its structure")) +
-             " is not there once the undone changes are"});
+    plan.conflicts.push_back({at.version, at.author,
+                              "dropped a later edit: " + (id ? "object " + hex_id(*id) : std::string("its structure")) +
+                                  " is not there once the undone changes are"});
   }
 
   const v1::Chunk& base_;
@@ -187,22 +187,24 @@ ChunkPlan plan_chunk(const v1::Chunk& base, std::vector<StoredChange> log, const
     if (restates(parsed[k]) && !matches(log[k])) restated = k + 1;
   }
   if (std::any_of(log.begin(), log.begin() + static_cast<std::ptrdiff_t>(restated), matches)) {
-    plan.conflicts.push_back({log[restated - 1].version, log[restated - 1].author,
-                              "not undone: changes before this version, a reset or a rollback that restates the chunk"});
+    plan.conflicts.push_back(
+        {log[restated - 1].version, log[restated - 1].author,
+         "not undone: changes before this version, a reset or a rollback that restates the chunk"});
   }
   const auto first = std::find_if(log.begin() + static_cast<std::ptrdiff_t>(restated), log.end(), matches);
   if (first == log.end()) return plan;
   const size_t from = static_cast<size_t>(first - log.begin());
   const std::vector<StoredChange> before(log.begin(), first);
-  const v1::Chunk start =
-      current_chunk(base, read_log(first->version - 1, [&](uint64_t after) {
-                      std::vector<StoredChange> out;
-                      for (const StoredChange& c : before) {
-                        if (c.version > after) out.push_back(c);
-                      }
-                      return out;
-                    }),
-                    {});
+  const v1::Chunk start = current_chunk(base,
+                                        read_log(first->version - 1,
+                                                 [&](uint64_t after) {
+                                                   std::vector<StoredChange> out;
+                                                   for (const StoredChange& c : before) {
+                                                     if (c.version > after) out.push_back(c);
+                                                   }
+                                                   return out;
+                                                 }),
+                                        {});
   const std::vector<StoredChange> stored(log.begin() + static_cast<std::ptrdiff_t>(from), log.end());
   const std::vector<v1::ChunkChange> later(parsed.begin() + static_cast<std::ptrdiff_t>(from), parsed.end());
   Replay(base, stored, later, matches).run(start, plan);
@@ -279,8 +281,7 @@ grpc::Status check_spec(const RollbackSpec& spec) {
     return {grpc::StatusCode::INVALID_ARGUMENT, "request_id: required to apply a rollback (so a retry applies once)"};
   }
   if (spec.request_id.size() > kMaxRequestIdBytes) {
-    return {grpc::StatusCode::INVALID_ARGUMENT,
-            "request_id: at most " + std::to_string(kMaxRequestIdBytes) + " bytes"};
+    return {grpc::StatusCode::INVALID_ARGUMENT, "request_id: at most " + std::to_string(kMaxRequestIdBytes) + " bytes"};
   }
   return grpc::Status::OK;
 }
@@ -295,8 +296,8 @@ std::string digest(const RollbackSpec& s) {
 
 }  // namespace
 
-grpc::Status roll_back(EditStore& store, const BaseOf& base_of, const RollbackSpec& spec,
-                       v1::RollbackResponse& answer, const RollbackProgress& progress) {
+grpc::Status roll_back(EditStore& store, const BaseOf& base_of, const RollbackSpec& spec, v1::RollbackResponse& answer,
+                       const RollbackProgress& progress) {
   if (grpc::Status status = check_spec(spec); !status.ok()) return status;
   answer.Clear();
   const std::string request = digest(spec);
@@ -335,7 +336,8 @@ grpc::Status roll_back(EditStore& store, const BaseOf& base_of, const RollbackSp
         uint64_t version = plan.version;
         if (tx != nullptr && plan.changes && !plan.too_large && !plan.done) {
           version = plan.version + 1;
-          tx->append(c, version, rollback_change(bases.at(c), plan.result, version, spec.request_id).SerializeAsString(),
+          tx->append(c, version,
+                     rollback_change(bases.at(c), plan.result, version, spec.request_id).SerializeAsString(),
                      {by, unix_seconds()});
         }
         told.add(c, plan, version);

@@ -61,7 +61,7 @@ using RollbackProgress = std::function<void(size_t done, size_t total)>;
 // bad spec, RESOURCE_EXHAUSTED for too many chunks, ALREADY_EXISTS for a request id used by
 // another request; a failure of the store throws StoreError (groups committed before it stay,
 // and a retry with the same id finishes the rest).
-grpc::Status roll_back(EditStore& store, const BaseOf& base_of, const RollbackSpec& spec,
-                       v1::RollbackResponse& answer, const RollbackProgress& progress = {});
+grpc::Status roll_back(EditStore& store, const BaseOf& base_of, const RollbackSpec& spec, v1::RollbackResponse& answer,
+                       const RollbackProgress& progress = {});
 
 }  // namespace chunkforge::server

@@ -43,8 +43,9 @@ class Metrics {
     kMethodCount
   };
   // The RPC names, as /metrics labels and log prefixes, in the enum's order.
-  static constexpr auto kMethodNames = std::to_array<std::string_view>(
-      {"GetWorldInfo", "GetChunk", "StreamRegion", "Session", "Locate", "Edit", "GetChunkEdits", "EditLog", "Rollback"});
+  static constexpr auto kMethodNames =
+      std::to_array<std::string_view>({"GetWorldInfo", "GetChunk", "StreamRegion", "Session", "Locate", "Edit",
+                                       "GetChunkEdits", "EditLog", "Rollback"});
   static_assert(kMethodNames.size() == kMethodCount, "one name per Method");
   // gRPC's status codes by number, as the code label: grpc::StatusCode's 17.
   static constexpr auto kCodeNames = std::to_array<std::string_view>(

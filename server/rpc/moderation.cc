@@ -33,8 +33,8 @@ RollbackSpec spec_of(const v1::RollbackRequest& r, std::optional<uint32_t> autho
 grpc::Status WorldService::queue_moderation(std::function<void()> job) {
   if (moderation_jobs_.fetch_add(1) >= kMaxModerationJobs) {
     --moderation_jobs_;
-    return {grpc::StatusCode::RESOURCE_EXHAUSTED, "moderation calls under way: at most " +
-                                                      std::to_string(kMaxModerationJobs) + ", retry later"};
+    return {grpc::StatusCode::RESOURCE_EXHAUSTED,
+            "moderation calls under way: at most " + std::to_string(kMaxModerationJobs) + ", retry later"};
   }
   moderation_lane_.add([this, job = std::move(job)] {
     job();
@@ -90,7 +90,8 @@ grpc::ServerUnaryReactor* WorldService::Rollback(grpc::CallbackServerContext* co
             answer, [&store](size_t, size_t) { store.wake(); });
         if (!done.ok()) return call->fail(done);
         if (!request->preview()) {
-          for (const v1::ChunkVersion& v : answer.versions()) edits_->committed({v.chunk().x(), v.chunk().z()}, v.version());
+          for (const v1::ChunkVersion& v : answer.versions())
+            edits_->committed({v.chunk().x(), v.chunk().z()}, v.version());
         }
         call->answer(answer);
       } catch (const std::exception& e) {

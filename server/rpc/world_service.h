@@ -22,12 +22,12 @@
 #include <string>
 #include <vector>
 
+#include "auth/player_tokens.h"
 #include "budget/output_budget.h"
 #include "chunkforge/lod.h"
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "chunkforge/world.h"
 #include "chunkforge/world_extent.h"
-#include "auth/player_tokens.h"
 #include "edits/edit_service.h"
 #include "edits/player_rates.h"
 #include "edits/serial_lane.h"
@@ -99,10 +99,10 @@ class CallSlots {
 // Players' signed tokens (player_tokens.h), when the server is given the game's key, read,
 // edit as their player and, with the moderator role, audit and roll back.
 struct Auth {
-  std::string token;        // empty: anyone may read
-  std::string write_token;  // empty: nobody may edit, unless open_edits
-  bool open_edits = false;  // anyone who may read may edit (local development)
-  std::string store_error;  // a store was named but could not be opened: edits UNAVAILABLE
+  std::string token;                            // empty: anyone may read
+  std::string write_token;                      // empty: nobody may edit, unless open_edits
+  bool open_edits = false;                      // anyone who may read may edit (local development)
+  std::string store_error;                      // a store was named but could not be opened: edits UNAVAILABLE
   std::shared_ptr<PlayerTokens> player_tokens;  // null: no player tokens
   double player_edits_per_second = 20;          // per player token (PlayerRates); 0: no limit
 };

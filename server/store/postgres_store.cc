@@ -52,8 +52,7 @@ constexpr char kChannel[] = "chunkforge_edits";
 constexpr int64_t kMaxRequests = 100000;  // remembered request ids; the oldest go first
 constexpr int kExportPage = 1000;         // rows an export fetches at a time
 
-constexpr char kChangeColumns[] =
-    "SELECT seq, cx, cz, version, change, author::bigint, committed_at FROM changes ";
+constexpr char kChangeColumns[] = "SELECT seq, cx, cz, version, change, author::bigint, committed_at FROM changes ";
 // The same with the author's name last.
 constexpr char kNamedChangeColumns[] =
     "SELECT seq, cx, cz, version, change, author::bigint, committed_at, coalesce(players.name, '') FROM changes "
@@ -63,8 +62,12 @@ std::vector<StoredChange> read_changes(const PgResult& r) {
   std::vector<StoredChange> out;
   out.reserve(static_cast<size_t>(r.rows()));
   for (int row = 0; row < r.rows(); ++row) {
-    out.push_back({r.int64(row, 0), {r.int64(row, 1), r.int64(row, 2)}, static_cast<uint64_t>(r.int64(row, 3)),
-                   r.bytes(row, 4), static_cast<uint32_t>(r.int64(row, 5)), r.int64(row, 6)});
+    out.push_back({r.int64(row, 0),
+                   {r.int64(row, 1), r.int64(row, 2)},
+                   static_cast<uint64_t>(r.int64(row, 3)),
+                   r.bytes(row, 4),
+                   static_cast<uint32_t>(r.int64(row, 5)),
+                   r.int64(row, 6)});
     if (r.columns() > 7) out.back().author_name = r.bytes(row, 7);
   }
   return out;

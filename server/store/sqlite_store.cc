@@ -166,8 +166,7 @@ class SqliteStore final : public EditStore {
     return static_cast<uint64_t>(s.int64(0));
   }
   static std::vector<StoredChange> chunk_log(Connection& c, ChunkCoord chunk, uint64_t after) {
-    Statement s(c,
-                std::string(kChangeColumns) + "WHERE cx = ? AND cz = ? AND version > ? ORDER BY version");
+    Statement s(c, std::string(kChangeColumns) + "WHERE cx = ? AND cz = ? AND version > ? ORDER BY version");
     s.bind(1, chunk.x).bind(2, chunk.z).bind(3, static_cast<int64_t>(after));
     return read_changes(s);
   }
@@ -189,8 +188,8 @@ class SqliteStore final : public EditStore {
   void migrate();
   void check_files();
   static StoredChange row_change(Statement& s) {
-    StoredChange c{s.int64(0),          {s.int64(1), s.int64(2)}, static_cast<uint64_t>(s.int64(3)), s.blob(4),
-                   static_cast<uint32_t>(s.int64(5)), s.int64(6)};
+    StoredChange c{s.int64(0), {s.int64(1), s.int64(2)},          static_cast<uint64_t>(s.int64(3)),
+                   s.blob(4),  static_cast<uint32_t>(s.int64(5)), s.int64(6)};
     if (s.columns() > 7) c.author_name = s.text(7);
     return c;
   }
@@ -366,7 +365,8 @@ std::string history_filter(const HistoryQuery& q) {
 }
 int bind_history(Statement& s, const HistoryQuery& q) {
   int k = 1;
-  if (q.area) s.bind(k++, q.area->first.x).bind(k++, q.area->second.x).bind(k++, q.area->first.z).bind(k++, q.area->second.z);
+  if (q.area)
+    s.bind(k++, q.area->first.x).bind(k++, q.area->second.x).bind(k++, q.area->first.z).bind(k++, q.area->second.z);
   if (q.author) s.bind(k++, static_cast<int64_t>(*q.author));
   if (q.since != 0) s.bind(k++, q.since);
   if (q.until != 0) s.bind(k++, q.until);

@@ -281,7 +281,8 @@ void BM_PlayerEdits(benchmark::State& state) {
   const StoreStats stats = rig.store->stats();
   state.counters["changes"] = static_cast<double>(stats.changes);
   state.counters["authorship_bytes_per_change"] =
-      static_cast<double>(authorship_bytes(*rig.store, state.range(0) == 0, rig.dir)) / static_cast<double>(stats.changes);
+      static_cast<double>(authorship_bytes(*rig.store, state.range(0) == 0, rig.dir)) /
+      static_cast<double>(stats.changes);
 }
 BENCHMARK(BM_PlayerEdits)->ArgName("store")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 

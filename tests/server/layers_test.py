@@ -19,13 +19,14 @@ import tempfile
 ALLOWED = {
     "log": set(),
     "startup": set(),
+    "auth": set(),
     "budget": {"log"},
     "edits": {"log"},
     "generation": {"edits", "log"},
     "session": {"generation", "edits", "log"},
     "http": {"budget", "log"},
     "metrics": {"generation", "edits", "budget", "log"},
-    "rpc": {"session", "generation", "edits", "metrics", "budget", "log"},
+    "rpc": {"session", "generation", "edits", "auth", "metrics", "budget", "log"},
 }
 # Folders whose headers are included by name alone ("edit_store.h"), through their own targets
 # (chunkforge::store, chunkforge::map): probed as includers only. Neither may include any of the

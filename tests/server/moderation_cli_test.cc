@@ -61,14 +61,13 @@ TEST_P(ModerationCliTest, ARollbackKilledMidwayFinishesOnRetryAndAppliesNothingT
   const std::string store = "--store " + location();
   const std::string rollback = "edits rollback " + store + " --area 0 0 31 31 --player mallory --request-id once";
   const std::string log = dir_ + "rollback.log";
-  std::vector<std::string> args{"edits", "rollback", "--store", location(), "--area", "0", "0", "31", "31",
-                                "--player", "mallory", "--request-id", "once"};
+  std::vector<std::string> args{"edits", "rollback", "--store",  location(), "--area",       "0",   "0",
+                                "31",    "31",       "--player", "mallory",  "--request-id", "once"};
   const test::Process first = test::spawn(CHUNKFORGE_CLI, args, log);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   ASSERT_GT(griefed_, 2 * kRollbackGroup);
   const std::string first_group = std::to_string(kRollbackGroup) + " of " + std::to_string(griefed_) + " chunks";
-  while (test::read_text(log).find(first_group) == std::string::npos &&
-         std::chrono::steady_clock::now() < deadline) {
+  while (test::read_text(log).find(first_group) == std::string::npos && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
   kill(first.pid, SIGKILL);  // mid-way: after the first group's commit
@@ -99,7 +98,8 @@ TEST_P(ModerationCliTest, ARollbackKilledMidwayFinishesOnRetryAndAppliesNothingT
 
   start(replicas_[0], location());
   for (const auto& [c, base] : bases_) {
-    ASSERT_EQ(content(chunk(replicas_[0], c.first, c.second), base), content(chunk(reference_, c.first, c.second), base))
+    ASSERT_EQ(content(chunk(replicas_[0], c.first, c.second), base),
+              content(chunk(reference_, c.first, c.second), base))
         << "chunk (" << c.first << ", " << c.second << ")";
   }
 }
@@ -109,12 +109,14 @@ TEST_P(ModerationCliTest, TheLogAndAnExportKeepEveryChangesAuthor) {
   v1::EditRequest one;
   op_on(one, 2, 3)->set_remove_object(base.objects().id(0));
   edit_for(replicas_[0], "mallory", one);
-  ASSERT_TRUE(edit(replicas_[0], [&] {
-                v1::EditRequest r;
-                op_on(r, 2, 3)->mutable_add_object()->set_x(5);
-                return r;
-              }(),
-                   token("alice"))
+  ASSERT_TRUE(edit(
+                  replicas_[0],
+                  [&] {
+                    v1::EditRequest r;
+                    op_on(r, 2, 3)->mutable_add_object()->set_x(5);
+                    return r;
+                  }(),
+                  token("alice"))
                   .ok());
   const std::string store = " --store " + location();
   const test::CommandResult log = test::run_command(cli("edits log" + store + " --chunk 2 3"));

@@ -129,7 +129,8 @@ class ModerationTest : public testing::TestWithParam<std::string> {
       name[o.id(i)] = generated.count(o.id(i)) ? "generated " + hex_id(o.id(i)) : "added " + what;
       lines.push_back(name[o.id(i)] + " at " + what);
     }
-    for (const v1::ObjectState& st : c.object_states()) lines.push_back("state of " + name[st.id()] + ": " + st.state());
+    for (const v1::ObjectState& st : c.object_states())
+      lines.push_back("state of " + name[st.id()] + ": " + st.state());
     for (const v1::StructureInstance& st : c.structures()) lines.push_back("structure " + hex_id(st.id()));
     std::sort(lines.begin(), lines.end());
     std::string out;
@@ -137,8 +138,8 @@ class ModerationTest : public testing::TestWithParam<std::string> {
     return out;
   }
 
-  static v1::RollbackRequest rollback_request(int64_t x0, int64_t z0, int64_t x1, int64_t z1,
-                                              const std::string& player, const std::string& id, bool preview) {
+  static v1::RollbackRequest rollback_request(int64_t x0, int64_t z0, int64_t x1, int64_t z1, const std::string& player,
+                                              const std::string& id, bool preview) {
     v1::RollbackRequest r;
     r.mutable_area()->mutable_min()->set_x(x0);
     r.mutable_area()->mutable_min()->set_z(z0);

@@ -54,7 +54,9 @@ class SessionWatch {
     while (stream_->Read(&event)) {
       std::lock_guard lock(mutex_);
       const auto now = std::chrono::steady_clock::now();
-      const auto loaded = [&](const v1::Chunk& c) { versions_[{c.coord().x(), c.coord().z()}] = {c.edit_version(), now}; };
+      const auto loaded = [&](const v1::Chunk& c) {
+        versions_[{c.coord().x(), c.coord().z()}] = {c.edit_version(), now};
+      };
       if (event.has_load()) loaded(event.load());
       for (const v1::Chunk& c : event.loads().chunks()) loaded(c);
       if (event.has_change()) {
@@ -162,9 +164,9 @@ TEST_P(GriefTest, AGriefersEditsRolledBackLeaveExactlyTheOthersWork) {
   const std::string moderator = token("mod-1", true);
 
   v1::RollbackResponse preview;
-  ASSERT_TRUE(rollback(replicas_[1], rollback_request(0, 0, kSide - 1, kSide - 1, "mallory", "", true), moderator,
-                       preview)
-                  .ok());
+  ASSERT_TRUE(
+      rollback(replicas_[1], rollback_request(0, 0, kSide - 1, kSide - 1, "mallory", "", true), moderator, preview)
+          .ok());
   EXPECT_EQ(preview.chunks(), 100u);
   EXPECT_EQ(preview.changes_undone(), 200u);  // mallory's two changes a chunk
   EXPECT_EQ(preview.edits_undone(), griefer_edits_);
@@ -193,8 +195,8 @@ TEST_P(GriefTest, AGriefersEditsRolledBackLeaveExactlyTheOthersWork) {
   for (SessionWatch* watch : {&watch_a, &watch_b}) {
     std::chrono::steady_clock::time_point last = started;
     ASSERT_TRUE(watch->wait_for(after, std::chrono::seconds(20), last));
-    std::cout << "session had the last new version "
-              << std::chrono::duration<double>(last - answered).count() * 1000 << " ms after the answer\n";
+    std::cout << "session had the last new version " << std::chrono::duration<double>(last - answered).count() * 1000
+              << " ms after the answer\n";
   }
   EXPECT_EQ(contents(replicas_[0]), reference);
 

@@ -14,8 +14,8 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <optional>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 

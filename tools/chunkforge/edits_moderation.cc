@@ -33,7 +33,8 @@ std::optional<int64_t> parse_time(const std::string& text) {
 
 // The window's bounds into since and until; false after saying which is wrong.
 bool parse_window(const ModerationOptions& o, const char* command, int64_t& since, int64_t& until) {
-  for (const auto& [flag, text, out] : {std::tuple{"--since", &o.since, &since}, std::tuple{"--until", &o.until, &until}}) {
+  for (const auto& [flag, text, out] :
+       {std::tuple{"--since", &o.since, &since}, std::tuple{"--until", &o.until, &until}}) {
     if (text->empty()) continue;
     const std::optional<int64_t> t = parse_time(*text);
     if (!t) {
