@@ -52,7 +52,7 @@ bool has_audience(jwt_t* jwt, const std::string& audience) {
 
 }  // namespace
 
-grpc::Status PlayerTokens::verify(const std::string& token, Caller& caller, int64_t now) {
+grpc::Status PlayerTokens::verify(const std::string& token, Caller& caller, int64_t now, const std::string& from) {
   if (now == 0) {
     now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   }
@@ -64,8 +64,14 @@ grpc::Status PlayerTokens::verify(const std::string& token, Caller& caller, int6
       return grpc::Status::OK;
     }
   }
+  if (!from.empty() && failures_.empty(from)) {
+    return refused("too many tokens from " + from + " failed their check: retry in a few seconds");
+  }
   Verified verified;
-  if (grpc::Status status = check(token, verified, now); !status.ok()) return status;
+  if (grpc::Status status = check(token, verified, now); !status.ok()) {
+    if (!from.empty()) failures_.take(from);
+    return status;
+  }
   caller = verified.caller;
   std::lock_guard lock(mutex_);
   if (cache_.size() >= kCachedTokens) cache_.clear();  // bounded; the next edits verify again

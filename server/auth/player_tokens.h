@@ -11,9 +11,13 @@
 //   Caller caller;
 //   grpc::Status s = tokens.verify(jwt, caller);  // caller.player == the token's "sub"
 //
-// Verifying costs tens of microseconds (a signature check), so a verified token is kept until
-// it expires: a player's next edit pays a hash lookup. At most kCachedTokens are kept (when
-// full, the cache starts over). Thread safety: every method may be called from any thread.
+// Verifying costs about half a millisecond of CPU (libjwt reads the PEM key and checks the
+// signature), so a verified token is kept until it expires: a player's next call pays a hash
+// lookup (tens of nanoseconds). At most kCachedTokens are kept (when full, the cache starts
+// over). Tokens that fail are what an attacker would send to burn CPU: an address may fail
+// kFailureBurst checks, then kFailuresPerSecond, and its unknown tokens are refused unchecked
+// meanwhile (a known, cached token still works). Thread safety: every method may be called from
+// any thread.
 #pragma once
 
 #include <grpcpp/support/status.h>
@@ -22,6 +26,8 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+
+#include "auth/token_buckets.h"
 
 namespace chunkforge::server {
 
@@ -46,10 +52,12 @@ class PlayerTokens {
   explicit PlayerTokens(TokenRules rules) : rules_(std::move(rules)) {}
 
   // OK with `caller` filled, or UNAUTHENTICATED saying why (expired, another world's, not
-  // signed by the game's key ...). `now` is Unix seconds; 0 takes the clock.
-  grpc::Status verify(const std::string& token, Caller& caller, int64_t now = 0);
+  // signed by the game's key ...). `now` is Unix seconds; 0 takes the clock. `from`: the
+  // caller's address, whose failed checks are bounded ("": not bounded).
+  grpc::Status verify(const std::string& token, Caller& caller, int64_t now = 0, const std::string& from = "");
 
   static constexpr size_t kCachedTokens = 65536;
+  static constexpr double kFailuresPerSecond = 16, kFailureBurst = 64;
   // Seconds a token's exp and nbf may be off by (clocks of two machines).
   static constexpr int64_t kLeewaySeconds = 30;
 
@@ -63,6 +71,7 @@ class PlayerTokens {
   const TokenRules rules_;
   std::mutex mutex_;
   std::unordered_map<std::string, Verified> cache_;
+  TokenBuckets failures_{kFailuresPerSecond, kFailureBurst};  // by address
 };
 
 }  // namespace chunkforge::server

@@ -2,6 +2,7 @@
 #include "edits/edit_history.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace chunkforge::server {
 namespace {
@@ -47,17 +48,22 @@ v1::EditLogEntry entry_of(const StoredChange& stored, const std::string& player)
 
 }  // namespace
 
+grpc::Status check_area(const v1::ChunkArea& area, int64_t chunk_limit) {
+  for (const auto& [name, c] : {std::pair{"area.min", &area.min()}, std::pair{"area.max", &area.max()}}) {
+    if (std::max(std::abs(c->x()), std::abs(c->z())) > chunk_limit) {
+      return invalid(std::string(name) + ": coordinates must be in [" + std::to_string(-chunk_limit) + ", " +
+                     std::to_string(chunk_limit) + "]");
+    }
+  }
+  if (area.min().x() > area.max().x() || area.min().z() > area.max().z()) {
+    return invalid("area: min must not exceed max");
+  }
+  return grpc::Status::OK;
+}
+
 grpc::Status check_edit_log(const v1::EditLogRequest& r, int64_t chunk_limit) {
   if (r.has_area()) {
-    for (const auto& [name, c] : {std::pair{"area.min", &r.area().min()}, std::pair{"area.max", &r.area().max()}}) {
-      if (std::max(std::abs(c->x()), std::abs(c->z())) > chunk_limit) {
-        return invalid(std::string(name) + ": coordinates must be in [" + std::to_string(-chunk_limit) + ", " +
-                       std::to_string(chunk_limit) + "]");
-      }
-    }
-    if (r.area().min().x() > r.area().max().x() || r.area().min().z() > r.area().max().z()) {
-      return invalid("area: min must not exceed max");
-    }
+    if (grpc::Status status = check_area(r.area(), chunk_limit); !status.ok()) return status;
   }
   if (r.until() != 0 && r.until() <= r.since()) return invalid("until: must be after since (or 0: unbounded)");
   if (r.limit() > kMaxLogEntries) {

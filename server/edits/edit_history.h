@@ -22,6 +22,10 @@ inline constexpr size_t kMaxLogAnswerBytes = size_t{3} << 20;
 // Chunks an object's history is looked for in, at most (an object lives in one chunk: name it).
 inline constexpr int64_t kMaxObjectLogChunks = 64;
 
+// INVALID_ARGUMENT naming a bad area (coordinates beyond +-chunk_limit, min past max), for
+// EditLog and Rollback.
+grpc::Status check_area(const v1::ChunkArea& area, int64_t chunk_limit);
+
 // INVALID_ARGUMENT naming a bad filter (coordinates beyond +-chunk_limit, an inverted area or
 // window, a limit over kMaxLogEntries, an object without a small area).
 grpc::Status check_edit_log(const v1::EditLogRequest& request, int64_t chunk_limit);

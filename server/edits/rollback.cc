@@ -90,29 +90,25 @@ class Replay {
     for (size_t k = 0; k < later_.size(); ++k) {
       const v1::ChunkChange& c = later_[k];
       if (matches_(stored_[k])) {
-        skip(c, plan);
+        skip(c, chunk, plan);
       } else if (restates(c)) {
         chunk = base_;
         for (const v1::ChunkEdit& e : c.edits()) apply_edit(chunk, e);
       } else {
         for (const v1::ChunkEdit& e : own_edits(c)) keep_if_it_applies(chunk, e, stored_[k], plan);
       }
-      // An undone add that is kept is applied where it was made.
-      if (matches_(stored_[k]) && !restates(c)) {
-        for (const v1::ChunkEdit& e : own_edits(c)) {
-          if (e.has_add_object() && kept_.count(e.add_object().id())) apply_edit(chunk, e);
-        }
-      }
     }
     plan.result = std::move(chunk);
   }
 
  private:
-  // The objects matching changes added that a later change of someone else names: kept.
+  // The objects matching changes added that a later change of someone else names: kept. A
+  // change that restates the chunk added nothing of its own.
   void find_kept(ChunkPlan& plan) {
     std::set<uint64_t> added;
     for (size_t k = 0; k < later_.size(); ++k) {
       if (matches_(stored_[k])) {
+        if (restates(later_[k])) continue;
         for (const v1::ChunkEdit& e : own_edits(later_[k])) {
           if (e.has_add_object()) added.insert(e.add_object().id());
         }
@@ -128,10 +124,17 @@ class Replay {
     }
   }
 
-  void skip(const v1::ChunkChange& c, ChunkPlan& plan) {
+  // A matching change is undone but for the objects it added that others built on, which are
+  // added where they were. A change that restates the chunk (a reset, a rollback) is undone whole.
+  void skip(const v1::ChunkChange& c, v1::Chunk& chunk, ChunkPlan& plan) {
     ++plan.changes_undone;
+    if (restates(c)) return;
     for (const v1::ChunkEdit& e : own_edits(c)) {
-      plan.edits_undone += !(e.has_add_object() && kept_.count(e.add_object().id()));
+      if (e.has_add_object() && kept_.count(e.add_object().id())) {
+        apply_edit(chunk, e);
+      } else {
+        ++plan.edits_undone;
+      }
     }
   }
 

@@ -47,8 +47,9 @@ grpc::ServerUnaryReactor* WorldService::EditLog(grpc::CallbackServerContext* con
                                                 grpc::ByteBuffer* response) {
   auto* call = new UnaryCall(*this, context, response, Metrics::kEditLog);
   auto request = std::make_shared<v1::EditLogRequest>();
+  Caller moderator;
   grpc::Status status = call->open(raw, request.get());
-  if (status.ok()) status = authorize_moderation(*context);
+  if (status.ok()) status = authorize_moderation(*context, moderator);
   if (status.ok()) status = check_edit_log(*request, chunk_limit());
   if (status.ok()) {
     status = queue_moderation([this, call, request] {
@@ -70,9 +71,9 @@ grpc::ServerUnaryReactor* WorldService::Rollback(grpc::CallbackServerContext* co
   auto request = std::make_shared<v1::RollbackRequest>();
   Caller moderator;
   grpc::Status status = call->open(raw, request.get());
-  if (status.ok()) status = authorize_moderation(*context);
-  if (status.ok()) status = authorize_edit(*context, moderator);
+  if (status.ok()) status = authorize_moderation(*context, moderator);
   if (status.ok() && !request->has_area()) status = {grpc::StatusCode::INVALID_ARGUMENT, "area: required"};
+  if (status.ok()) status = check_area(request->area(), chunk_limit());
   if (status.ok()) {
     status = queue_moderation([this, call, request, moderator] {
       try {

@@ -66,7 +66,8 @@ static grpc::Status identify(const Auth& auth, const grpc::CallbackServerContext
   }
   // A JWT has two dots; the shared tokens are checked first, so one that has dots still works.
   if (auth.player_tokens && std::count(token.begin(), token.end(), '.') == 2 && !same_token(token, auth.token)) {
-    return auth.player_tokens->verify(token, caller);
+    const std::string& peer = context.peer();  // "ipv4:10.0.0.7:40000": the address without its port
+    return auth.player_tokens->verify(token, caller, 0, peer.substr(0, peer.rfind(':')));
   }
   return grpc::Status::OK;
 }
@@ -108,8 +109,7 @@ grpc::Status WorldService::authorize_edit(const grpc::CallbackServerContext& con
           "<token>\""};
 }
 
-grpc::Status WorldService::authorize_moderation(const grpc::CallbackServerContext& context) const {
-  Caller caller;
+grpc::Status WorldService::authorize_moderation(const grpc::CallbackServerContext& context, Caller& caller) const {
   if (grpc::Status status = authorize_edit(context, caller); !status.ok()) return status;
   if (caller.role == Caller::Role::kModerator || caller.role == Caller::Role::kService) return grpc::Status::OK;
   return {grpc::StatusCode::PERMISSION_DENIED,

@@ -23,13 +23,13 @@
 #include <vector>
 
 #include "auth/player_tokens.h"
+#include "auth/token_buckets.h"
 #include "budget/output_budget.h"
 #include "chunkforge/lod.h"
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "chunkforge/world.h"
 #include "chunkforge/world_extent.h"
 #include "edits/edit_service.h"
-#include "edits/player_rates.h"
 #include "edits/serial_lane.h"
 #include "generation/chunk_source.h"
 #include "metrics/metrics.h"
@@ -104,7 +104,7 @@ struct Auth {
   bool open_edits = false;                      // anyone who may read may edit (local development)
   std::string store_error;                      // a store was named but could not be opened: edits UNAVAILABLE
   std::shared_ptr<PlayerTokens> player_tokens;  // null: no player tokens
-  double player_edits_per_second = 20;          // per player token (PlayerRates); 0: no limit
+  double player_edits_per_second = 20;          // per player token (TokenBuckets); 0: no limit
 };
 
 // Who a call's work is for, in the generation queue's turns (RoutedJobs: clients in turn within
@@ -183,10 +183,11 @@ class WorldService final : public WorldServiceBase {
   // OK with who the caller is, or PERMISSION_DENIED when the call may not edit (UNAUTHENTICATED
   // for a player token that does not verify).
   grpc::Status authorize_edit(const grpc::CallbackServerContext& context, Caller& caller) const;
-  // OK, or PERMISSION_DENIED unless the call carries a moderator's token or the write token.
-  grpc::Status authorize_moderation(const grpc::CallbackServerContext& context) const;
-  // The per-player edit rate (player_rates.h).
-  PlayerRates& player_rates() { return player_rates_; }
+  // OK with who the caller is, or PERMISSION_DENIED unless the call carries a moderator's token
+  // or the write token.
+  grpc::Status authorize_moderation(const grpc::CallbackServerContext& context, Caller& caller) const;
+  // The per-player edit rate (token_buckets.h).
+  TokenBuckets& player_rates() { return player_rates_; }
   EditService* edits() { return edits_; }
   const World& world() const { return world_; }
   // The largest |chunk coordinate| of the supported world.
@@ -219,7 +220,7 @@ class WorldService final : public WorldServiceBase {
   OutputBudget& budget_;
   Limits limits_;
   Auth auth_;
-  PlayerRates player_rates_;
+  TokenBuckets player_rates_;
   EditService* edits_;
   CallSlots sessions_, streams_, locates_;
   PlayerPositions players_;

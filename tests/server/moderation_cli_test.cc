@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <fstream>
 #include <thread>
 
 #include "edits/rollback.h"
@@ -118,6 +119,13 @@ TEST_P(ModerationCliTest, TheLogAndAnExportKeepEveryChangesAuthor) {
                   }(),
                   token("alice"))
                   .ok());
+  {  // the game's server, through `chunkforge edit`, for carol
+    std::ofstream(dir_ + "service.token") << kServiceToken << "\n";
+    const test::CommandResult carol =
+        test::run_command(cli("edit 2 3 add 0 10 10 --server 127.0.0.1:" + std::to_string(replicas_[0].server->port()) +
+                              " --token-file " + dir_ + "service.token --author carol"));
+    ASSERT_EQ(carol.exit_code, 0) << carol.output;
+  }
   const std::string store = " --store " + location();
   const test::CommandResult log = test::run_command(cli("edits log" + store + " --chunk 2 3"));
   ASSERT_EQ(log.exit_code, 0) << log.output;
@@ -126,6 +134,7 @@ TEST_P(ModerationCliTest, TheLogAndAnExportKeepEveryChangesAuthor) {
   ASSERT_NE(alice, std::string::npos) << log.output;
   ASSERT_NE(mallory, std::string::npos) << log.output;
   EXPECT_LT(alice, mallory) << "newest first";
+  EXPECT_LT(log.output.find("\"author\":\"carol\""), alice) << log.output;
   EXPECT_NE(log.output.find("\"remove_object\":\"" + hex_id(base.objects().id(0)) + "\""), std::string::npos);
   const test::CommandResult object =
       test::run_command(cli("edits log" + store + " --chunk 2 3 --object " + hex_id(base.objects().id(0))));

@@ -292,6 +292,14 @@ TEST_P(GriefTest, PlayersEditAsThemselvesAndOnlyModeratorsModerate) {
   EXPECT_EQ(log.entries(0).player(), "alice");
   ASSERT_EQ(log.entries(0).edits_size(), 1);
   EXPECT_EQ(log.entries(0).edits(0).remove_object(), base.objects().id(0));
+  const std::string moderator = token("mod-1", true);
+  for (const auto& [bad, field] : {std::pair{rollback_request(0, 0, 1LL << 40, 0, "alice", "x", false), "area.max"},
+                                   std::pair{rollback_request(5, 5, 4, 5, "alice", "x", false), "area: min"},
+                                   std::pair{rollback_request(5, 5, 5, 5, "alice", "", false), "request_id"}}) {
+    const grpc::Status status = rollback(game, bad, moderator, answer);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+    EXPECT_NE(status.error_message().find(field), std::string::npos) << status.error_message();
+  }
   ask.set_object(base.objects().id(0));  // who touched this object: needs its chunk
   EXPECT_EQ(edit_log(game, ask, kServiceToken, log).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
 

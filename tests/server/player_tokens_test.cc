@@ -123,5 +123,24 @@ TEST_F(PlayerTokensTest, ANotBeforeInTheFutureIsRefused) {
   expect_refused(verify(token), "not valid before");
 }
 
+TEST_F(PlayerTokensTest, AnAddressWhoseTokensKeepFailingIsRefusedUnchecked) {
+  const test::JwtSigner stranger;
+  const std::string good = auth_.sign(claims("alice"), 600);
+  Caller caller;
+  ASSERT_TRUE(tokens_.verify(good, caller, 0, "ipv4:10.0.0.7").ok());  // known from now on
+  int checked = 0;
+  for (int k = 0; k < 200; ++k) {
+    const grpc::Status status =
+        tokens_.verify(stranger.sign(claims(std::to_string(k)), 600), caller, 0, "ipv4:10.0.0.7");
+    checked += status.error_message().find("too many tokens") == std::string::npos;
+  }
+  // The burst, and what refilled meanwhile (16 a second), were checked; the rest were not.
+  EXPECT_GE(checked, static_cast<int>(PlayerTokens::kFailureBurst));
+  EXPECT_LT(checked, 150);
+  expect_refused(tokens_.verify(auth_.sign(claims("bob"), 600), caller, 0, "ipv4:10.0.0.7"), "too many tokens");
+  EXPECT_TRUE(tokens_.verify(good, caller, 0, "ipv4:10.0.0.7").ok());                            // cached: still works
+  EXPECT_TRUE(tokens_.verify(auth_.sign(claims("bob"), 600), caller, 0, "ipv4:10.0.0.8").ok());  // another address
+}
+
 }  // namespace
 }  // namespace chunkforge::server

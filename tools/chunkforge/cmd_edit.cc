@@ -116,7 +116,7 @@ class EditCommand final : public Command {
   int64_t variant_ = 0;
   bool clear_ = false;
   uint64_t expect_ = 0;
-  std::string request_id_;
+  std::string request_id_, author_;
   CLI::Option *yaw_option_ = nullptr, *variant_option_ = nullptr, *expect_option_ = nullptr;
 };
 
@@ -132,8 +132,9 @@ CLI::App& EditCommand::declare(CLI::App& parent) {
            "the answer as one line of JSON: the new version of each changed chunk, the ids of added\n"
            "objects, and the request id (a random one unless --request-id). Ids are hex, as\n"
            "`chunkforge chunk` prints them; X and Z are chunk-relative, in [0, chunk size); LAYER is a\n"
-           "layer's name or id; HEX is the state's bytes. Needs the server's write token\n"
-           "(--token-file). Exit 0 when applied, 1 when the server refuses (its status on stderr), 2\n"
+           "layer's name or id; HEX is the state's bytes. Needs the server's write token or a\n"
+           "player's signed token (--token-file); with the write token, --author names the player.\n"
+           "Exit 0 when applied, 1 when the server refuses (its status on stderr), 2\n"
            "for bad arguments.\n");
   app.add_option("CX", cx_, "the chunk's x")->required()->transform(any_integer());
   app.add_option("CZ", cz_, "the chunk's z")->required()->transform(any_integer());
@@ -153,6 +154,7 @@ CLI::App& EditCommand::declare(CLI::App& parent) {
                        ->type_name("VERSION")
                        ->transform(integer_in<uint64_t>(0, std::numeric_limits<uint64_t>::max()));
   app.add_option("--request-id", request_id_, "retry-safe id: a repeated id applies once")->type_name("ID");
+  app.add_option("--author", author_, "the player the edit is for (needs the write token)")->type_name("PLAYER");
   return app;
 }
 
@@ -226,6 +228,7 @@ int EditCommand::run() {
   }
   if (expect_option_->count() > 0) batch.expect({cx_, cz_}, expect_);
   batch.request_id(request_id_);
+  batch.author(author_);
   const client::Result<client::EditResult> result = client->edit(batch);
   if (!result) {
     std::cerr << kCommand << ": " << client->target() << ": " << result.status().to_string() << '\n';
