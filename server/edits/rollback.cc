@@ -297,75 +297,108 @@ std::string digest(const RollbackSpec& s) {
          std::to_string(s.until);
 }
 
+// One rollback run: the chunks it works on, a group at a time.
+class Run {
+ public:
+  Run(EditStore& store, const BaseOf& base_of, const RollbackSpec& spec, v1::RollbackResponse& answer)
+      : store_(store), base_of_(base_of), spec_(spec), answer_(answer), told_(store, answer) {}
+
+  // The remembered answer of this request id, if it finished before; ALREADY_EXISTS for an id
+  // another request used.
+  grpc::Status remembered(bool& finished) {
+    std::optional<EditStore::Transaction::Remembered> seen;
+    store_.write([&](EditStore::Transaction& tx) { seen = tx.look_up(spec_.request_id); });
+    finished = seen.has_value();
+    if (seen && seen->digest != digest(spec_)) {
+      return {grpc::StatusCode::ALREADY_EXISTS, "request_id: reused with different contents"};
+    }
+    if (seen) answer_.ParseFromString(seen->answer);  // the same answer, nothing new
+    return grpc::Status::OK;
+  }
+
+  // The chunks holding matching changes; RESOURCE_EXHAUSTED past kMaxRollbackChunks.
+  grpc::Status find_chunks() {
+    const HistoryQuery query{std::pair(spec_.area.min, spec_.area.max), spec_.author, spec_.since, spec_.until,
+                             kMaxRollbackChunks + 1};
+    chunks_ = store_.chunks_changed(query);
+    if (chunks_.size() > kMaxRollbackChunks) {
+      return {grpc::StatusCode::RESOURCE_EXHAUSTED, "more than " + std::to_string(kMaxRollbackChunks) +
+                                                        " chunks hold matching changes: narrow the area or the window"};
+    }
+    return grpc::Status::OK;
+  }
+
+  // Plans (preview) or commits the chunks [from, to) in one transaction; the last group also
+  // remembers the answer under the request id.
+  void group(size_t from, size_t to) {
+    bases_.clear();  // generated outside the transaction: it holds every writer
+    for (size_t k = from; k < to; ++k) bases_.emplace(chunks_[k], base_of_(chunks_[k]));
+    if (spec_.preview)
+      return plan(
+          from, to, [&](ChunkCoord c) { return store_.log(c, 0); }, nullptr);
+    const v1::RollbackResponse before = answer_;
+    store_.write([&](EditStore::Transaction& tx) {
+      answer_ = before;  // a transaction tried again starts over
+      plan(
+          from, to, [&](ChunkCoord c) { return tx.log(c, 0); }, &tx);
+      if (to == chunks_.size()) {
+        tx.begin_request(digest(spec_));
+        tx.remember(spec_.request_id, answer_.SerializeAsString());
+      }
+    });
+  }
+
+  size_t chunks() const { return chunks_.size(); }
+
+ private:
+  bool matches(const StoredChange& c) const {
+    return (!spec_.author || c.author == *spec_.author) && c.at >= spec_.since &&
+           (spec_.until == 0 || c.at < spec_.until);
+  }
+
+  void plan(size_t from, size_t to, const std::function<std::vector<StoredChange>(ChunkCoord)>& log,
+            EditStore::Transaction* tx) {
+    const uint32_t by = tx != nullptr && !spec_.by.empty() ? tx->player(spec_.by) : 0;
+    const std::function<bool(const StoredChange&)> matching = [this](const StoredChange& c) { return matches(c); };
+    for (size_t k = from; k < to; ++k) {
+      const ChunkCoord c = chunks_[k];
+      const ChunkPlan p = plan_chunk(bases_.at(c), log(c), spec_, matching);
+      uint64_t version = p.version;
+      if (tx != nullptr && p.changes && !p.too_large && !p.done) {
+        version = p.version + 1;
+        tx->append(c, version, rollback_change(bases_.at(c), p.result, version, spec_.request_id).SerializeAsString(),
+                   {by, unix_seconds()});
+      }
+      told_.add(c, p, version);
+    }
+  }
+
+  EditStore& store_;
+  const BaseOf& base_of_;
+  const RollbackSpec& spec_;
+  v1::RollbackResponse& answer_;
+  Answer told_;
+  std::vector<ChunkCoord> chunks_;
+  std::map<ChunkCoord, v1::Chunk> bases_;
+};
+
 }  // namespace
 
 grpc::Status roll_back(EditStore& store, const BaseOf& base_of, const RollbackSpec& spec, v1::RollbackResponse& answer,
                        const RollbackProgress& progress) {
   if (grpc::Status status = check_spec(spec); !status.ok()) return status;
   answer.Clear();
-  const std::string request = digest(spec);
+  Run run(store, base_of, spec, answer);
   if (!spec.preview) {
-    std::optional<EditStore::Transaction::Remembered> seen;
-    store.write([&](EditStore::Transaction& tx) { seen = tx.look_up(spec.request_id); });
-    if (seen && seen->digest != request) {
-      return {grpc::StatusCode::ALREADY_EXISTS, "request_id: reused with different contents"};
-    }
-    if (seen) {
-      answer.ParseFromString(seen->answer);  // finished before: the same answer, nothing new
-      return grpc::Status::OK;
-    }
+    bool finished = false;
+    if (grpc::Status status = run.remembered(finished); !status.ok() || finished) return status;
   }
-  HistoryQuery query{std::pair(spec.area.min, spec.area.max), spec.author, spec.since, spec.until,
-                     kMaxRollbackChunks + 1};
-  const std::vector<ChunkCoord> chunks = store.chunks_changed(query);
-  if (chunks.size() > kMaxRollbackChunks) {
-    return {grpc::StatusCode::RESOURCE_EXHAUSTED, "more than " + std::to_string(kMaxRollbackChunks) +
-                                                      " chunks hold matching changes: narrow the area or the window"};
-  }
-  const auto matches = [&](const StoredChange& c) {
-    return (!spec.author || c.author == *spec.author) && c.at >= spec.since && (spec.until == 0 || c.at < spec.until);
-  };
-  Answer told(store, answer);
-  for (size_t from = 0; from < chunks.size(); from += kRollbackGroup) {
-    const size_t to = std::min(chunks.size(), from + kRollbackGroup);
-    std::map<ChunkCoord, v1::Chunk> bases;  // generated outside the transaction: it holds every writer
-    for (size_t k = from; k < to; ++k) bases.emplace(chunks[k], base_of(chunks[k]));
-    const auto plan_group = [&](const std::function<std::vector<StoredChange>(ChunkCoord)>& log,
-                                EditStore::Transaction* tx) {
-      const uint32_t by = tx != nullptr && !spec.by.empty() ? tx->player(spec.by) : 0;
-      for (size_t k = from; k < to; ++k) {
-        const ChunkCoord c = chunks[k];
-        const ChunkPlan plan = plan_chunk(bases.at(c), log(c), spec, matches);
-        uint64_t version = plan.version;
-        if (tx != nullptr && plan.changes && !plan.too_large && !plan.done) {
-          version = plan.version + 1;
-          tx->append(c, version,
-                     rollback_change(bases.at(c), plan.result, version, spec.request_id).SerializeAsString(),
-                     {by, unix_seconds()});
-        }
-        told.add(c, plan, version);
-      }
-    };
-    if (spec.preview) {
-      plan_group([&](ChunkCoord c) { return store.log(c, 0); }, nullptr);
-    } else {
-      const v1::RollbackResponse before = answer;
-      store.write([&](EditStore::Transaction& tx) {
-        answer = before;  // a transaction tried again starts over
-        plan_group([&](ChunkCoord c) { return tx.log(c, 0); }, &tx);
-        if (to == chunks.size()) {
-          tx.begin_request(request);
-          tx.remember(spec.request_id, answer.SerializeAsString());
-        }
-      });
-    }
-    if (progress) progress(to, chunks.size());
-  }
-  if (chunks.empty() && !spec.preview) {
-    store.write([&](EditStore::Transaction& tx) {
-      tx.begin_request(request);
-      tx.remember(spec.request_id, answer.SerializeAsString());
-    });
+  if (grpc::Status status = run.find_chunks(); !status.ok()) return status;
+  // An empty rollback is one empty group: its answer is remembered all the same.
+  for (size_t from = 0; from < std::max<size_t>(run.chunks(), 1); from += kRollbackGroup) {
+    const size_t to = std::min(run.chunks(), from + kRollbackGroup);
+    run.group(from, to);
+    if (progress && to > from) progress(to, run.chunks());
   }
   return grpc::Status::OK;
 }

@@ -77,9 +77,10 @@ grpc::Status WorldService::authenticate(const grpc::CallbackServerContext& conte
   if (auth_.token.empty() || same_token(token, auth_.token) || same_token(token, auth_.write_token)) {
     return grpc::Status::OK;
   }
-  Caller caller;
-  if (auth_.player_tokens && identify(auth_, context, caller).ok() && caller.role != Caller::Role::kReader) {
-    return grpc::Status::OK;
+  if (auth_.player_tokens) {
+    Caller caller;
+    if (grpc::Status status = identify(auth_, context, caller); !status.ok()) return status;  // with its reason
+    if (caller.role != Caller::Role::kReader) return grpc::Status::OK;
   }
   return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
                       "missing or wrong token: send the metadata \"authorization: Bearer <token>\"");

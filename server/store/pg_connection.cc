@@ -70,7 +70,7 @@ int64_t PgResult::int64(int row, int column) const {
   return static_cast<int64_t>(be64toh(big_endian));
 }
 
-PgConnection::PgConnection(const std::string& uri, std::string setup, int abort_fd, PgTimeouts timeouts)
+PgConnection::PgConnection(const std::string& uri, const std::string& setup, int abort_fd, PgTimeouts timeouts)
     : uri_(uri),
       describe_(redact_password(uri)),
       setup_(timeout_settings(timeouts) + setup),

@@ -83,7 +83,7 @@ class PgConnection {
  public:
   // `setup` runs after every (re)connect: session settings and LISTENs do not survive one.
   // `abort_fd`: an eventfd that, once readable, ends every wait of this connection (-1: none).
-  PgConnection(const std::string& uri, std::string setup = "", int abort_fd = -1, PgTimeouts timeouts = {});
+  PgConnection(const std::string& uri, const std::string& setup = "", int abort_fd = -1, PgTimeouts timeouts = {});
   PgConnection(const PgConnection&) = delete;
   ~PgConnection() { PQfinish(conn_); }
 

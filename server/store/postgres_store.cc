@@ -120,6 +120,7 @@ class PgTransaction final : public EditStore::Transaction {
         "SELECT DISTINCT cx, cz FROM changes WHERE cx BETWEEN $1 AND $2 AND cz BETWEEN $3 AND $4 ORDER BY cz, cx",
         {PgParam::integer(r.min.x), PgParam::integer(r.max.x), PgParam::integer(r.min.z), PgParam::integer(r.max.z)});
     std::vector<ChunkCoord> out;
+    out.reserve(static_cast<size_t>(rows.rows()));
     for (int row = 0; row < rows.rows(); ++row) out.push_back({rows.int64(row, 0), rows.int64(row, 1)});
     return out;
   }
@@ -360,6 +361,7 @@ std::vector<ChunkCoord> PostgresStore::chunks_changed(const HistoryQuery& q) {
   return read([&] {
     PgResult r = reader_.query(sql, params);
     std::vector<ChunkCoord> out;
+    out.reserve(static_cast<size_t>(r.rows()));
     for (int row = 0; row < r.rows(); ++row) out.push_back({r.int64(row, 0), r.int64(row, 1)});
     return out;
   });

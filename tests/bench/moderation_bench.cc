@@ -130,46 +130,86 @@ class Watcher {
 };
 
 // 32 x 32 chunks (1,024; 1,000 of them griefed, 100 edits each: 100,000), bob's work among them.
-void BM_Rollback(benchmark::State& state) {
-  for (auto _ : state) {
-    state.PauseTiming();
-    Rig rig(static_cast<int>(state.range(0)));
-    for (int64_t k = 0; k < 1000; ++k) {
-      v1::EditRequest grief;
-      grief.set_author("mallory");
-      for (int n = 0; n < 100; ++n) {
-        v1::EditOp* op = grief.add_ops();
-        op->mutable_chunk()->set_x(k % 32);
-        op->mutable_chunk()->set_z(k / 32);
-        op->mutable_add_object()->set_x(static_cast<float>(n % 10) * 6 + 1);
-        op->mutable_add_object()->set_z(static_cast<float>(n / 10) * 6 + 1);
-      }
-      rig.edit(grief);
-      if (k % 10 == 0) {
-        v1::EditRequest bob;
-        bob.set_author("bob");
-        v1::EditOp* op = bob.add_ops();
-        op->mutable_chunk()->set_x(k % 32);
-        op->mutable_chunk()->set_z(k / 32);
-        op->mutable_add_object()->set_x(63);
-        rig.edit(bob);
-      }
+void grief(Rig& rig) {
+  for (int64_t k = 0; k < 1000; ++k) {
+    v1::EditRequest grief;
+    grief.set_author("mallory");
+    for (int n = 0; n < 100; ++n) {
+      v1::EditOp* op = grief.add_ops();
+      op->mutable_chunk()->set_x(k % 32);
+      op->mutable_chunk()->set_z(k / 32);
+      op->mutable_add_object()->set_x(static_cast<float>(n % 10) * 6 + 1);
+      op->mutable_add_object()->set_z(static_cast<float>(n / 10) * 6 + 1);
     }
-    // 200 players over the area, 20 to a connection (a connection carries at most 100 streams).
-    std::vector<std::unique_ptr<v1::WorldService::Stub>> connections;
+    rig.edit(grief);
+    if (k % 10 == 0) {
+      v1::EditRequest bob;
+      bob.set_author("bob");
+      v1::EditOp* op = bob.add_ops();
+      op->mutable_chunk()->set_x(k % 32);
+      op->mutable_chunk()->set_z(k / 32);
+      op->mutable_add_object()->set_x(63);
+      rig.edit(bob);
+    }
+  }
+}
+
+// 200 players over the area, 20 to a connection (a connection carries at most 100 streams).
+struct Players {
+  std::vector<std::unique_ptr<v1::WorldService::Stub>> connections;
+  std::vector<std::unique_ptr<Watcher>> sessions;
+
+  explicit Players(int port) {
+    connections.reserve(10);
+    sessions.reserve(200);
     for (int k = 0; k < 10; ++k) {
       grpc::ChannelArguments args;
       args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);  // a connection of its own
-      connections.push_back(v1::WorldService::NewStub(grpc::CreateCustomChannel(
-          "127.0.0.1:" + std::to_string(rig.server->port()), grpc::InsecureChannelCredentials(), args)));
+      connections.push_back(v1::WorldService::NewStub(
+          grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials(), args)));
     }
-    std::vector<std::unique_ptr<Watcher>> sessions;
     for (int p = 0; p < 200; ++p) {
       sessions.push_back(
           std::make_unique<Watcher>(*connections[static_cast<size_t>(p % 10)], (p * 7) % 32, (p * 13) % 32));
     }
-    std::this_thread::sleep_for(std::chrono::seconds(5));  // their views loaded
+  }
+};  // sessions end before their connections (members go in reverse order)
 
+// Each chunk's new version at each session that holds it, against its group's commit time:
+// the slowest, how many took over a second, and how many never came.
+void count_receipts(const v1::RollbackResponse& answer,
+                    const std::vector<std::chrono::steady_clock::time_point>& committed, Players& players,
+                    benchmark::State& state) {
+  double worst = 0;
+  size_t late = 0, missing = 0;
+  for (auto& watcher : players.sessions) {
+    const auto seen = watcher->seen();
+    for (int k = 0; k < answer.versions_size(); ++k) {  // in the rollback's order: group k / 64
+      const v1::ChunkVersion& v = answer.versions(k);
+      const auto it = seen.find({v.chunk().x(), v.chunk().z()});
+      if (it == seen.end()) continue;  // not in this player's view
+      if (it->second.first != v.version()) {
+        ++missing;
+        continue;
+      }
+      const auto at = committed[static_cast<size_t>(k) / kRollbackGroup];
+      const double delay = std::chrono::duration<double>(it->second.second - at).count();
+      worst = std::max(worst, delay);
+      late += delay > 1.0;
+    }
+  }
+  state.counters["commit_to_session_max_s"] = worst;
+  state.counters["later_than_1s"] = static_cast<double>(late);
+  state.counters["not_received"] = static_cast<double>(missing);
+}
+
+void BM_Rollback(benchmark::State& state) {
+  for (auto _ : state) {
+    state.PauseTiming();
+    Rig rig(static_cast<int>(state.range(0)));
+    grief(rig);
+    Players players(rig.server->port());
+    std::this_thread::sleep_for(std::chrono::seconds(5));          // their views loaded
     std::vector<std::chrono::steady_clock::time_point> committed;  // per group of 64 chunks
     RollbackSpec spec{{{0, 0}, {31, 31}}, rig.store->player_id("mallory"), 0, 0, "bench", "mod", false};
     const Generator generator(default_world());
@@ -184,31 +224,7 @@ void BM_Rollback(benchmark::State& state) {
     state.PauseTiming();
     if (!s.ok() || answer.edits_undone() != 100000) state.SkipWithError("the rollback did not undo 100,000 edits");
     std::this_thread::sleep_for(std::chrono::seconds(3));
-    std::vector<std::pair<int64_t, int64_t>> order;  // the rollback's chunk order: by z, then x
-    for (const v1::ChunkVersion& v : answer.versions()) order.emplace_back(v.chunk().x(), v.chunk().z());
-    std::map<std::pair<int64_t, int64_t>, std::pair<size_t, uint64_t>> group_of;
-    for (size_t k = 0; k < order.size(); ++k) group_of[order[k]] = {k / kRollbackGroup, answer.versions(k).version()};
-    double worst = 0;
-    size_t late = 0, missing = 0;
-    for (auto& watcher : sessions) {
-      const auto seen = watcher->seen();
-      for (const auto& [c, g] : group_of) {
-        const auto it = seen.find(c);
-        if (it == seen.end()) continue;  // not in this player's view
-        if (it->second.first != g.second) {
-          ++missing;
-          continue;
-        }
-        const double delay = std::chrono::duration<double>(it->second.second - committed[g.first]).count();
-        worst = std::max(worst, delay);
-        late += delay > 1.0;
-      }
-    }
-    state.counters["commit_to_session_max_s"] = worst;
-    state.counters["later_than_1s"] = static_cast<double>(late);
-    state.counters["not_received"] = static_cast<double>(missing);
-    sessions.clear();
-    connections.clear();
+    count_receipts(answer, committed, players, state);
     state.ResumeTiming();
   }
 }
@@ -267,6 +283,7 @@ void fill_million(EditStore& store, bool sqlite) {
   for (int part = 0; part < 10; ++part) {
     store.write([&](EditStore::Transaction& tx) {
       std::vector<uint32_t> players;
+      players.reserve(1000);
       for (int p = 0; p < 1000; ++p) players.push_back(tx.player("player-" + std::to_string(p)));
       for (int64_t k = 0; k < 100000; ++k) {
         const int64_t n = part * 100000 + k;

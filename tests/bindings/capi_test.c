@@ -3,7 +3,7 @@
  * locate, health, edits with their errors, and a polled session with its load, change and error
  * events. Every resource is released, so that ASan/LeakSanitizer and valgrind see no leak.
  * Exit 0 when every check holds; each failed check is printed. */
-#define _POSIX_C_SOURCE 199309L
+#define _POSIX_C_SOURCE 199309L /* NOLINT(bugprone-reserved-identifier): the POSIX feature macro */
 #include <chunkforge_c.h>
 
 #include <stdio.h>
