@@ -139,7 +139,7 @@ void grief(Rig& rig) {
       op->mutable_chunk()->set_x(k % 32);
       op->mutable_chunk()->set_z(k / 32);
       op->mutable_add_object()->set_x(static_cast<float>(n % 10) * 6 + 1);
-      op->mutable_add_object()->set_z(static_cast<float>(n / 10) * 6 + 1);
+      op->mutable_add_object()->set_z(static_cast<float>(n - n % 10) * 0.6F + 1);
     }
     rig.edit(grief);
     if (k % 10 == 0) {

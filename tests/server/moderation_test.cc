@@ -91,7 +91,8 @@ class GriefTest : public ModerationTest {
         v1::EditRequest alice, junk, bob, grief;
         for (int k = 0; k < 3; ++k) add(alice, x, z, layer, 3.0F + 20.0F * k, 5.0F);
         for (int k = 0; k < 50; ++k)
-          add(junk, x, z, layer, 1.0F + static_cast<float>(k % 10) * 6.0F, 10.0F + static_cast<float>(k / 10) * 9.0F);
+          add(junk, x, z, layer, 1.0F + static_cast<float>(k % 10) * 6.0F,
+              10.0F + static_cast<float>(k - k % 10) * 0.9F);
         for (int i = 0; i < o.id_size(); i += 2) {
           if (i % 4 == 0) op_on(bob, x, z)->set_remove_object(o.id(i));
           if (i % 4 == 2) set_state(bob, x, z, o.id(i), "bob's mark");
