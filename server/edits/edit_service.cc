@@ -271,13 +271,16 @@ void EditService::commit_group(std::vector<Pending>& group) {
   for (size_t i = 0; i < group.size(); ++i) {
     committed += statuses[i].ok();
     if (statuses[i].ok()) ops += group[i].request.ops_size();
-    group[i].done(statuses[i], std::move(responses[i]));
   }
-  std::lock_guard lock(mutex_);
-  stats_.batches_committed += committed;
-  stats_.ops_committed += ops;
-  stats_.batches_rejected += group.size() - committed;
-  ++stats_.groups_committed;
+  {
+    // Counted before anyone is answered: a client that saw its answer sees it in /metrics.
+    std::lock_guard lock(mutex_);
+    stats_.batches_committed += committed;
+    stats_.ops_committed += ops;
+    stats_.batches_rejected += group.size() - committed;
+    ++stats_.groups_committed;
+  }
+  for (size_t i = 0; i < group.size(); ++i) group[i].done(statuses[i], std::move(responses[i]));
 }
 
 void EditService::refuse(std::vector<Pending>& group, const grpc::Status& status) {
