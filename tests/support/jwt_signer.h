@@ -43,6 +43,24 @@ class JwtSigner {
     jwt_new(&jwt);
     for (const auto& [name, value] : claims) jwt_add_grant(jwt, name.c_str(), value.c_str());
     if (lifetime_seconds != 0) jwt_add_grant_int(jwt, "exp", now() + lifetime_seconds);
+    return encode(jwt, alg, key);
+  }
+  // A token with the claims of a JSON object, as they are (arrays, numbers: exp, nbf).
+  std::string sign_json(const std::string& claims) const {
+    jwt_t* jwt = nullptr;
+    jwt_new(&jwt);
+    jwt_add_grants_json(jwt, claims.c_str());
+    return encode(jwt, std::nullopt, nullptr);
+  }
+
+  static long now() {
+    return static_cast<long>(
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+  }
+
+ private:
+  // Signs and frees `jwt`.
+  std::string encode(jwt_t* jwt, std::optional<jwt_alg_t> alg, const std::string* key) const {
     const std::string& secret = key != nullptr ? *key : private_pem_;
     jwt_set_alg(jwt, alg.value_or(rsa_ ? JWT_ALG_RS256 : JWT_ALG_ES256),
                 reinterpret_cast<const unsigned char*>(secret.data()), static_cast<int>(secret.size()));
@@ -53,12 +71,6 @@ class JwtSigner {
     return out;
   }
 
-  static long now() {
-    return static_cast<long>(
-        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
-  }
-
- private:
   static std::string pem(EVP_PKEY* key, bool with_private) {
     BIO* bio = BIO_new(BIO_s_mem());
     if (with_private) {
