@@ -24,21 +24,13 @@
 #include "chunkforge/chunk_hash.h"
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "edits/edit_service.h"
-#include "support/postgres_cluster.h"
+#include "support/bench_store.h"
 #include "world_server.h"
 
 namespace chunkforge::server {
 namespace {
 
-// A new empty store: kind 0 SQLite, 1 PostgreSQL (one cluster for the whole run, a database
-// per store).
-std::string new_store(int kind, const std::string& dir) {
-  if (kind == 0) return "sqlite:" + dir + "/edits.db";
-  static test::PostgresCluster cluster("edit_bench");
-  static int databases = 0;
-  if (!cluster.started()) throw std::runtime_error(cluster.failure());
-  return cluster.create_database("bench_" + std::to_string(++databases));
-}
+std::string new_store(int kind, const std::string& dir) { return test::bench_store(kind, dir, "edit_bench"); }
 
 // A server on `location`, with edits open to all.
 struct Replica {

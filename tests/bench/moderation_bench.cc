@@ -28,20 +28,14 @@
 #include "edits/edit_service.h"
 #include "edits/rollback.h"
 #include "pg_connection.h"
+#include "support/bench_store.h"
 #include "support/jwt_signer.h"
-#include "support/postgres_cluster.h"
 #include "world_server.h"
 
 namespace chunkforge::server {
 namespace {
 
-std::string new_store(int kind, const std::string& dir) {
-  if (kind == 0) return "sqlite:" + dir + "/edits.db";
-  static test::PostgresCluster cluster("moderation_bench");
-  static int databases = 0;
-  if (!cluster.started()) throw std::runtime_error(cluster.failure());
-  return cluster.create_database("bench_" + std::to_string(++databases));
-}
+std::string new_store(int kind, const std::string& dir) { return test::bench_store(kind, dir, "moderation_bench"); }
 
 struct Rig {
   std::string dir;
