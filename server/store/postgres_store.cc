@@ -67,7 +67,8 @@ std::vector<StoredChange> read_changes(const PgResult& r) {
                    static_cast<uint64_t>(r.int64(row, 3)),
                    r.bytes(row, 4),
                    static_cast<uint32_t>(r.int64(row, 5)),
-                   r.int64(row, 6)});
+                   r.int64(row, 6),
+                   {}});
     if (r.columns() > 7) out.back().author_name = r.bytes(row, 7);
   }
   return out;

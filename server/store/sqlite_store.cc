@@ -189,7 +189,8 @@ class SqliteStore final : public EditStore {
   void check_files();
   static StoredChange row_change(Statement& s) {
     StoredChange c{s.int64(0), {s.int64(1), s.int64(2)},          static_cast<uint64_t>(s.int64(3)),
-                   s.blob(4),  static_cast<uint32_t>(s.int64(5)), s.int64(6)};
+                   s.blob(4),  static_cast<uint32_t>(s.int64(5)), s.int64(6),
+                   {}};
     if (s.columns() > 7) c.author_name = s.text(7);
     return c;
   }
@@ -365,8 +366,9 @@ std::string history_filter(const HistoryQuery& q) {
 }
 int bind_history(Statement& s, const HistoryQuery& q) {
   int k = 1;
-  if (q.area)
-    s.bind(k++, q.area->first.x).bind(k++, q.area->second.x).bind(k++, q.area->first.z).bind(k++, q.area->second.z);
+  if (q.area) {
+    for (const int64_t v : {q.area->first.x, q.area->second.x, q.area->first.z, q.area->second.z}) s.bind(k++, v);
+  }
   if (q.author) s.bind(k++, static_cast<int64_t>(*q.author));
   if (q.since != 0) s.bind(k++, q.since);
   if (q.until != 0) s.bind(k++, q.until);

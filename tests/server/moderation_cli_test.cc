@@ -154,7 +154,7 @@ TEST_P(ModerationCliTest, TheLogAndAnExportKeepEveryChangesAuthor) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, ModerationCliTest, testing::Values("sqlite", "postgres"),
-                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+                         [](const testing::TestParamInfo<std::string>& store) { return store.param; });
 
 }  // namespace
 }  // namespace chunkforge::server

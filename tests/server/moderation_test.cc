@@ -89,7 +89,7 @@ class GriefTest : public ModerationTest {
         const v1::Objects& o = base.objects();
         const uint32_t layer = o.id_size() > 0 ? o.layer(0) : 0;
         v1::EditRequest alice, junk, bob, grief;
-        for (int k = 0; k < 3; ++k) add(alice, x, z, layer, 3.0F + 20.0F * k, 5.0F);
+        for (int k = 0; k < 3; ++k) add(alice, x, z, layer, 3.0F + 20.0F * static_cast<float>(k), 5.0F);
         for (int k = 0; k < 50; ++k)
           add(junk, x, z, layer, 1.0F + static_cast<float>(k % 10) * 6.0F,
               10.0F + static_cast<float>(k - k % 10) * 0.9F);
@@ -325,7 +325,7 @@ TEST_P(GriefTest, PlayersEditAsThemselvesAndOnlyModeratorsModerate) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, GriefTest, testing::Values("sqlite", "postgres"),
-                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+                         [](const testing::TestParamInfo<std::string>& store) { return store.param; });
 
 }  // namespace
 }  // namespace chunkforge::server
