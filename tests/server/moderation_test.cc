@@ -266,12 +266,13 @@ TEST_P(GriefTest, WhatAnotherPlayerBuiltOnIsKeptAndReported) {
 TEST_P(GriefTest, PlayersEditAsThemselvesAndOnlyModeratorsModerate) {
   Served& game = replicas_[0];
   const v1::Chunk base = chunk(game, 5, 5);
+  ASSERT_GT(base.objects().id_size(), 0);
   v1::EditRequest request;
   op_on(request, 5, 5)->set_remove_object(base.objects().id(0));
   ASSERT_TRUE(edit(game, request, token("alice")).ok());
 
-  v1::EditRequest as_bob;
-  op_on(as_bob, 5, 5)->set_remove_object(base.objects().id(1));
+  v1::EditRequest as_bob;  // refused for its author before its operation is looked at
+  op_on(as_bob, 5, 5)->set_remove_object(base.objects().id(0));
   as_bob.set_author("bob");
   EXPECT_EQ(edit(game, as_bob, token("alice")).error_code(), grpc::StatusCode::PERMISSION_DENIED);
   const test::JwtSigner stranger;
