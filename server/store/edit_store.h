@@ -165,10 +165,9 @@ class EditStore {
   virtual void snapshot(const std::function<void(const StoredChange&)>& each) = 0;
   virtual StoreStats stats() = 0;
   // Moderation (docs/edits.md): the changes matching `query` with their authors' names, newest
-  // first; a player's id in the
-  // dictionary (none if the store never recorded the name); the names of ids.
+  // first; the distinct chunks of those changes, by (z, x), at most query.limit; a player's id
+  // in the dictionary (none if the store never recorded the name); the name of an id.
   virtual std::vector<StoredChange> history(const HistoryQuery& query) = 0;
-  // The distinct chunks of the changes matching `query`, by (z, x), at most query.limit.
   virtual std::vector<ChunkCoord> chunks_changed(const HistoryQuery& query) = 0;
   virtual std::optional<uint32_t> player_id(const std::string& name) = 0;
   virtual std::string player_name(uint32_t id) = 0;
