@@ -93,25 +93,33 @@ v1::EditLogResponse edit_log(EditStore& store, const v1::EditLogRequest& r) {
   query.since = r.since();
   query.until = r.until();
   const size_t limit = r.limit() == 0 ? kDefaultLogEntries : r.limit();
-  // An object's changes are found among its chunks' (a bounded area), filtered here.
-  query.limit = r.object() != 0 ? kMaxLogEntries + size_t{1} : limit + 1;
-  size_t bytes = 0;
-  const std::vector<StoredChange> found = store.history(query);
-  for (const StoredChange& stored : found) {
-    v1::EditLogEntry e = entry_of(stored, stored.author_name);
-    if (r.object() != 0 && std::none_of(e.edits().begin(), e.edits().end(),
-                                        [&](const v1::ChunkEdit& x) { return names_object(x, r.object()); })) {
-      continue;
+  // Read a page of rows at a time (a snapshot row may hold 1.5 MiB): what is held is one page
+  // and the answer. An object's changes are found among its chunks' (a bounded area), at most
+  // kMaxLogEntries rows searched.
+  query.limit = kLogPage;
+  size_t bytes = 0, searched = 0;
+  while (true) {
+    const std::vector<StoredChange> page = store.history(query);
+    for (const StoredChange& stored : page) {
+      if (r.object() != 0 && searched++ == kMaxLogEntries) {
+        out.set_truncated(true);  // older ones not searched
+        return out;
+      }
+      v1::EditLogEntry e = entry_of(stored, stored.author_name);
+      if (r.object() != 0 && std::none_of(e.edits().begin(), e.edits().end(),
+                                          [&](const v1::ChunkEdit& x) { return names_object(x, r.object()); })) {
+        continue;
+      }
+      bytes += e.ByteSizeLong();
+      if (static_cast<size_t>(out.entries_size()) == limit || bytes > kMaxLogAnswerBytes) {
+        out.set_truncated(true);
+        return out;
+      }
+      *out.add_entries() = std::move(e);
     }
-    bytes += e.ByteSizeLong();
-    if (static_cast<size_t>(out.entries_size()) == limit || bytes > kMaxLogAnswerBytes) {
-      out.set_truncated(true);
-      break;
-    }
-    *out.add_entries() = std::move(e);
+    if (page.size() < kLogPage) return out;
+    query.before_seq = page.back().seq;
   }
-  if (r.object() != 0 && found.size() == query.limit) out.set_truncated(true);  // older ones not searched
-  return out;
 }
 
 }  // namespace chunkforge::server

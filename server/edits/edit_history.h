@@ -19,6 +19,8 @@ namespace chunkforge::server {
 inline constexpr uint32_t kMaxLogEntries = 10000;
 inline constexpr uint32_t kDefaultLogEntries = 1000;
 inline constexpr size_t kMaxLogAnswerBytes = size_t{3} << 20;
+// Stored changes read from the store at a time.
+inline constexpr size_t kLogPage = 32;
 // Chunks an object's history is looked for in, at most (an object lives in one chunk: name it).
 inline constexpr int64_t kMaxObjectLogChunks = 64;
 

@@ -318,8 +318,12 @@ class Run {
 
   // The chunks holding matching changes; RESOURCE_EXHAUSTED past kMaxRollbackChunks.
   grpc::Status find_chunks() {
-    const HistoryQuery query{std::pair(spec_.area.min, spec_.area.max), spec_.author, spec_.since, spec_.until,
-                             kMaxRollbackChunks + 1};
+    HistoryQuery query;
+    query.area = std::pair(spec_.area.min, spec_.area.max);
+    query.author = spec_.author;
+    query.since = spec_.since;
+    query.until = spec_.until;
+    query.limit = kMaxRollbackChunks + 1;
     chunks_ = store_.chunks_changed(query);
     if (chunks_.size() > kMaxRollbackChunks) {
       return {grpc::StatusCode::RESOURCE_EXHAUSTED, "more than " + std::to_string(kMaxRollbackChunks) +

@@ -69,6 +69,7 @@ struct HistoryQuery {
   std::optional<std::pair<ChunkCoord, ChunkCoord>> area;  // min and max corners, included
   std::optional<uint32_t> author;
   int64_t since = 0, until = 0;  // at >= since, at < until; 0: unbounded
+  int64_t before_seq = 0;        // seq < before_seq (the next page); 0: unbounded
   size_t limit = 1000;           // newest first, at most this many
 };
 

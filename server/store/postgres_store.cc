@@ -342,6 +342,7 @@ std::string history_filter(const HistoryQuery& q, std::vector<PgParam>& params) 
   if (q.author) where("author =", *q.author);
   if (q.since != 0) where("committed_at >=", q.since);
   if (q.until != 0) where("committed_at <", q.until);
+  if (q.before_seq != 0) where("seq <", q.before_seq);
   params.push_back(PgParam::integer(static_cast<int64_t>(q.limit)));
   return sql;
 }

@@ -362,6 +362,7 @@ std::string history_filter(const HistoryQuery& q) {
   if (q.author) sql += " AND author = ?";
   if (q.since != 0) sql += " AND committed_at >= ?";
   if (q.until != 0) sql += " AND committed_at < ?";
+  if (q.before_seq != 0) sql += " AND seq < ?";
   return sql;
 }
 int bind_history(Statement& s, const HistoryQuery& q) {
@@ -372,6 +373,7 @@ int bind_history(Statement& s, const HistoryQuery& q) {
   if (q.author) s.bind(k++, static_cast<int64_t>(*q.author));
   if (q.since != 0) s.bind(k++, q.since);
   if (q.until != 0) s.bind(k++, q.until);
+  if (q.before_seq != 0) s.bind(k++, q.before_seq);
   return k;
 }
 
