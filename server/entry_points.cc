@@ -79,6 +79,12 @@ const std::map<map::MapRoute, std::string_view> kMapBounds = {
     {map::MapRoute::kEdits, "only with an edit store; <= 4096 chunks per answer; the index scan on the map pool"},
     {map::MapRoute::kPlayers, "only with --map-players; one position per session (<= --max-sessions)"},
     {map::MapRoute::kView, "two numbers; no work (orders the waiting tiles)"},
+    {map::MapRoute::kModerationLog,
+     "only with an edit store and a moderator's token; EditLog's checks and lane (8 waiting), "
+     "<= 1,000 entries and 3 MiB"},
+    {map::MapRoute::kRollbackPreview,
+     "only with an edit store and a moderator's token; Rollback's checks and lane (8 waiting), "
+     "a preview: <= 10,000 chunks, nothing written"},
 };
 
 template <typename Table, typename Key>

@@ -15,6 +15,7 @@
 
 #include "edits/edit_batch.h"
 #include "http/map_routes.h"
+#include "map_moderation.h"
 #include "side_port_metrics.h"
 #include "startup/memory_limit.h"
 
@@ -138,6 +139,7 @@ HttpHandler WorldServer::start_map() {
         throw GenerationAbandoned();
       }
     };
+    options.moderation = map_moderation(service_);  // for moderators' tokens only
   }
   if (options_.map_players) {  // positions are shown only when the operator asks for it
     options.players = [this] {

@@ -304,8 +304,12 @@ class PendingReply {
 };
 
 bool Connection::hand_over(const http::request<http::empty_body>& request) {
-  HttpRequestView view{std::string(request.target()), std::string(request[http::field::if_none_match]),
-                       std::string(request[http::field::cookie]), std::string(request[http::field::authorization])};
+  HttpRequestView view{std::string(request.target()),
+                       std::string(request[http::field::if_none_match]),
+                       std::string(request[http::field::cookie]),
+                       std::string(request[http::field::authorization]),
+                       std::string(request["X-Chunkforge-Moderator"]),
+                       from_.to_string()};
   auto pending = std::make_shared<PendingReply>(weak_from_this(), server_.gate);
   phase_ = Phase::kOwed;
   ++server_.owed;

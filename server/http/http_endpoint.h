@@ -78,6 +78,8 @@ struct HttpOptions {
 struct HttpRequestView {
   std::string target;  // path and query
   std::string if_none_match, cookie, authorization;
+  std::string moderator;  // X-Chunkforge-Moderator (the live map's moderation view)
+  std::string peer;       // the client's address
 };
 struct HttpReply {
   unsigned status = 200;

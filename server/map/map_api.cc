@@ -88,6 +88,8 @@ std::string layers_json(const World& world) {
   return out + "]";
 }
 
+const char* flag(bool on) { return on ? "true" : "false"; }
+
 int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -127,17 +129,18 @@ std::string query_value(const std::string& query, const std::string& name) {
 }
 
 std::string status_json(const World& world, const std::string& source, const std::vector<std::string>& errors,
-                        bool watching, bool edits, bool players, bool publish_seed) {
+                        const MapFeatures& features) {
   const v1::WorldDefinition& d = world.definition();
   std::string error_list = "[";
   for (const std::string& e : errors) error_list += (error_list.size() > 1 ? "," : "") + quoted(e);
   error_list += "]";
   return "{\"name\":" + quoted(d.name()) + ",\"source\":" + quoted(source) +
          ",\"fingerprint\":" + quoted(world.fingerprint()) +
-         ",\"seed\":" + (publish_seed ? "\"" + std::to_string(world.seed()) + "\"" : std::string("null")) +
+         ",\"seed\":" + (features.publish_seed ? "\"" + std::to_string(world.seed()) + "\"" : std::string("null")) +
          ",\"chunk_size\":" + std::to_string(world.chunk_size()) + ",\"min_zoom\":" + std::to_string(kMinZoom) +
-         ",\"max_zoom\":" + std::to_string(kMaxZoom) + ",\"watching\":" + (watching ? "true" : "false") +
-         ",\"edits\":" + (edits ? "true" : "false") + ",\"players\":" + (players ? "true" : "false") +
+         ",\"max_zoom\":" + std::to_string(kMaxZoom) + ",\"watching\":" + flag(features.watching) +
+         ",\"edits\":" + flag(features.edits) + ",\"players\":" + flag(features.players) +
+         ",\"moderation\":" + flag(features.moderation) +
          ",\"errors\":" + error_list + ",\"layers\":" + layers_json(world) +
          ",\"structures\":" + names_of(d.structures()) + "}";
 }

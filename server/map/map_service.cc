@@ -49,6 +49,8 @@ constexpr MapRouteEntry kRoutes[] = {
     {"/api/edits", "/api/edits", false, MapRoute::kEdits},
     {"/api/players", "/api/players", false, MapRoute::kPlayers},
     {"/api/view", "/api/view", false, MapRoute::kView},
+    {"/api/moderation/log", "/api/moderation/log", false, MapRoute::kModerationLog},
+    {"/api/moderation/rollback-preview", "/api/moderation/rollback-preview", false, MapRoute::kRollbackPreview},
 };
 
 // Compares without stopping at the first difference: the time taken says nothing of the token.
@@ -190,8 +192,9 @@ void MapService::dispatch(MapRoute route, const MapRequest& request, const std::
     case MapRoute::kTile:
       return serve_tile(request, path, std::move(reply), cancelled);
     case MapRoute::kStatus:
-      return reply(json(200, status_json(*world, now.source, now.errors, options_.watching,
-                                         bool(options_.edited_chunks), bool(options_.players), options_.publish_seed)));
+      return reply(json(200, status_json(*world, now.source, now.errors,
+                                         {options_.watching, bool(options_.edited_chunks), bool(options_.players),
+                                          bool(options_.moderation), options_.publish_seed})));
     case MapRoute::kPoint: {
       auto [status, body] = point_json(*world, query);  // microseconds: answered here
       return reply(json(status, std::move(body)));
@@ -214,6 +217,9 @@ void MapService::dispatch(MapRoute route, const MapRequest& request, const std::
       return reply(json(200, players_json(options_.players())));
     case MapRoute::kView:
       return serve_view(query, reply);
+    case MapRoute::kModerationLog:
+    case MapRoute::kRollbackPreview:
+      return serve_moderation(route, request, query, std::move(reply), cancelled);
     default:
       return reply(not_found());
   }
@@ -285,6 +291,22 @@ void MapService::serve_view(const std::string& query, const MapReplyFn& reply) {
   if (!x || !z) return reply(text(400, "x and z must be finite numbers\n"));
   pool_.set_focus(TilePlace{*x, *z});
   reply(json(200, "{}"));
+}
+
+// Audit and rollback previews run where the RPCs run them (the server's moderation lane, with
+// its bound), not on the map's pool.
+void MapService::serve_moderation(MapRoute route, const MapRequest& request, const std::string& query,
+                                  MapReplyFn reply, const Cancelled& cancelled) {
+  if (!options_.moderation) return reply(not_found());
+  if (request.moderator.empty()) {
+    return reply(json(401, "{\"error\":\"moderation needs a moderator's token (or the write token) in the "
+                           "X-Chunkforge-Moderator header\"}"));
+  }
+  const ModerationQuery what =
+      route == MapRoute::kModerationLog ? ModerationQuery::kLog : ModerationQuery::kRollbackPreview;
+  options_.moderation(
+      {what, query_value(query, "q"), request.moderator, request.peer},
+      [reply = std::move(reply)](int status, std::string body) { reply(json(status, std::move(body))); }, cancelled);
 }
 
 // Planning a search costs up to a tenth of a second at the largest radius, on a pool thread:

@@ -2,8 +2,9 @@
 //
 // The live map's routes, independent of the HTTP server that carries them: the page and its
 // scripts (/map/, Leaflet embedded at build time), tiles (/tiles/{layer}/{z}/{x}/{y}.png),
-// small JSON endpoints (/api/status, /api/point, /api/locate, /api/chunk, /api/edits, /api/players), and /api/view,
-// where the page reports its centre so that the tiles nearest to it render first (TilePool). chunkforge-server mounts
+// small JSON endpoints (/api/status, /api/point, /api/locate, /api/chunk, /api/edits, /api/players,
+// /api/moderation/), and /api/view, where the page reports its centre so that the tiles nearest
+// to it render first (TilePool). chunkforge-server mounts
 // it on its --http port; `chunkforge map` on a port of its own, swapping worlds as the file changes.
 //
 //   MapService map({.threads = 2});
@@ -50,6 +51,8 @@ namespace chunkforge::map {
 struct MapRequest {
   std::string target;  // path and query, as sent
   std::string if_none_match, cookie, authorization;
+  std::string moderator;  // the X-Chunkforge-Moderator header: a moderator's credential
+  std::string peer;       // the client's address
 };
 
 struct MapReply {
@@ -81,12 +84,40 @@ using PlayersFn = std::function<std::vector<PlayerMarker>()>;
 // applied (edit_version and object_states set); `base` itself when nobody edited it.
 using CurrentChunkFn = std::function<v1::Chunk(ChunkCoord coord, v1::Chunk base)>;
 
+// The moderators' view (chunkforge-server with an edit store): /api/moderation/log?q=<JSON>
+// answers an EditLogRequest, /api/moderation/rollback-preview?q=<JSON> a RollbackRequest's
+// preview, both in protobuf JSON (edit.proto), for the moderator whose credential (a
+// moderator's player token, or the write token) the X-Chunkforge-Moderator header carries.
+enum class ModerationQuery { kLog, kRollbackPreview };
+struct ModerationCall {
+  ModerationQuery query;
+  std::string request_json, credential, peer;
+};
+// Told the HTTP status and the JSON body ({"error": "..."} when the status is not 200).
+using ModerationReplyFn = std::function<void(int status, std::string body)>;
+using ModerationFn = std::function<void(ModerationCall call, ModerationReplyFn reply,
+                                        std::shared_ptr<const std::atomic<bool>> cancelled)>;
+
 // The largest /api/locate radius unless MapOptions says otherwise: gRPC Locate's default bound
 // (Limits::max_locate_radius; world_server.cc checks that they agree and passes the server's).
 inline constexpr double kDefaultMaxLocateRadius = 4096;
 
 // The map's routes: what the dispatcher matches, in order (the first that fits serves).
-enum class MapRoute { kPageRedirect, kPage, kAsset, kTile, kStatus, kPoint, kLocate, kChunk, kEdits, kPlayers, kView };
+enum class MapRoute {
+  kPageRedirect,
+  kPage,
+  kAsset,
+  kTile,
+  kStatus,
+  kPoint,
+  kLocate,
+  kChunk,
+  kEdits,
+  kPlayers,
+  kView,
+  kModerationLog,
+  kRollbackPreview,
+};
 struct MapRouteEntry {
   std::string_view name;   // as documented: "/tiles/{layer}/{z}/{x}/{y}.png"
   std::string_view match;  // the path, or its start when `prefix`
@@ -116,6 +147,9 @@ struct MapOptions {
   // The server's edits (chunkforge-server with a store): /api/chunk shows chunks as edited.
   // Unset: as generated.
   CurrentChunkFn current_chunk;
+  // Moderation (chunkforge-server with an edit store): the /api/moderation/ routes and the
+  // page's moderation panel. Unset: neither.
+  ModerationFn moderation;
 };
 
 // Tiles served since start, for /metrics: answered 304 (the viewer's ETag matched), from the
@@ -155,6 +189,8 @@ class MapService {
   void serve_tile(const MapRequest& request, const std::string& path, MapReplyFn reply, const Cancelled& cancelled);
   void serve_locate(const std::string& query, MapReplyFn reply, const Cancelled& cancelled);
   void serve_view(const std::string& query, const MapReplyFn& reply);
+  void serve_moderation(MapRoute route, const MapRequest& request, const std::string& query, MapReplyFn reply,
+                        const Cancelled& cancelled);
   // Runs `work` on the pool and replies with its answer: 503 when the queue is full, when the
   // client left first, or when the work gives up (GenerationAbandoned).
   void on_pool(MapReplyFn reply, const Cancelled& cancelled, std::function<MapReply()> work,
@@ -172,8 +208,12 @@ class MapService {
 
 // The JSON bodies (map_api.cc): the world and layers; the terrain at a point; the nearest
 // structures of a type. Each returns {status, body}: 400 with a reason for bad parameters.
+// What the page may show beside the world: each true when the server offers it.
+struct MapFeatures {
+  bool watching = false, edits = false, players = false, moderation = false, publish_seed = true;
+};
 std::string status_json(const World& world, const std::string& source, const std::vector<std::string>& errors,
-                        bool watching, bool edits, bool players, bool publish_seed);
+                        const MapFeatures& features);
 std::pair<int, std::string> point_json(const World& world, const std::string& query);
 // Radius at most `max_radius`; throws GenerationAbandoned once `abandon` reads true.
 std::pair<int, std::string> locate_json(const World& world, const std::string& query, double max_radius,

@@ -4,6 +4,8 @@
 // every chunk in a player's view, at most kMaxModerationJobs waiting. A rollback whose client
 // leaves finishes all the same (it is retry-safe, and half of one helps nobody); an audit whose
 // client left is not run.
+#include <google/protobuf/util/json_util.h>
+
 #include "edits/edit_history.h"
 #include "edits/rollback.h"
 #include "rpc/unary_call.h"
@@ -28,6 +30,22 @@ RollbackSpec spec_of(const v1::RollbackRequest& r, std::optional<uint32_t> autho
   return spec;
 }
 
+// `json` as `message` (protobuf JSON, unknown fields refused), or INVALID_ARGUMENT saying why.
+grpc::Status parse_json(const std::string& json, google::protobuf::Message& message) {
+  const auto parsed = google::protobuf::util::JsonStringToMessage(json, &message);
+  if (parsed.ok()) return grpc::Status::OK;
+  return {grpc::StatusCode::INVALID_ARGUMENT,
+          "q: not a " + message.GetTypeName() + " in JSON: " + std::string(parsed.message())};
+}
+
+std::string json_of(const google::protobuf::Message& message) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;  // the names of edit.proto and of `chunkforge edits log`
+  std::string out;
+  (void)google::protobuf::util::MessageToJsonString(message, &out, options);
+  return out;
+}
+
 }  // namespace
 
 grpc::Status WorldService::queue_moderation(std::function<void()> job) {
@@ -41,6 +59,25 @@ grpc::Status WorldService::queue_moderation(std::function<void()> job) {
     --moderation_jobs_;
   });
   return grpc::Status::OK;
+}
+
+grpc::Status WorldService::run_rollback(const v1::RollbackRequest& request, const Caller& moderator,
+                                        v1::RollbackResponse& answer) {
+  std::optional<uint32_t> author;
+  if (!request.player().empty()) {
+    // A name the store never recorded has no changes: an id no change has.
+    author = edits_->store().player_id(request.player()).value_or(UINT32_MAX);
+  }
+  // After each group's commit, this process's tail hands its new versions to the sessions
+  // (other replicas' tails hear of it from the store).
+  EditStore& store = edits_->store();
+  const grpc::Status done = roll_back(
+      store, [this](ChunkCoord c) { return source().base_chunk(c); }, spec_of(request, author, moderator), answer,
+      [&store](size_t, size_t) { store.wake(); });
+  if (done.ok() && !request.preview()) {
+    for (const v1::ChunkVersion& v : answer.versions()) edits_->committed({v.chunk().x(), v.chunk().z()}, v.version());
+  }
+  return done;
 }
 
 grpc::ServerUnaryReactor* WorldService::EditLog(grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw,
@@ -72,29 +109,13 @@ grpc::ServerUnaryReactor* WorldService::Rollback(grpc::CallbackServerContext* co
   Caller moderator;
   grpc::Status status = call->open(raw, request.get());
   if (status.ok()) status = authorize_moderation(*context, moderator);
-  if (status.ok() && !request->has_area()) status = {grpc::StatusCode::INVALID_ARGUMENT, "area: required"};
-  if (status.ok()) status = check_area(request->area(), chunk_limit());
+  if (status.ok()) status = check_rollback(*request);
   if (status.ok()) {
     status = queue_moderation([this, call, request, moderator] {
       try {
-        std::optional<uint32_t> author;
-        if (!request->player().empty()) {
-          // A name the store never recorded has no changes: an id no change has.
-          author = edits_->store().player_id(request->player()).value_or(UINT32_MAX);
-        }
         v1::RollbackResponse answer;
-        // After each group's commit, this process's tail hands its new versions to the sessions
-        // (other replicas' tails hear of it from the store).
-        EditStore& store = edits_->store();
-        const grpc::Status done = roll_back(
-            store, [this](ChunkCoord c) { return source().base_chunk(c); }, spec_of(*request, author, moderator),
-            answer, [&store](size_t, size_t) { store.wake(); });
-        if (!done.ok()) return call->fail(done);
-        if (!request->preview()) {
-          for (const v1::ChunkVersion& v : answer.versions())
-            edits_->committed({v.chunk().x(), v.chunk().z()}, v.version());
-        }
-        call->answer(answer);
+        const grpc::Status done = run_rollback(*request, moderator, answer);
+        done.ok() ? call->answer(answer) : call->fail(done);
       } catch (const std::exception& e) {
         call->fail(store_failed(e));
       }
@@ -102,6 +123,54 @@ grpc::ServerUnaryReactor* WorldService::Rollback(grpc::CallbackServerContext* co
   }
   if (!status.ok()) call->fail(status);
   return call;
+}
+
+void WorldService::moderate_json(MapModeration query, const std::string& json, const std::string& token,
+                                 const std::string& peer, JsonAnswerFn done, Cancelled cancelled) {
+  Caller moderator;
+  grpc::Status status = authorize_moderation(token, peer, moderator);
+  if (status.ok() && query == MapModeration::kLog) {
+    auto request = std::make_shared<v1::EditLogRequest>();
+    status = parse_json(json, *request);
+    if (status.ok() && request->limit() > kMapLogEntries) {
+      status = {grpc::StatusCode::INVALID_ARGUMENT,
+                "limit: at most " + std::to_string(kMapLogEntries) + " on the map (EditLog takes more)"};
+    }
+    if (status.ok()) status = check_edit_log(*request, chunk_limit());
+    if (status.ok()) {
+      status = queue_moderation([this, request, done, cancelled] {
+        if (cancelled && cancelled->load()) return done({grpc::StatusCode::CANCELLED, "the client left"}, "");
+        try {
+          done(grpc::Status::OK, json_of(edit_log(edits_->store(), *request)));
+        } catch (const std::exception& e) {
+          done(store_failed(e), "");
+        }
+      });
+    }
+  } else if (status.ok()) {
+    auto request = std::make_shared<v1::RollbackRequest>();
+    status = parse_json(json, *request);
+    request->set_preview(true);  // the map shows what would change; it changes nothing
+    if (status.ok()) status = check_rollback(*request);
+    if (status.ok()) {
+      status = queue_moderation([this, request, moderator, done, cancelled] {
+        if (cancelled && cancelled->load()) return done({grpc::StatusCode::CANCELLED, "the client left"}, "");
+        try {
+          v1::RollbackResponse answer;
+          const grpc::Status planned = run_rollback(*request, moderator, answer);
+          done(planned, planned.ok() ? json_of(answer) : "");
+        } catch (const std::exception& e) {
+          done(store_failed(e), "");
+        }
+      });
+    }
+  }
+  if (!status.ok()) done(status, "");
+}
+
+grpc::Status WorldService::check_rollback(const v1::RollbackRequest& request) const {
+  if (!request.has_area()) return {grpc::StatusCode::INVALID_ARGUMENT, "area: required"};
+  return check_area(request.area(), chunk_limit());
 }
 
 }  // namespace chunkforge::server

@@ -54,11 +54,11 @@ static bool same_token(const std::string& given, const std::string& token) {
   return diff == 0;
 }
 
-// Who the call is by its credentials: the write token is the service, a player token that
-// verifies its player or moderator, anything else a reader (what a reader may do is checked
-// apart). UNAUTHENTICATED for a player token that does not verify.
-static grpc::Status identify(const Auth& auth, const grpc::CallbackServerContext& context, Caller& caller) {
-  const std::string token = bearer(context);
+// Who the caller is by its bearer token, sent from `peer` (an address, for the bound on failed
+// checks): the write token is the service, a player token that verifies its player or
+// moderator, anything else a reader (what a reader may do is checked apart). UNAUTHENTICATED
+// for a player token that does not verify.
+static grpc::Status identify(const Auth& auth, const std::string& token, const std::string& peer, Caller& caller) {
   caller = {};
   if (same_token(token, auth.write_token)) {
     caller.role = Caller::Role::kService;
@@ -66,10 +66,15 @@ static grpc::Status identify(const Auth& auth, const grpc::CallbackServerContext
   }
   // A JWT has two dots; the shared tokens are checked first, so one that has dots still works.
   if (auth.player_tokens && std::count(token.begin(), token.end(), '.') == 2 && !same_token(token, auth.token)) {
-    const std::string& peer = context.peer();  // "ipv4:10.0.0.7:40000": the address without its port
-    return auth.player_tokens->verify(token, caller, 0, peer.substr(0, peer.rfind(':')));
+    return auth.player_tokens->verify(token, caller, 0, peer);
   }
   return grpc::Status::OK;
+}
+
+// The call's address without its port ("ipv4:10.0.0.7:40000" -> "ipv4:10.0.0.7").
+static std::string peer_address(const grpc::CallbackServerContext& context) {
+  const std::string& peer = context.peer();
+  return peer.substr(0, peer.rfind(':'));
 }
 
 grpc::Status WorldService::authenticate(const grpc::CallbackServerContext& context) const {
@@ -79,7 +84,7 @@ grpc::Status WorldService::authenticate(const grpc::CallbackServerContext& conte
   }
   if (auth_.player_tokens) {
     Caller caller;
-    if (grpc::Status status = identify(auth_, context, caller); !status.ok()) return status;  // with its reason
+    if (grpc::Status status = identify(auth_, token, peer_address(context), caller); !status.ok()) return status;
     if (caller.role != Caller::Role::kReader) return grpc::Status::OK;
   }
   return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
@@ -87,6 +92,10 @@ grpc::Status WorldService::authenticate(const grpc::CallbackServerContext& conte
 }
 
 grpc::Status WorldService::authorize_edit(const grpc::CallbackServerContext& context, Caller& caller) const {
+  return authorize_edit(bearer(context), peer_address(context), caller);
+}
+
+grpc::Status WorldService::authorize_edit(const std::string& token, const std::string& peer, Caller& caller) const {
   if (edits_ == nullptr && !auth_.store_error.empty()) {
     return {grpc::StatusCode::UNAVAILABLE, auth_.store_error + ": edit not applied; retry later"};
   }
@@ -94,7 +103,7 @@ grpc::Status WorldService::authorize_edit(const grpc::CallbackServerContext& con
     return {grpc::StatusCode::FAILED_PRECONDITION,
             "this server keeps no edits (start it with --data DIR or --store URI)"};
   }
-  if (grpc::Status status = identify(auth_, context, caller); !status.ok()) return status;
+  if (grpc::Status status = identify(auth_, token, peer, caller); !status.ok()) return status;
   if (caller.role != Caller::Role::kReader) return grpc::Status::OK;
   if (auth_.open_edits) {
     caller.role = Caller::Role::kService;  // local development: anyone may name an author
@@ -111,7 +120,12 @@ grpc::Status WorldService::authorize_edit(const grpc::CallbackServerContext& con
 }
 
 grpc::Status WorldService::authorize_moderation(const grpc::CallbackServerContext& context, Caller& caller) const {
-  if (grpc::Status status = authorize_edit(context, caller); !status.ok()) return status;
+  return authorize_moderation(bearer(context), peer_address(context), caller);
+}
+
+grpc::Status WorldService::authorize_moderation(const std::string& token, const std::string& peer,
+                                                Caller& caller) const {
+  if (grpc::Status status = authorize_edit(token, peer, caller); !status.ok()) return status;
   if (caller.role == Caller::Role::kModerator || caller.role == Caller::Role::kService) return grpc::Status::OK;
   return {grpc::StatusCode::PERMISSION_DENIED,
           "moderation needs a moderator's token (role \"moderator\") or the write token; player " + caller.player +

@@ -18,6 +18,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -186,6 +187,21 @@ class WorldService final : public WorldServiceBase {
   // OK with who the caller is, or PERMISSION_DENIED unless the call carries a moderator's token
   // or the write token.
   grpc::Status authorize_moderation(const grpc::CallbackServerContext& context, Caller& caller) const;
+  // The same checks for a bearer `token` sent from `peer` (an address) outside gRPC: the live map.
+  grpc::Status authorize_edit(const std::string& token, const std::string& peer, Caller& caller) const;
+  grpc::Status authorize_moderation(const std::string& token, const std::string& peer, Caller& caller) const;
+  // The live map's moderation view (server/map_moderation.h): `json` an EditLogRequest (limit at
+  // most kMapLogEntries) or a RollbackRequest, which runs as a preview whatever it says, in
+  // protobuf JSON, for the moderator whose bearer `token` it is. Checked as the RPCs check
+  // them and queued on the same moderation lane; `done` gets the status and the answer in
+  // protobuf JSON (proto field names), on the lane's thread, or on this one when refused. Not
+  // run when `cancelled` has risen by its turn.
+  enum class MapModeration { kLog, kRollbackPreview };
+  static constexpr uint32_t kMapLogEntries = 1000;
+  using JsonAnswerFn = std::function<void(const grpc::Status& status, std::string json)>;
+  using Cancelled = std::shared_ptr<const std::atomic<bool>>;
+  void moderate_json(MapModeration query, const std::string& json, const std::string& token, const std::string& peer,
+                     JsonAnswerFn done, Cancelled cancelled);
   // The per-player edit rate (token_buckets.h).
   TokenBuckets& player_rates() { return player_rates_; }
   EditService* edits() { return edits_; }
@@ -234,6 +250,11 @@ class WorldService final : public WorldServiceBase {
       [this](std::function<void()> job) { source_.submit(limits_.max_radius + 0.5, std::move(job)); }};
   // Moderation's reads and rollbacks (moderation.cc), one at a time, after edits' preparation.
   grpc::Status queue_moderation(std::function<void()> job);
+  // Rollback's request checked (an area within the world).
+  grpc::Status check_rollback(const v1::RollbackRequest& request) const;
+  // Plans (preview) or applies a checked rollback for `moderator`; the new versions raised in
+  // the index. Throws StoreError.
+  grpc::Status run_rollback(const v1::RollbackRequest& request, const Caller& moderator, v1::RollbackResponse& answer);
   static constexpr int kMaxModerationJobs = 8;
   std::atomic<int> moderation_jobs_{0};
   SerialLane moderation_lane_{

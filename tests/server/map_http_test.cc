@@ -293,7 +293,8 @@ TEST(MapJobsTest, SearchesBeyondMaxLocatesAtOnceGet503) {
   map::MapService service(options);
   service.set_world(default_world(), "test");
   auto open = std::make_shared<std::atomic<bool>>(false);
-  const map::MapRequest search{"/api/locate?type=well&x=0&z=0&radius=4096", "", "", ""};
+  map::MapRequest search;
+  search.target = "/api/locate?type=well&x=0&z=0&radius=4096";
   ASSERT_TRUE(service.handle(search, replies.fn(), open));
   ASSERT_TRUE(service.handle(search, replies.fn(), open));  // the first is still queued or running
   ASSERT_TRUE(replies.wait(2));
@@ -309,7 +310,9 @@ TEST(MapJobsTest, ASearchWhoseClientLeftIsNeitherRunNorAnswered) {
   map::MapService service(map::MapOptions{});
   service.set_world(default_world(), "test");
   auto left = std::make_shared<std::atomic<bool>>(true);
-  ASSERT_TRUE(service.handle({"/api/locate?type=well&x=0&z=0&radius=4096", "", "", ""}, replies.fn(), left));
+  map::MapRequest search;
+  search.target = "/api/locate?type=well&x=0&z=0&radius=4096";
+  ASSERT_TRUE(service.handle(search, replies.fn(), left));
   ASSERT_TRUE(replies.wait(0, 1));  // the reply function was dropped
   std::lock_guard lock(replies.mutex);
   EXPECT_TRUE(replies.got.empty());
