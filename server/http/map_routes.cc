@@ -8,8 +8,8 @@ namespace chunkforge::server {
 HttpHandler map_handler(map::MapService& service) {
   return [&service](const HttpRequestView& request, HttpReplyFn reply,
                     std::shared_ptr<const std::atomic<bool>> cancelled) {
-    map::MapRequest map_request{request.target,    request.if_none_match, request.cookie,
-                                request.authorization, request.moderator,   request.peer};
+    map::MapRequest map_request{request.target,        request.if_none_match, request.cookie,
+                                request.authorization, request.moderator,     request.peer};
     return service.handle(
         map_request,
         [reply = std::move(reply)](map::MapReply r) {

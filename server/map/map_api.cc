@@ -140,9 +140,8 @@ std::string status_json(const World& world, const std::string& source, const std
          ",\"chunk_size\":" + std::to_string(world.chunk_size()) + ",\"min_zoom\":" + std::to_string(kMinZoom) +
          ",\"max_zoom\":" + std::to_string(kMaxZoom) + ",\"watching\":" + flag(features.watching) +
          ",\"edits\":" + flag(features.edits) + ",\"players\":" + flag(features.players) +
-         ",\"moderation\":" + flag(features.moderation) +
-         ",\"errors\":" + error_list + ",\"layers\":" + layers_json(world) +
-         ",\"structures\":" + names_of(d.structures()) + "}";
+         ",\"moderation\":" + flag(features.moderation) + ",\"errors\":" + error_list +
+         ",\"layers\":" + layers_json(world) + ",\"structures\":" + names_of(d.structures()) + "}";
 }
 
 std::pair<int, std::string> point_json(const World& world, const std::string& query) {

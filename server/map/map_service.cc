@@ -295,12 +295,13 @@ void MapService::serve_view(const std::string& query, const MapReplyFn& reply) {
 
 // Audit and rollback previews run where the RPCs run them (the server's moderation lane, with
 // its bound), not on the map's pool.
-void MapService::serve_moderation(MapRoute route, const MapRequest& request, const std::string& query,
-                                  MapReplyFn reply, const Cancelled& cancelled) {
+void MapService::serve_moderation(MapRoute route, const MapRequest& request, const std::string& query, MapReplyFn reply,
+                                  const Cancelled& cancelled) {
   if (!options_.moderation) return reply(not_found());
   if (request.moderator.empty()) {
-    return reply(json(401, "{\"error\":\"moderation needs a moderator's token (or the write token) in the "
-                           "X-Chunkforge-Moderator header\"}"));
+    return reply(json(401,
+                      "{\"error\":\"moderation needs a moderator's token (or the write token) in the "
+                      "X-Chunkforge-Moderator header\"}"));
   }
   const ModerationQuery what =
       route == MapRoute::kModerationLog ? ModerationQuery::kLog : ModerationQuery::kRollbackPreview;

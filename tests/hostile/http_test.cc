@@ -1,7 +1,8 @@
 // The HTTP side port and the live map under attack from 127.0.0.2 (docs/server.md, "Hostile
 // scenarios"): structure searches whose clients leave at once, idle half-request sockets that
 // reconnect as soon as they are closed, 80 map clients fetching tiles, and a flood of
-// /api/edits. Each must leave /healthz, the gRPC client, memory and shutdown within the bounds.
+// /api/edits and of the moderation view's queries. Each must leave /healthz, the gRPC client, memory and shutdown
+// within the bounds.
 #include <fcntl.h>
 
 #include <random>
@@ -120,6 +121,42 @@ TEST(HostileScenario, AFloodOfEditsQueries) {
   });
   scenario.expect_within_bounds();
   std::printf("  edits queries answered: %d\n", answered.load());
+  EXPECT_GT(answered.load(), 0);
+}
+
+// Whole-world audits and rollback previews from 32 clients with a moderator's credential (open
+// edits: any will do), and as many with none: the moderation lane's 8 waiting jobs bound the
+// work, the rest are refused at once.
+TEST(HostileScenario, AFloodOfModerationQueries) {
+  const std::string data = test::unique_temp_dir("hostile_http_moderation_data");
+  Scenario scenario("http_moderation_flood", {"--data", data, "--open-edits"});
+  const int port = scenario.server().http_port();
+  const std::string area =
+      "%7B%22area%22%3A%7B%22min%22%3A%7B%22x%22%3A-100000%2C%22z%22%3A-100000%7D%2C%22max%22%3A%7B"
+      "%22x%22%3A100000%2C%22z%22%3A100000%7D%7D%7D";  // {"area":{-100000..100000}}
+  const std::vector<std::string> targets = {"/api/moderation/log?q=%7B%7D",
+                                            "/api/moderation/rollback-preview?q=" + area};
+  const std::string moderator = "X-Chunkforge-Moderator: anyone\r\n";
+  for (const std::string& target : targets) {
+    std::string body;
+    ASSERT_EQ(http_get(port, target, 5000ms, kAttacker, &body, moderator), 200) << target << ": " << body;
+  }
+  std::atomic<int> answered{0}, refused{0};
+  scenario.attack(8s, [&, port](std::stop_token stop) {
+    std::vector<std::jthread> clients;
+    for (int c = 0; c < 64; ++c) {
+      clients.emplace_back([&, c, port] {
+        const std::string& target = targets[c % 2];
+        const std::string headers = c < 32 ? moderator : "";
+        while (!stop.stop_requested()) {
+          const int status = http_get(port, target, 2000ms, kAttacker, nullptr, headers);
+          (status == 200 ? answered : refused).fetch_add(1);
+        }
+      });
+    }
+  });
+  scenario.expect_within_bounds();
+  std::printf("  moderation queries answered: %d, refused or cut: %d\n", answered.load(), refused.load());
   EXPECT_GT(answered.load(), 0);
 }
 

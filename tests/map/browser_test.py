@@ -7,7 +7,9 @@ are not blank; switching the base layer changes what is drawn, and so does showi
 layer's density; structure search puts markers;
 the edits and players overlays (the server has an edit store open to edits and --map-players)
 draw the chunk edited with `chunkforge edit` and a player walking over a real session
-(chunkforge-walker); clicking that chunk at close zoom shows its objects and the edited state. Screenshots are written to the artefact directory.
+(chunkforge-walker); clicking that chunk at close zoom shows its objects and the edited state;
+moderation shows two players' edits by colour, a chunk's history with its authors and a
+rollback preview. Screenshots are written to the artefact directory.
 
 Then `chunkforge map` on a world file: breaking the file shows its field-path errors on the
 page while the last good world stays; fixing it clears them and changes the world.
@@ -245,24 +247,34 @@ def edit_a_chunk(cli, base, grpc_port):
     return 1, 1, object_id, "0aff"
 
 
-# Clicking a chunk at close zoom: a popup naming it with its edit version, one marker per
-# object /api/chunk lists, and the edited object's state in the popup.
-def check_chunk_click(page, base, artefacts, edited):
-    cx, cz, object_id, state = edited
-    size = page.evaluate("chunkforgeMap.status.chunk_size")
-    page.evaluate("chunkforgeMap.map.setView(L.latLng(%f, %f), 1, {animate: false}) && true" %
-                  (-(cz + 0.5) * size, (cx + 0.5) * size))
-    wait_for(lambda: len(loaded_tiles(page, "biomes")) >= 6, 60, "tiles at zoom 1")  # biomes: shown since above
-    # A real click on the chunk's middle, wherever the map's container puts it on screen.
+# A real click in the middle of the map, wherever its container puts it on screen; the popup's text.
+def click_centre(page):
     x, y = page.evaluate("""(() => {
       const m = chunkforgeMap.map, p = m.latLngToContainerPoint(m.getCenter());
       const r = m.getContainer().getBoundingClientRect();
       return [r.left + p.x, r.top + p.y];
     })()""")
+    page.evaluate("chunkforgeMap.map.closePopup(), true")  # it fades out: wait until it is gone
+    wait_for(lambda: page.evaluate("document.querySelector('.leaflet-popup-content') === null"), 10, "no popup")
     for kind in ("mousePressed", "mouseReleased"):
         page.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
-    text = wait_for(lambda: page.evaluate(
+    return wait_for(lambda: page.evaluate(
         "(document.querySelector('.leaflet-popup-content') || {}).textContent"), 30, "the chunk's popup")
+
+
+def centre_on_chunk(page, cx, cz, zoom):
+    size = page.evaluate("chunkforgeMap.status.chunk_size")
+    page.evaluate("chunkforgeMap.map.setView(L.latLng(%f, %f), %d, {animate: false}) && true" %
+                  (-(cz + 0.5) * size, (cx + 0.5) * size, zoom))
+
+
+# Clicking a chunk at close zoom: a popup naming it with its edit version, one marker per
+# object /api/chunk lists, and the edited object's state in the popup.
+def check_chunk_click(page, base, artefacts, edited):
+    cx, cz, object_id, state = edited
+    centre_on_chunk(page, cx, cz, 1)
+    wait_for(lambda: len(loaded_tiles(page, "biomes")) >= 6, 60, "tiles at zoom 1")  # biomes: shown since above
+    text = click_centre(page)
     expected = json.load(urllib.request.urlopen(base + "/api/chunk?cx=%d&cz=%d" % (cx, cz)))
     assert text.startswith("chunk %d, %d  (edit version 1)" % (cx, cz)), text
     assert any(object_id in line and line.endswith("state " + state) for line in text.split("\n")), text
@@ -271,6 +283,56 @@ def check_chunk_click(page, base, artefacts, edited):
     page.pump(0.5)  # the popup fades in
     screenshot(page, os.path.join(artefacts, "map_chunk_click.png"))
     return len(expected["objects"])
+
+
+# Two players' edits through `chunkforge edit --author` (open edits: the CLI speaks for anyone):
+# griefer adds two objects to chunk (2, 1) and one to (3, 1), alice one to (2, 1).
+def authored_edits(cli, grpc_port):
+    for author, cx, k in (("griefer", 2, 0), ("griefer", 2, 1), ("griefer", 3, 0), ("alice", 2, 2)):
+        subprocess.run([cli, "edit", str(cx), "1", "add", "forest", str(4 + 8 * k), "5", "--author", author,
+                        "--server", "127.0.0.1:%d" % grpc_port], check=True, stdout=subprocess.DEVNULL)
+
+
+def requests_to(page, part):
+    return [e for e in page.events if e.get("method") == "Network.requestWillBeSent"
+            and part in e["params"]["request"]["url"]]
+
+
+# Moderation on the page (open edits, so any token moderates): nothing is asked before a token
+# is given; then the "Edits by player" overlay fills each edited chunk and its legend names the
+# players; a clicked chunk's popup lists its history with authors; a rollback preview of the
+# griefer draws the two chunks it would change, sums it up, and changes nothing.
+def check_moderation(page, base, artefacts):
+    assert page.evaluate("chunkforgeMap.moderation !== null"), "no moderation panel"
+    assert not requests_to(page, "/api/moderation/"), "asked before a token was given"
+    centre_on_chunk(page, 2, 1, 0)
+    page.evaluate("document.querySelector('#moderation input').value = 'local-moderator';"
+                  "document.querySelector('#moderation button').click(); true")
+    toggle_overlay(page, "Edits by player")
+    legend = wait_for(lambda: "griefer 3" in page.evaluate("document.querySelector('#moderation .cf-legend').textContent")
+                      and page.evaluate("document.querySelector('#moderation .cf-legend').textContent"), 20,
+                      "the legend of recent edits")
+    assert "alice 1" in legend, legend
+    filled = page.evaluate("chunkforgeMap.moderation.recent.getLayers().length")
+    assert filled == 3, "chunks (1, 1), (2, 1) and (3, 1) filled: %d" % filled  # (1, 1): the state set above
+    text = click_centre(page)
+    lines = text.split("\n")
+    assert "history, newest first:" in lines, text
+    history = lines[lines.index("history, newest first:") + 1:]
+    assert len(history) == 3 and "alice" in history[0] and all("griefer" in l for l in history[1:]), history
+    assert all(l.endswith("1 added") for l in history), history
+    page.evaluate("document.querySelector('#moderation input[placeholder^=player]').value = 'griefer';"
+                  "[...document.querySelectorAll('#moderation button')].find(b => b.textContent.startsWith('preview'))"
+                  ".click(); true")
+    summary = wait_for(lambda: page.evaluate("document.querySelector('#moderation .cf-summary').textContent"), 20,
+                       "the rollback preview")
+    assert "would change 2 chunks, undo 3 changes (3 edits); 0 conflicts" in summary, summary
+    assert page.evaluate("chunkforgeMap.moderation.preview.getLayers().length") == 2
+    page.pump(0.5)
+    screenshot(page, os.path.join(artefacts, "map_moderation.png"))
+    versions = [json.load(urllib.request.urlopen(base + "/api/chunk?cx=%d&cz=1" % x))["edit_version"] for x in (2, 3)]
+    assert versions == [3, 1], "the preview changed the world: %s" % versions
+    return len(history)
 
 
 # The edits and players overlays are offered and draw what the server has: the chunk edited
@@ -330,13 +392,16 @@ def run(server_binary, cli, walker_binary, source_dir, artefacts):
         check_live_overlays(page, edited, artefacts, walker is not None)
         biomes = len(loaded_tiles(page, "biomes"))
         objects = check_chunk_click(page, base, artefacts, edited)
+        authored_edits(cli, grpc_port)
+        history = check_moderation(page, base, artefacts)
         page.pump(0.5)
         found = problems(page.events)
         assert not found, "\n".join(found)
         check_watcher(page, cli, source_dir, artefacts, profile)
         print("ok: %d materials tiles, %d biomes tiles, %d forest density tiles, %d markers, the edited chunk and a "
-              "player drawn, a clicked chunk's %d objects, the watcher showed errors and recovered; screenshots in %s"
-              % (len(tiles), biomes, density, markers, objects, artefacts))
+              "player drawn, a clicked chunk's %d objects, moderation (a %d-change history, the overlay, a rollback "
+              "preview), the watcher showed errors and recovered; screenshots in %s"
+              % (len(tiles), biomes, density, markers, objects, history, artefacts))
     finally:
         if walker:
             walker.terminate()

@@ -141,8 +141,7 @@ TEST_F(MapModerationTest, AChunksHistoryShowsItsAuthorsToModeratorsOnly) {
   EXPECT_EQ(count(history.body, "\"player\":\"alice\""), 2) << history.body;
   EXPECT_LT(history.body.find("\"version\":\"5\""), history.body.find("\"version\":\"4\"")) << "newest first";
   EXPECT_EQ(get(port(), log_of(kChunkOne), kServiceToken).status, 200) << "the write token moderates too";
-  const Answer griefer =
-      get(port(), log_of(R"({"player":"griefer","since":1,"limit":2})"), token("mod", true));
+  const Answer griefer = get(port(), log_of(R"({"player":"griefer","since":1,"limit":2})"), token("mod", true));
   EXPECT_EQ(count(griefer.body, "\"player\":\"griefer\""), 2) << griefer.body;
   EXPECT_NE(griefer.body.find("\"truncated\":true"), std::string::npos) << griefer.body;
 }

@@ -32,9 +32,10 @@ inline int connect_from(const char* from, int port) {
 
 // One HTTP/1.1 GET on loopback; the status, or 0 if no answer came within `limit`. `from`:
 // the local address to connect from (attackers use 127.0.0.2, so that per-address limits can
-// tell them apart from the probe, as a load balancer's own address would be).
+// tell them apart from the probe, as a load balancer's own address would be). `headers`: more
+// header lines, each ending in "\r\n".
 inline int http_get(int port, const std::string& target, std::chrono::milliseconds limit,
-                    const char* from = "127.0.0.1", std::string* body = nullptr) {
+                    const char* from = "127.0.0.1", std::string* body = nullptr, const std::string& headers = "") {
   const int fd = connect_from(from, port);
   if (fd < 0) return 0;
   using std::chrono::duration_cast, std::chrono::milliseconds, std::chrono::steady_clock;
@@ -45,7 +46,7 @@ inline int http_get(int port, const std::string& target, std::chrono::millisecon
   pollfd p{fd, POLLOUT, 0};
   std::string received;
   if (poll(&p, 1, left()) == 1 && (p.revents & POLLOUT)) {
-    const std::string request = "GET " + target + " HTTP/1.1\r\nHost: localhost\r\n\r\n";
+    const std::string request = "GET " + target + " HTTP/1.1\r\nHost: localhost\r\n" + headers + "\r\n";
     if (send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size())) {
       for (p = {fd, POLLIN, 0}; poll(&p, 1, left()) == 1;) {
         char chunk[4096];

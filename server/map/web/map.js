@@ -1,7 +1,8 @@
 // The live map's page logic: Leaflet does all tiling, panning and zooming; this file only
 // declares the layers the server lists (/api/status), shows the terrain under the cursor
-// (/api/point), searches structures (/api/locate), shows a clicked chunk's objects (/api/chunk), reports the view's centre (/api/view) and,
-// when the server watches a world file, shows its errors and redraws when the world changes.
+// (/api/point), searches structures (/api/locate), shows a clicked chunk's objects (/api/chunk),
+// reports the view's centre (/api/view) and, when the server watches a world file, shows its
+// errors and redraws when the world changes. Moderation's panel and overlay: moderation.js.
 // World x runs east and world z south: a point (x, z) is Leaflet's LatLng(-z, x) in CRS.Simple,
 // where zoom z means 2^z pixels per world unit.
 'use strict';
@@ -147,7 +148,8 @@ function playersOverlay(map, control) {
 
 // Click a chunk at close zoom (1/2 px per unit or closer): its outline, its objects as markers
 // (hover: layer, id, variant, state) and a popup summing it up, from /api/chunk: the chunk as
-// served, with its edits. The markers stay until the next click.
+// served, with its edits, and for a moderator its history with authors. The markers stay until
+// the next click.
 const kChunkClickZoom = -1;
 
 function describeObject(o) {
@@ -155,7 +157,7 @@ function describeObject(o) {
     (o.state !== undefined ? ' state ' + o.state : '');
 }
 
-function chunkSummary(chunk, near) {
+function chunkSummary(chunk, near, history) {
   const counts = {};
   for (const o of chunk.objects) counts[o.layer] = (counts[o.layer] || 0) + 1;
   const lines = ['chunk ' + chunk.chunk.join(', ') + (chunk.edit_version ? '  (edit version ' + chunk.edit_version + ')' : ''),
@@ -164,19 +166,21 @@ function chunkSummary(chunk, near) {
   const states = chunk.objects.filter((o) => o.state !== undefined);
   if (states.length) lines.push(states.length + ' with a state, e.g. ' + describeObject(states[0]));
   if (near) lines.push('nearest: ' + describeObject(near));
+  lines.push(...history);
   const div = document.createElement('div');
   div.className = 'cf-chunk';
   div.textContent = lines.join('\n');
   return div;
 }
 
-function chunkOnClick(map, status) {
+function chunkOnClick(map, status, moderation) {
   const shown = L.layerGroup().addTo(map);
   map.on('click', async (event) => {
     if (map.getZoom() < kChunkClickZoom) return;
     const p = worldOf(event.latlng), size = status.chunk_size;
     const cx = Math.floor(p.x / size), cz = Math.floor(p.z / size);
-    const chunk = await getJson('../api/chunk?cx=' + cx + '&cz=' + cz);
+    const [chunk, history] = await Promise.all([getJson('../api/chunk?cx=' + cx + '&cz=' + cz),
+                                                moderation ? moderation.history(cx, cz) : []]);
     shown.clearLayers();
     if (chunk.error) return;
     L.rectangle([latLngOf(cx * size, cz * size), latLngOf((cx + 1) * size, (cz + 1) * size)],
@@ -189,7 +193,8 @@ function chunkOnClick(map, status) {
                                            bubblingMouseEvents: false })
         .bindTooltip(describeObject(o)).addTo(shown);
     }
-    L.popup({ minWidth: 340, maxWidth: 480 }).setLatLng(event.latlng).setContent(chunkSummary(chunk, near)).openOn(map);
+    L.popup({ minWidth: 340, maxWidth: 480 }).setLatLng(event.latlng).setContent(chunkSummary(chunk, near, history))
+      .openOn(map);
   });
   return shown;
 }
@@ -218,14 +223,15 @@ async function start() {
   const control = L.control.layers(layers.base, layers.overlays, { collapsed: false }).addTo(map);
   const edits = status.edits ? editsOverlay(map, control) : null;
   const players = status.players ? playersOverlay(map, control) : null;
+  const moderation = status.moderation ? new Moderation(map, control, status) : null;
   reportView(map);
   map.setView(latLngOf(0, 0), -2);
   cursorPanel(map, status);
   searchPanel(map, status);
-  const chunk = chunkOnClick(map, status);
+  const chunk = chunkOnClick(map, status, moderation);
   showErrors(status);
   if (status.watching) watch(status, layers);
-  window.chunkforgeMap = { map, layers, status, edits, players, chunk };  // for tests and the console
+  window.chunkforgeMap = { map, layers, status, edits, players, moderation, chunk };  // for tests and the console
 }
 
 start();
