@@ -38,8 +38,8 @@ std::string error_json(const std::string& message) {
 }  // namespace
 
 map::ModerationFn map_moderation(WorldService& service) {
-  return [&service](map::ModerationCall call, map::ModerationReplyFn reply,
-                    std::shared_ptr<const std::atomic<bool>> cancelled) {
+  return [&service](const map::ModerationCall& call, map::ModerationReplyFn reply,
+                    const std::shared_ptr<const std::atomic<bool>>& cancelled) {
     const auto query = call.query == map::ModerationQuery::kLog ? WorldService::MapModeration::kLog
                                                                 : WorldService::MapModeration::kRollbackPreview;
     service.moderate_json(
@@ -48,7 +48,7 @@ map::ModerationFn map_moderation(WorldService& service) {
           if (status.ok()) return reply(200, std::move(json));
           reply(http_status(status.error_code()), error_json(status.error_message()));
         },
-        std::move(cancelled));
+        cancelled);
   };
 }
 

@@ -7,7 +7,7 @@ namespace chunkforge::server {
 
 HttpHandler map_handler(map::MapService& service) {
   return [&service](const HttpRequestView& request, HttpReplyFn reply,
-                    std::shared_ptr<const std::atomic<bool>> cancelled) {
+                    const std::shared_ptr<const std::atomic<bool>>& cancelled) {
     map::MapRequest map_request{request.target,        request.if_none_match, request.cookie,
                                 request.authorization, request.moderator,     request.peer};
     return service.handle(
@@ -16,7 +16,7 @@ HttpHandler map_handler(map::MapService& service) {
           reply(HttpReply{static_cast<unsigned>(r.status), std::move(r.content_type), std::move(r.body),
                           std::move(r.headers)});
         },
-        std::move(cancelled));
+        cancelled);
   };
 }
 

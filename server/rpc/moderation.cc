@@ -126,46 +126,54 @@ grpc::ServerUnaryReactor* WorldService::Rollback(grpc::CallbackServerContext* co
 }
 
 void WorldService::moderate_json(MapModeration query, const std::string& json, const std::string& token,
-                                 const std::string& peer, JsonAnswerFn done, Cancelled cancelled) {
+                                 const std::string& peer, const JsonAnswerFn& done, const Cancelled& cancelled) {
   Caller moderator;
+  Job work;  // run on the lane: the answer in JSON
   grpc::Status status = authorize_moderation(token, peer, moderator);
-  if (status.ok() && query == MapModeration::kLog) {
-    auto request = std::make_shared<v1::EditLogRequest>();
-    status = parse_json(json, *request);
-    if (status.ok() && request->limit() > kMapLogEntries) {
-      status = {grpc::StatusCode::INVALID_ARGUMENT,
-                "limit: at most " + std::to_string(kMapLogEntries) + " on the map (EditLog takes more)"};
-    }
-    if (status.ok()) status = check_edit_log(*request, chunk_limit());
-    if (status.ok()) {
-      status = queue_moderation([this, request, done, cancelled] {
-        if (cancelled && cancelled->load()) return done({grpc::StatusCode::CANCELLED, "the client left"}, "");
-        try {
-          done(grpc::Status::OK, json_of(edit_log(edits_->store(), *request)));
-        } catch (const std::exception& e) {
-          done(store_failed(e), "");
-        }
-      });
-    }
-  } else if (status.ok()) {
-    auto request = std::make_shared<v1::RollbackRequest>();
-    status = parse_json(json, *request);
-    request->set_preview(true);  // the map shows what would change; it changes nothing
-    if (status.ok()) status = check_rollback(*request);
-    if (status.ok()) {
-      status = queue_moderation([this, request, moderator, done, cancelled] {
-        if (cancelled && cancelled->load()) return done({grpc::StatusCode::CANCELLED, "the client left"}, "");
-        try {
-          v1::RollbackResponse answer;
-          const grpc::Status planned = run_rollback(*request, moderator, answer);
-          done(planned, planned.ok() ? json_of(answer) : "");
-        } catch (const std::exception& e) {
-          done(store_failed(e), "");
-        }
-      });
-    }
+  if (status.ok())
+    status = query == MapModeration::kLog ? map_log_job(json, work) : map_preview_job(json, moderator, work);
+  if (status.ok()) {
+    status = queue_moderation([work, done, cancelled] {
+      if (cancelled && cancelled->load()) return done({grpc::StatusCode::CANCELLED, "the client left"}, "");
+      try {
+        std::string answer;
+        const grpc::Status ran = work(answer);
+        done(ran, std::move(answer));
+      } catch (const std::exception& e) {
+        done(store_failed(e), "");
+      }
+    });
   }
   if (!status.ok()) done(status, "");
+}
+
+grpc::Status WorldService::map_log_job(const std::string& json, Job& work) {
+  auto request = std::make_shared<v1::EditLogRequest>();
+  grpc::Status status = parse_json(json, *request);
+  if (status.ok() && request->limit() > kMapLogEntries) {
+    return {grpc::StatusCode::INVALID_ARGUMENT,
+            "limit: at most " + std::to_string(kMapLogEntries) + " on the map (EditLog takes more)"};
+  }
+  if (status.ok()) status = check_edit_log(*request, chunk_limit());
+  work = [this, request](std::string& answer) {
+    answer = json_of(edit_log(edits_->store(), *request));
+    return grpc::Status::OK;
+  };
+  return status;
+}
+
+grpc::Status WorldService::map_preview_job(const std::string& json, const Caller& moderator, Job& work) {
+  auto request = std::make_shared<v1::RollbackRequest>();
+  grpc::Status status = parse_json(json, *request);
+  request->set_preview(true);  // the map shows what would change; it changes nothing
+  if (status.ok()) status = check_rollback(*request);
+  work = [this, request, moderator](std::string& answer) {
+    v1::RollbackResponse planned;
+    const grpc::Status ran = run_rollback(*request, moderator, planned);
+    if (ran.ok()) answer = json_of(planned);
+    return ran;
+  };
+  return status;
 }
 
 grpc::Status WorldService::check_rollback(const v1::RollbackRequest& request) const {

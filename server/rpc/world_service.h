@@ -201,7 +201,7 @@ class WorldService final : public WorldServiceBase {
   using JsonAnswerFn = std::function<void(const grpc::Status& status, std::string json)>;
   using Cancelled = std::shared_ptr<const std::atomic<bool>>;
   void moderate_json(MapModeration query, const std::string& json, const std::string& token, const std::string& peer,
-                     JsonAnswerFn done, Cancelled cancelled);
+                     const JsonAnswerFn& done, const Cancelled& cancelled);
   // The per-player edit rate (token_buckets.h).
   TokenBuckets& player_rates() { return player_rates_; }
   EditService* edits() { return edits_; }
@@ -255,6 +255,11 @@ class WorldService final : public WorldServiceBase {
   // Plans (preview) or applies a checked rollback for `moderator`; the new versions raised in
   // the index. Throws StoreError.
   grpc::Status run_rollback(const v1::RollbackRequest& request, const Caller& moderator, v1::RollbackResponse& answer);
+  // The map's queries (moderate_json) parsed and checked, with the lane's work that answers
+  // them in JSON (throws StoreError).
+  using Job = std::function<grpc::Status(std::string& answer)>;
+  grpc::Status map_log_job(const std::string& json, Job& work);
+  grpc::Status map_preview_job(const std::string& json, const Caller& moderator, Job& work);
   static constexpr int kMaxModerationJobs = 8;
   std::atomic<int> moderation_jobs_{0};
   SerialLane moderation_lane_{

@@ -34,7 +34,7 @@ TEST(HostileScenario, LocateSearchesWhoseClientsLeave) {
   EXPECT_EQ(http_get(port, "/api/locate?type=well&x=0&z=0&radius=65536", 5000ms, kAttacker, &body), 400);
   EXPECT_NE(body.find("radius: must be in (0, 4096]"), std::string::npos) << body;
   EXPECT_EQ(http_get(port, "/api/locate?type=well&x=0&z=0&radius=4096", 10000ms, kAttacker, &body), 200) << body;
-  scenario.attack(8s, [port](std::stop_token stop) {
+  scenario.attack(8s, [port](const std::stop_token& stop) {
     while (!stop.stop_requested()) {
       for (int k = 0; k < 64 && !stop.stop_requested(); ++k) {  // half beyond the bound, half at it
         send_and_leave(port, get_line("/api/locate?type=well&x=" + std::to_string(k * 1000) +
@@ -50,7 +50,7 @@ TEST(HostileScenario, IdleHalfRequestsReconnectingAsTheyAreClosed) {
   Scenario scenario("http_idle_reconnect", {});
   const int port = scenario.server().http_port();
   std::atomic<int> reconnects{0};
-  scenario.attack(8s, [port, &reconnects](std::stop_token stop) {
+  scenario.attack(8s, [port, &reconnects](const std::stop_token& stop) {
     const std::string partial = "GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Waiting: ";
     std::vector<pollfd> sockets(64, pollfd{-1, POLLIN, 0});
     while (!stop.stop_requested()) {
@@ -84,6 +84,7 @@ TEST(HostileScenario, EightyMapClientsFetchingTiles) {
   std::atomic<int> tiles{0}, busy{0}, refused{0};
   scenario.attack(8s, [&, port](std::stop_token stop) {
     std::vector<std::jthread> clients;
+    clients.reserve(80);
     for (int c = 0; c < 80; ++c) {
       clients.emplace_back([&, c, port] {
         std::mt19937 random(static_cast<unsigned>(c));
@@ -111,6 +112,7 @@ TEST(HostileScenario, AFloodOfEditsQueries) {
   std::atomic<int> answered{0};
   scenario.attack(8s, [&, port](std::stop_token stop) {
     std::vector<std::jthread> clients;
+    clients.reserve(32);
     for (int c = 0; c < 32; ++c) {
       clients.emplace_back([&, port] {
         while (!stop.stop_requested()) {
@@ -144,6 +146,7 @@ TEST(HostileScenario, AFloodOfModerationQueries) {
   std::atomic<int> answered{0}, refused{0};
   scenario.attack(8s, [&, port](std::stop_token stop) {
     std::vector<std::jthread> clients;
+    clients.reserve(64);
     for (int c = 0; c < 64; ++c) {
       clients.emplace_back([&, c, port] {
         const std::string& target = targets[c % 2];

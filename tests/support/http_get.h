@@ -23,10 +23,10 @@ inline int connect_from(const char* from, int port) {
   sockaddr_in local{}, remote{};
   local.sin_family = remote.sin_family = AF_INET;
   inet_pton(AF_INET, from, &local.sin_addr);
-  bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local);
+  (void)bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local);  // unbound: the connect fails
   remote.sin_port = htons(static_cast<uint16_t>(port));
   remote.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  connect(fd, reinterpret_cast<sockaddr*>(&remote), sizeof remote);
+  (void)connect(fd, reinterpret_cast<sockaddr*>(&remote), sizeof remote);  // EINPROGRESS
   return fd;
 }
 
