@@ -2,18 +2,15 @@
 // store that verifies players' tokens signed by a real key: /api/moderation/log shows who
 // changed a chunk, to a moderator's token only; /api/moderation/rollback-preview says what
 // undoing a player would change and changes nothing, whatever the request says.
-#include <arpa/inet.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <memory>
 #include <string>
 
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "edits/edit_service.h"
+#include "support/http_get.h"
 #include "support/jwt_signer.h"
 #include "support/temp_dir.h"
 #include "world_server.h"
@@ -29,26 +26,12 @@ struct Answer {
   std::string body;
 };
 
-// One GET on loopback with the moderator header when `moderator` is not empty.
+// One GET on loopback, with the moderator header when `moderator` is not empty.
 Answer get(int port, const std::string& target, const std::string& moderator = "") {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  std::string bytes;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
-    std::string request = "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
-    if (!moderator.empty()) request += "X-Chunkforge-Moderator: " + moderator + "\r\n";
-    request += "\r\n";
-    send(fd, request.data(), request.size(), MSG_NOSIGNAL);
-    char chunk[65536];
-    for (ssize_t n; (n = recv(fd, chunk, sizeof chunk, 0)) > 0;) bytes.append(chunk, static_cast<size_t>(n));
-  }
-  close(fd);
-  const size_t blank = bytes.find("\r\n\r\n");
-  if (bytes.size() < 12 || blank == std::string::npos) return {};
-  return {std::stoi(bytes.substr(9, 3)), bytes.substr(blank + 4)};
+  Answer answer;
+  const std::string header = moderator.empty() ? "" : "X-Chunkforge-Moderator: " + moderator + "\r\n";
+  answer.status = test::http_get(port, target, std::chrono::seconds(10), "127.0.0.1", &answer.body, header);
+  return answer;
 }
 
 std::string percent_encoded(const std::string& text) {
