@@ -5,11 +5,12 @@
  * Exit 0 when every check holds; each failed check is printed. */
 #define _POSIX_C_SOURCE 199309L /* NOLINT(bugprone-reserved-identifier): the POSIX feature macro */
 #include <chunkforge_c.h>
-
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "capi_check.h"
 
 /* The layouts other languages copy (docs/engines.md): no padding of the compiler's choosing. */
 _Static_assert(sizeof(cf_object) == 40, "cf_object");
@@ -17,40 +18,9 @@ _Static_assert(sizeof(cf_structure) == 72, "cf_structure");
 _Static_assert(sizeof(cf_event) == 120, "cf_event");
 _Static_assert(sizeof(cf_chunk_view) == 112, "cf_chunk_view");
 _Static_assert(sizeof(cf_world_info) == 104, "cf_world_info");
-_Static_assert(sizeof(cf_session_options) == 48, "cf_session_options");
-
-static int failures = 0;
-
-#define CHECK(condition)                                                                                        \
-  do {                                                                                                          \
-    if (!(condition)) {                                                                                         \
-      ++failures;                                                                                               \
-      fprintf(stderr, "%s:%d: failed: %s (last error: %s)\n", __FILE__, __LINE__, #condition, cf_last_error()); \
-    }                                                                                                           \
-  } while (0)
-
-static const char* env(const char* name) {
-  const char* value = getenv(name);
-  if (value == NULL) {
-    fprintf(stderr, "%s is not set: run me through bindings_with_server\n", name);
-    exit(2);
-  }
-  return value;
-}
-
-static void sleep_ms(long ms) {
-  struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
-  nanosleep(&t, NULL);
-}
-
-static cf_client* connect_with(const char* token) {
-  cf_connect_options options;
-  cf_connect_options_init(&options);
-  options.bearer_token = token;
-  cf_client* client = NULL;
-  CHECK(cf_client_connect(env("CF_TEST_TARGET"), &options, &client) == CF_OK);
-  return client;
-}
+_Static_assert(sizeof(cf_session_options) == 64, "cf_session_options");
+_Static_assert(offsetof(cf_session_options, lod_radius) == 48, "ABI 1's cf_session_options ends there");
+_Static_assert(sizeof(cf_tile_view) == 136, "cf_tile_view");
 
 static void test_abi_and_errors(void) {
   CHECK(cf_abi_version() == CF_ABI_VERSION);
@@ -158,24 +128,6 @@ static void test_chunk_region_locate(cf_client* client) {
   CHECK(cf_client_locate(client, info.structures[0].name, 0, 0, 4000, 3, found, 3, &n) == CF_OK);
   CHECK(n <= 3);
   CHECK(cf_client_locate(client, "no-such-structure", 0, 0, 4000, 3, found, 3, &n) == CF_INVALID_ARGUMENT);
-}
-
-/* Polls until an event of `kind` for chunk (x, z) arrives (any chunk when x is INT64_MIN);
- * retains its chunk (NULL for others). 0 if none within 20 s. */
-static int await_event(cf_session* session, int32_t kind, int64_t x, int64_t z, cf_event* copy, cf_chunk** chunk) {
-  for (int frame = 0; frame < 2000; ++frame) {
-    const cf_event* events = NULL;
-    size_t count = 0;
-    CHECK(cf_session_poll(session, 16, &events, &count) == CF_OK);
-    for (size_t i = 0; i < count; ++i) {
-      if (events[i].kind != kind || (x != INT64_MIN && (events[i].x != x || events[i].z != z))) continue;
-      *copy = events[i];
-      if (chunk != NULL) *chunk = events[i].chunk == NULL ? NULL : cf_chunk_retain(events[i].chunk);
-      return 1;
-    }
-    sleep_ms(10);
-  }
-  return 0;
 }
 
 static void test_session_and_edits(cf_client* reader, cf_client* writer) {

@@ -45,15 +45,22 @@
 extern "C" {
 #endif
 
-#if defined(_WIN32)
+/* Windows: the library is built with CF_BUILDING_LIBRARY (it exports); a game including the
+ * header imports. Elsewhere: default visibility (the version script keeps only cf_*). */
+#if defined(_WIN32) && defined(CF_BUILDING_LIBRARY)
 #define CF_API __declspec(dllexport)
+#elif defined(_WIN32)
+#define CF_API __declspec(dllimport)
 #else
 #define CF_API __attribute__((visibility("default")))
 #endif
 
-/* The ABI's version: a change that breaks a caller compiled against an older header bumps it.
- * Compare cf_abi_version() with CF_ABI_VERSION at start-up. */
-#define CF_ABI_VERSION 1
+/* The ABI's version: it rises with every addition, and a caller built against an older header
+ * keeps working (nothing existing changes meaning; grown option structs take the old
+ * struct_size). Check cf_abi_version() >= CF_ABI_VERSION at start-up.
+ * 2: the chunk hash, LOD tiles and local generation in sessions, cf_session_open (never
+ *    blocks), the local generator (cf_generator_*). */
+#define CF_ABI_VERSION 2
 CF_API uint32_t cf_abi_version(void);
 
 typedef int32_t cf_status;
@@ -86,6 +93,8 @@ typedef struct cf_chunk cf_chunk;
 typedef struct cf_region cf_region;
 typedef struct cf_edit_batch cf_edit_batch;
 typedef struct cf_session cf_session;
+typedef struct cf_tile cf_tile;           /* since ABI 2 */
+typedef struct cf_generator cf_generator; /* since ABI 2 */
 
 /* ---- Connecting ---- */
 
@@ -211,6 +220,10 @@ CF_API cf_status cf_chunk_get_view(const cf_chunk* chunk, cf_chunk_view* out);
 CF_API cf_status cf_chunk_get_bytes(const cf_chunk* chunk, const uint8_t** bytes, size_t* size);
 /* An object's state set by an edit (size 0: none); borrows from the chunk. */
 CF_API cf_status cf_chunk_object_state(const cf_chunk* chunk, uint64_t object_id, const uint8_t** state, size_t* size);
+/* chunkforge::chunk_hash of the chunk (since ABI 2): the hash the server records for each
+ * version, to compare a copy with the server's (docs/edits.md, "Checking a copy"). Defined
+ * for a chunk as GetChunk serves it by default: all layers, no terrain. */
+CF_API cf_status cf_chunk_hash(const cf_chunk* chunk, uint64_t* out);
 /* A second handle to the same chunk, released on its own: keeps a polled event's chunk. */
 CF_API cf_chunk* cf_chunk_retain(const cf_chunk* chunk);
 CF_API void cf_chunk_release(cf_chunk* chunk);
@@ -280,32 +293,64 @@ typedef struct cf_session_options {
    * is dropped. */
   uint64_t event_queue_bytes;
   cf_chunk_options chunk; /* every chunk the session loads; all zero: the defaults */
+  /* Since ABI 2 (a caller built against ABI 1 passes its smaller struct_size: these are 0). */
+  /* Chunks around the player to show as LOD tiles (docs/lod.md): 0 (the default) none; at most
+   * 65536 (the server allows its --max-lod-radius, 1024 by default). Tile events follow. */
+  uint32_t lod_radius;
+  /* The finest tile level wanted: 0 (the default) the world's finest; at most 24. */
+  uint32_t lod_finest_level;
+  /* 0 (the default): the server sends every chunk. Otherwise the session makes the world's
+   * pristine chunks and tiles here, the same bytes (docs/client-generation.md), and the server
+   * sends only which chunks to show and what players changed; a server that refuses sends chunks
+   * whole and an error event says why, once. */
+  int32_t generate_locally;
+  /* Threads generating, with generate_locally: 0 is the default 2; 1 to 64. */
+  uint32_t generator_threads;
 } cf_session_options;
 /* Writes struct_size and every default (the values a 0 stands for). */
 CF_API void cf_session_options_init(cf_session_options* options);
 
 /* Starts a polled session at (x, z); options may be NULL (the defaults); a field out of its
- * range is CF_INVALID_ARGUMENT naming it. Fetches the world info first (one call). */
+ * range is CF_INVALID_ARGUMENT naming it. BLOCKS for the world info (a round trip, with the
+ * client's retries: up to its deadline times its attempts) and, with generate_locally, the
+ * world's definition: call it off the game's main thread, or use cf_session_open. */
 CF_API cf_status cf_session_start(cf_client* client, double x, double z, const cf_session_options* options,
                                   cf_session** out);
+/* The same without blocking (since ABI 2): checks the options (CF_INVALID_ARGUMENT as above)
+ * and returns at once; the session starts on a thread of its own. Until it has started,
+ * polls give no event, cf_session_running gives 1, and positions and radii set are kept for
+ * it. If it cannot start, the next poll gives the CF_EVENT_ERROR saying why and
+ * cf_session_running turns 0. cf_session_free never waits for a start under way. */
+CF_API cf_status cf_session_open(cf_client* client, double x, double z, const cf_session_options* options,
+                                 cf_session** out);
 CF_API cf_status cf_session_set_position(cf_session* session, double x, double z);
 CF_API cf_status cf_session_set_radius(cf_session* session, uint32_t view_radius);
+/* cf_session_options.lod_radius and .lod_finest_level, changed (since ABI 2). */
+CF_API cf_status cf_session_set_lod(cf_session* session, uint32_t lod_radius, uint32_t lod_finest_level);
 /* 1 while the session runs; 0 once stopped by an error no retry fixes (reported as an event). */
 CF_API int32_t cf_session_running(const cf_session* session);
 /* Stops the session (joins its threads) and frees it, with the events of its last poll. */
 CF_API void cf_session_free(cf_session* session);
 
-enum { CF_EVENT_LOAD = 0, CF_EVENT_UNLOAD = 1, CF_EVENT_CHANGE = 2, CF_EVENT_ERROR = 3 };
+/* CF_EVENT_TILE and CF_EVENT_TILE_UNLOAD (since ABI 2) come only to a session with a LOD radius. */
+enum {
+  CF_EVENT_LOAD = 0,
+  CF_EVENT_UNLOAD = 1,
+  CF_EVENT_CHANGE = 2,
+  CF_EVENT_ERROR = 3,
+  CF_EVENT_TILE = 4,       /* a tile entering the horizon, or new bytes for a tile held */
+  CF_EVENT_TILE_UNLOAD = 5 /* a tile that left it: the tiles covering its ground came first */
+};
 
 typedef struct cf_event {
   int32_t kind;              /* CF_EVENT_* */
   cf_status error_code;      /* CF_EVENT_ERROR */
-  int64_t x, z;              /* the chunk, for all but errors */
+  int64_t x, z;              /* the chunk for chunk events; the tile's place for tile events */
   cf_chunk* chunk;           /* load, change: borrowed until the next poll (cf_chunk_retain) */
   const char* error_message; /* CF_EVENT_ERROR */
   uint64_t previous_version; /* change: the version before */
   int32_t replaced;          /* change: sent whole; the id lists are empty */
-  uint32_t reserved;
+  uint32_t tile_level;       /* tile events: the level (ABI 1 named it `reserved`, always 0) */
   const uint64_t* removed_objects;
   size_t removed_object_count;
   const uint64_t* placed_objects; /* added or moved */
@@ -320,6 +365,36 @@ typedef struct cf_event {
  * until the next cf_session_poll or cf_session_free of this session. */
 CF_API cf_status cf_session_poll(cf_session* session, size_t max_events, const cf_event** events, size_t* count);
 
+/* ---- LOD tiles (since ABI 2; docs/lod.md) ---- */
+
+/* A tile read in place: 2^level x 2^level chunks from chunk (x * 2^level, z * 2^level). Its
+ * pointers borrow from the tile handle: valid while it lives. */
+typedef struct cf_tile_view {
+  uint32_t level;
+  uint32_t chunk_size;
+  int64_t x, z;
+  int64_t min_x, min_z, max_x, max_z; /* the ground it covers, world units: [min, max) */
+  uint32_t generator_version;
+  uint32_t samples;           /* terrain samples per side (32 at every level); 0: no grid */
+  uint32_t step;              /* world units between samples; sample (i, j) at (min_x + i step, min_z + j step) */
+  int32_t structures_planned; /* 1 at fine levels; 0: `structures` is empty, which proves nothing */
+  const float* height;        /* samples^2 each, sample (i, j) at [j * samples + i] */
+  const uint32_t* biome;
+  const uint32_t* material;
+  const cf_structure* structures; /* touching the tile, each once */
+  size_t structure_count;
+  uint32_t cells;                /* resource cells per side (8): cell (ci, cj) holds samples / cells squared samples */
+  uint32_t layer_count;          /* resource layers with densities */
+  const uint32_t* layers;        /* their ids, ascending */
+  const float* expected_objects; /* layer_count x cells^2: layer k's cell (ci, cj) at [(k * cells + cj) * cells + ci] */
+} cf_tile_view;
+
+/* The tile of event `index` of the last poll (a CF_EVENT_TILE) as a handle of its own, valid
+ * until cf_tile_release (a load of the same key later replaces it: drop the old one then). */
+CF_API cf_status cf_session_event_tile(cf_session* session, size_t index, cf_tile** out);
+CF_API cf_status cf_tile_get_view(const cf_tile* tile, cf_tile_view* out);
+CF_API void cf_tile_release(cf_tile* tile);
+
 typedef struct cf_session_stats {
   uint64_t chunks_downloaded;
   uint64_t chunks_from_cache;
@@ -333,6 +408,18 @@ typedef struct cf_session_stats {
   uint64_t queued_bytes;
 } cf_session_stats;
 CF_API cf_status cf_session_get_stats(const cf_session* session, cf_session_stats* out);
+
+/* ---- Generating here (since ABI 2; docs/client-generation.md) ---- */
+
+/* The world of `client`'s server made here: pristine chunks (nobody edited them) with exactly
+ * the bytes GetChunk serves. BLOCKS for the world's definition (one call, with retries). The
+ * server's FAILED_PRECONDITION when it keeps its definition (--client-generation off). */
+CF_API cf_status cf_generator_new(cf_client* client, cf_generator** out);
+/* The pristine chunk (x, z) made here; options as cf_client_chunk's (NULL: all layers, no
+ * terrain). Any thread, several at once. Release the chunk with cf_chunk_release. */
+CF_API cf_status cf_generator_chunk(cf_generator* generator, int64_t x, int64_t z, const cf_chunk_options* options,
+                                    cf_chunk** out);
+CF_API void cf_generator_free(cf_generator* generator);
 
 #ifdef __cplusplus
 }

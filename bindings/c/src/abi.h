@@ -44,7 +44,11 @@ cf_status null_argument(const char* name);
 // NULL options are the defaults.
 cf_status read_chunk_options(const cf_chunk_options* options, const std::string& field, cf::ChunkOptions& out);
 cf_status read_connect_options(const cf_connect_options* options, cf::ConnectOptions& out);
-cf_status read_session_options(const cf_session_options* options, cf::ViewOptions& out);
+// cf_session_options of ABI 1 (the smaller struct_size) or 2; generate_locally read apart (the
+// generator is made when the session starts).
+cf_status read_session_options(const cf_session_options* options, cf::ViewOptions& out, bool& generate_locally);
+// CF_INVALID_ARGUMENT naming a LOD radius or finest level out of range.
+cf_status check_lod(uint32_t lod_radius, uint32_t lod_finest_level);
 
 // A world info kept for the life of its client, with the C views of its catalogue.
 struct WorldInfoCopy {
@@ -69,6 +73,19 @@ struct ChunkData {
   cf_chunk_view c_view{};
 };
 
+// A session's LOD tile with its C view, made on first use, shared by every handle to it.
+struct TileData {
+  explicit TileData(cf::LodTile t) : tile(std::move(t)) {}
+  const cf_tile_view& view();
+
+  cf::LodTile tile;
+  std::once_flag made_view;
+  std::vector<cf_structure> structures;
+  std::vector<uint32_t> layers;
+  std::vector<float> expected;
+  cf_tile_view c_view{};
+};
+
 cf_structure structure_of(const cf::Structure& s);
 
 }  // namespace chunkforge::capi
@@ -81,6 +98,10 @@ struct cf_client {
 
 struct cf_chunk {
   std::shared_ptr<chunkforge::capi::ChunkData> data;
+};
+
+struct cf_tile {
+  std::shared_ptr<chunkforge::capi::TileData> data;
 };
 
 struct cf_region {

@@ -6,6 +6,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include "abi.h"
+#include "chunkforge/chunk_hash.h"
 #include "chunkforge/v1/chunk.pb.h"
 
 namespace chunkforge::capi {
@@ -108,6 +109,15 @@ cf_status cf_chunk_object_state(const cf_chunk* chunk, uint64_t object_id, const
     const std::string_view found = chunk->data->chunk.object_state(object_id);
     *state = reinterpret_cast<const uint8_t*>(found.data());
     *size = found.size();
+    return CF_OK;
+  });
+}
+
+cf_status cf_chunk_hash(const cf_chunk* chunk, uint64_t* out) {
+  return guarded([&]() -> cf_status {
+    if (chunk == nullptr) return null_argument("chunk");
+    if (out == nullptr) return null_argument("out");
+    *out = chunkforge::chunk_hash(chunk->data->chunk.message());
     return CF_OK;
   });
 }

@@ -5,6 +5,7 @@
 // (CF_INVALID_ARGUMENT naming the field, its range and the value) before anything is made. A
 // zeroed struct (`= {0}`, memset) with its struct_size set is therefore the defaults, never a
 // client without a deadline or a session whose queue never has room.
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 
@@ -22,6 +23,10 @@ constexpr uint64_t kMaxBufferBytes = uint64_t{64} << 30;
 // A queue smaller than one chunk's event (a default-world chunk with its terrain at step 1 is
 // about 30 KiB) would hold the server back after every single chunk.
 constexpr uint64_t kMinEventQueueBytes = uint64_t{64} << 10;
+// LOD: the largest --max-lod-radius a server accepts, and the deepest level a world has.
+constexpr uint32_t kMaxLodRadius = 65536;
+constexpr uint32_t kMaxLodLevel = 24;
+constexpr uint32_t kMaxGeneratorThreads = 64;
 // Ids of resource layers to include: a world has at most 64 layers; repeats are harmless.
 constexpr size_t kMaxLayerIds = 1024;
 
@@ -93,11 +98,28 @@ cf_status read_connect_options(const cf_connect_options* options, cf::ConnectOpt
   return CF_OK;
 }
 
-cf_status read_session_options(const cf_session_options* options, cf::ViewOptions& out) {
+cf_status check_lod(uint32_t lod_radius, uint32_t lod_finest_level) {
+  if (lod_radius > kMaxLodRadius) {
+    return fail(CF_INVALID_ARGUMENT, "INVALID_ARGUMENT: lod_radius: must be in [0, " + std::to_string(kMaxLodRadius) +
+                                         "] chunks, 0 for no tiles (got " + std::to_string(lod_radius) + ")");
+  }
+  if (lod_finest_level > kMaxLodLevel) {
+    return fail(CF_INVALID_ARGUMENT, "INVALID_ARGUMENT: lod_finest_level: must be in [0, " +
+                                         std::to_string(kMaxLodLevel) + "], 0 for the world's finest (got " +
+                                         std::to_string(lod_finest_level) + ")");
+  }
+  return CF_OK;
+}
+
+cf_status read_session_options(const cf_session_options* options, cf::ViewOptions& out, bool& generate_locally) {
   const cf::ViewOptions defaults;
   out = defaults;
+  generate_locally = false;
   if (options == nullptr) return CF_OK;
-  if (options->struct_size != sizeof(cf_session_options)) {
+  // ABI 1's struct ends where ABI 2's fields begin; a caller built against it leaves them 0.
+  constexpr size_t kAbi1Size = offsetof(cf_session_options, lod_radius);
+  const bool abi1 = options->struct_size == kAbi1Size;
+  if (!abi1 && options->struct_size != sizeof(cf_session_options)) {
     return wrong_struct_size("cf_session_options", sizeof(cf_session_options), options->struct_size);
   }
   static_assert(kMaxBufferBytes <= std::numeric_limits<size_t>::max(), "the bound must fit the SDK's size_t");
@@ -112,6 +134,15 @@ cf_status read_session_options(const cf_session_options* options, cf::ViewOption
                                   kMaxBufferBytes, " bytes", defaults.event_queue_bytes, out.event_queue_bytes);
   }
   if (status == CF_OK) status = read_chunk_options(&options->chunk, "options.chunk", out.chunk);
+  if (status != CF_OK || abi1) return status;
+  status = check_lod(options->lod_radius, options->lod_finest_level);
+  out.lod_radius = options->lod_radius;
+  out.lod_finest_level = options->lod_finest_level;
+  generate_locally = options->generate_locally != 0;
+  if (status == CF_OK) {
+    status = zero_or_in<uint32_t>("options.generator_threads", options->generator_threads, 1, kMaxGeneratorThreads,
+                                  " threads", defaults.generator_threads, out.generator_threads);
+  }
   return status;
 }
 

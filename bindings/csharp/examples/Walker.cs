@@ -8,10 +8,10 @@ using System.Threading;
 using Chunkforge;
 
 static class Walker {
-  static void Drain(Session session, List<Event> events) {
+  static void Drain(Session session, List<ViewEvent> events) {
     events.Clear();
     session.Poll(events, 64);
-    foreach (Event e in events) {
+    foreach (ViewEvent e in events) {
       switch (e.Kind) {
         case EventKind.Load:
           Console.WriteLine("load   (" + e.X + ", " + e.Z + ") " + e.Chunk.ObjectCount + " objects");
@@ -36,7 +36,7 @@ static class Walker {
     try {
       using (var client = Client.Connect(target, new ConnectOptions { BearerToken = args.Length > 2 ? args[2] : null }))
       using (var session = Session.Start(client, 0, 0, new SessionOptions { ViewRadius = 2 })) {
-        var events = new List<Event>();
+        var events = new List<ViewEvent>();
         double x = 0;
         for (int step = 0; step < steps && session.Running; ++step) {
           Thread.Sleep(50);  // a frame or three

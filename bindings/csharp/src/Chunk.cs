@@ -52,6 +52,7 @@ public sealed unsafe class Chunk : IDisposable {
   public double OriginX { get { return View.OriginX; } }
   public double OriginZ { get { return View.OriginZ; } }
   public uint ChunkSize { get { return View.ChunkSize; } }
+  public uint GeneratorVersion { get { return View.GeneratorVersion; } }
   public ulong EditVersion { get { return View.EditVersion; } }
   public int ObjectCount { get { return (int)View.ObjectCount.ToUInt64(); } }
 
@@ -67,6 +68,18 @@ public sealed unsafe class Chunk : IDisposable {
       float[] samples = new float[View.TerrainSize * View.TerrainSize];
       if (samples.Length > 0) Marshal.Copy(View.Elevation, samples, 0, samples.Length);
       return samples;
+    }
+  }
+  // Biome and material ids of each sample (WorldInfo.Biomes, .Materials), laid out as Elevation.
+  public uint[] Biome { get { return Interop.UInts(View.Biome, View.TerrainSize * View.TerrainSize); } }
+  public uint[] Material { get { return Interop.UInts(View.Material, View.TerrainSize * View.TerrainSize); } }
+  // chunkforge::chunk_hash: the hash the server records for each version, to check a copy
+  // (docs/edits.md, "Checking a copy"); of a chunk as served by default (all layers, no terrain).
+  public ulong Hash {
+    get {
+      ulong hash;
+      Interop.Check(Native.Methods.cf_chunk_hash(handle, out hash));
+      return hash;
     }
   }
   // The chunk's canonical encoding (chunkforge.v1.Chunk), the same bytes for every client.

@@ -46,15 +46,20 @@ public sealed class WorldInfo {
 public sealed unsafe class Client : IDisposable {
   readonly Native.ClientHandle handle;
 
+  // The C ABI this binding is written against (chunkforge_c.h, CF_ABI_VERSION): a library of
+  // this ABI or a later one works.
+  public const uint AbiVersion = 2;
+
   Client(Native.ClientHandle handle) { this.handle = handle; }
   internal Native.ClientHandle Handle { get { return handle; } }
 
   // Checks that the native library speaks this binding's ABI, then makes the client (it
   // connects on its first call).
   public static Client Connect(string target, ConnectOptions options = null) {
-    if (Native.Methods.cf_abi_version() != 1) {
+    if (Native.Methods.cf_abi_version() < AbiVersion) {
       throw new ChunkforgeException(StatusCode.FailedPrecondition,
-          "FAILED_PRECONDITION: libchunkforge_c has ABI " + Native.Methods.cf_abi_version() + ", this binding 1");
+          "FAILED_PRECONDITION: libchunkforge_c has ABI " + Native.Methods.cf_abi_version() + ", this binding needs " +
+          AbiVersion);
     }
     options = options ?? new ConnectOptions();
     Native.ConnectOptions native;
@@ -142,10 +147,10 @@ public sealed unsafe class Client : IDisposable {
 
   public void Dispose() { handle.Dispose(); }
 
-  delegate T WithNative<T>(Native.ChunkOptions* native);
+  internal delegate T WithNative<T>(Native.ChunkOptions* native);
 
   // Runs `call` with the native form of `options` (null when none).
-  static T WithOptions<T>(ChunkOptions options, WithNative<T> call) {
+  internal static T WithOptions<T>(ChunkOptions options, WithNative<T> call) {
     if (options == null) return call(null);
     fixed (uint* layers = options.Layers) {
       Native.ChunkOptions native = ToNative(options, layers);

@@ -50,6 +50,20 @@ static class Interop {
     return result;
   }
 
+  public static float[] Floats(IntPtr items, uint count) {
+    float[] values = new float[count];
+    if (count > 0) Marshal.Copy(items, values, 0, (int)count);
+    return values;
+  }
+
+  public static uint[] UInts(IntPtr items, uint count) {
+    int[] raw = new int[count];
+    if (count > 0) Marshal.Copy(items, raw, 0, (int)count);
+    uint[] values = new uint[count];
+    for (int i = 0; i < raw.Length; ++i) values[i] = unchecked((uint)raw[i]);
+    return values;
+  }
+
   public static ulong[] Ids(IntPtr items, UIntPtr count) {
     int n = (int)count.ToUInt64();
     long[] raw = new long[n];

@@ -28,6 +28,14 @@ public sealed class EditBatchHandle : Handle {
   protected override bool ReleaseHandle() { Methods.cf_edit_batch_free(handle); return true; }
 }
 
+public sealed class TileHandle : Handle {
+  protected override bool ReleaseHandle() { Methods.cf_tile_release(handle); return true; }
+}
+
+public sealed class GeneratorHandle : Handle {
+  protected override bool ReleaseHandle() { Methods.cf_generator_free(handle); return true; }
+}
+
 public sealed class SessionHandle : Handle {
   protected override bool ReleaseHandle() { Methods.cf_session_free(handle); return true; }
 }

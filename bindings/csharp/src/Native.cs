@@ -74,6 +74,9 @@ public struct SessionOptions {
   public uint StructSize, ViewRadius;
   public ulong CacheBytes, EventQueueBytes;
   public ChunkOptions Chunk;
+  public uint LodRadius, LodFinestLevel;  // ABI 2
+  public int GenerateLocally;
+  public uint GeneratorThreads;
 }
 
 [StructLayout(LayoutKind.Sequential)]
@@ -83,11 +86,23 @@ public struct Event {
   public IntPtr Chunk, ErrorMessage;
   public ulong PreviousVersion;
   public int Replaced;
-  public uint Reserved;
+  public uint TileLevel;
   public IntPtr RemovedObjects; public UIntPtr RemovedObjectCount;
   public IntPtr PlacedObjects; public UIntPtr PlacedObjectCount;
   public IntPtr StatesChanged; public UIntPtr StatesChangedCount;
   public IntPtr RemovedStructures; public UIntPtr RemovedStructureCount;
+}
+
+[StructLayout(LayoutKind.Sequential)]
+public struct TileView {
+  public uint Level, ChunkSize;
+  public long X, Z, MinX, MinZ, MaxX, MaxZ;
+  public uint GeneratorVersion, Samples, Step;
+  public int StructuresPlanned;
+  public IntPtr Height, Biome, Material;
+  public IntPtr Structures; public UIntPtr StructureCount;
+  public uint Cells, LayerCount;
+  public IntPtr Layers, ExpectedObjects;
 }
 
 [StructLayout(LayoutKind.Sequential)]
@@ -114,6 +129,7 @@ public static unsafe class Methods {
   [DllImport(Lib)] public static extern int cf_chunk_get_bytes(ChunkHandle chunk, out IntPtr bytes, out UIntPtr size);
   [DllImport(Lib)] public static extern int cf_chunk_object_state(ChunkHandle chunk, ulong id, out IntPtr state,
                                                                   out UIntPtr size);
+  [DllImport(Lib)] public static extern int cf_chunk_hash(ChunkHandle chunk, out ulong hash);
   [DllImport(Lib)] public static extern ChunkHandle cf_chunk_retain(IntPtr chunk);
   [DllImport(Lib)] public static extern void cf_chunk_release(IntPtr chunk);
   [DllImport(Lib)] public static extern int cf_client_region(ClientHandle client, long x, long z, uint radius,
@@ -142,6 +158,17 @@ public static unsafe class Methods {
   [DllImport(Lib)] public static extern void cf_session_options_init(out SessionOptions options);
   [DllImport(Lib)] public static extern int cf_session_start(ClientHandle client, double x, double z,
                                                              SessionOptions* options, out SessionHandle session);
+  [DllImport(Lib)] public static extern int cf_session_open(ClientHandle client, double x, double z,
+                                                            SessionOptions* options, out SessionHandle session);
+  [DllImport(Lib)] public static extern int cf_session_set_lod(SessionHandle session, uint radius, uint finestLevel);
+  [DllImport(Lib)] public static extern int cf_session_event_tile(SessionHandle session, UIntPtr index,
+                                                                  out TileHandle tile);
+  [DllImport(Lib)] public static extern int cf_tile_get_view(TileHandle tile, out TileView view);
+  [DllImport(Lib)] public static extern void cf_tile_release(IntPtr tile);
+  [DllImport(Lib)] public static extern int cf_generator_new(ClientHandle client, out GeneratorHandle generator);
+  [DllImport(Lib)] public static extern int cf_generator_chunk(GeneratorHandle generator, long x, long z,
+                                                               ChunkOptions* options, out ChunkHandle chunk);
+  [DllImport(Lib)] public static extern void cf_generator_free(IntPtr generator);
   [DllImport(Lib)] public static extern int cf_session_set_position(SessionHandle session, double x, double z);
   [DllImport(Lib)] public static extern int cf_session_set_radius(SessionHandle session, uint radius);
   [DllImport(Lib)] public static extern int cf_session_running(SessionHandle session);

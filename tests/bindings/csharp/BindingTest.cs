@@ -33,7 +33,7 @@ static class BindingTest {
   }
 
   // Polls as a game's frames would until `done` holds (20 s at most); every event to `seen`.
-  static bool PollUntil(Session session, List<Event> seen, Func<bool> done) {
+  static bool PollUntil(Session session, List<ViewEvent> seen, Func<bool> done) {
     var watch = Stopwatch.StartNew();
     while (!done()) {
       if (watch.ElapsedMilliseconds > 20000) return false;
@@ -53,7 +53,7 @@ static class BindingTest {
   static void Walk(Client client, string file) {
     var loaded = new Dictionary<string, Chunk>();
     var inView = new HashSet<string>();
-    var events = new List<Event>();
+    var events = new List<ViewEvent>();
     int seen = 0;
     using (var session = Session.Start(client, 32, 32, new SessionOptions { ViewRadius = 2 })) {
       for (int step = 0; step <= 12; ++step) {
@@ -66,7 +66,7 @@ static class BindingTest {
         }
         Check(PollUntil(session, events, () => {
           for (; seen < events.Count; ++seen) {
-            Event e = events[seen];
+            ViewEvent e = events[seen];
             Check(e.Kind == EventKind.Load || e.Kind == EventKind.Unload, "only loads and unloads: " + e.Kind);
             string key = e.X + " " + e.Z;
             if (e.Kind == EventKind.Unload) Check(inView.Remove(key), "an unload of a loaded chunk");
@@ -90,10 +90,10 @@ static class BindingTest {
   // An edit by the writer, seen by a reader's session as a change event (chunk (0, 10): out of
   // the walk, whose chunks must stay the generated ones).
   static void EditAndChange(Client reader, Client writer) {
-    var events = new List<Event>();
+    var events = new List<ViewEvent>();
     using (var session = Session.Start(reader, 32, 10 * 64 + 32, new SessionOptions { ViewRadius = 1 })) {
       Check(PollUntil(session, events, () => events.Count(e => e.Kind == EventKind.Load) == 9), "the view loads");
-      Event origin = events.First(e => e.Kind == EventKind.Load && e.X == 0 && e.Z == 10);
+      ViewEvent origin = events.First(e => e.Kind == EventKind.Load && e.X == 0 && e.Z == 10);
       ulong felled = origin.Chunk.Objects[0].Id;
       using (var batch = new EditBatch().RemoveObject(0, 10, felled).Expect(0, 10, 0)) {
         ExpectError(StatusCode.PermissionDenied, () => reader.Edit(batch));
@@ -102,7 +102,7 @@ static class BindingTest {
       }
       events.Clear();
       Check(PollUntil(session, events, () => events.Any(e => e.Kind == EventKind.Change)), "a change event");
-      Event change = events.First(e => e.Kind == EventKind.Change);
+      ViewEvent change = events.First(e => e.Kind == EventKind.Change);
       Check(change.X == 0 && change.Z == 10 && change.Chunk.EditVersion == 1, "the change is chunk (0, 10) at 1");
       Check(change.RemovedObjects.Length == 1 && change.RemovedObjects[0] == felled, "it names the felled tree");
       Check(change.Chunk.Objects.All(o => o.Id != felled), "the tree is gone from the new copy");
@@ -134,9 +134,9 @@ static class BindingTest {
       Check(e.Message.StartsWith("INVALID_ARGUMENT: coord.x: must be in"), "the message names the field: " + e.Message);
     }
     using (var session = Session.Start(reader, 0, 0, new SessionOptions { ViewRadius = 9 })) {  // the server allows 8
-      var events = new List<Event>();
+      var events = new List<ViewEvent>();
       Check(PollUntil(session, events, () => events.Any(e => e.Kind == EventKind.Error)), "an error event");
-      Event error = events.First(e => e.Kind == EventKind.Error);
+      ViewEvent error = events.First(e => e.Kind == EventKind.Error);
       Check(error.ErrorCode == StatusCode.InvalidArgument && error.ErrorMessage.Contains("view_radius"),
             "the error names the field: " + error.ErrorMessage);
     }
@@ -168,10 +168,10 @@ static class BindingTest {
     ExpectRefused("options.view_radius", () => Session.Start(reader, 0, 0, new SessionOptions { ViewRadius = 65 }));
     var zero = new SessionOptions { ViewRadius = 0, CacheBytes = 0, EventQueueBytes = 0 };
     using (var session = Session.Start(reader, 32, 32, zero)) {
-      var events = new List<Event>();
+      var events = new List<ViewEvent>();
       Check(PollUntil(session, events, () => events.Count(e => e.Kind == EventKind.Load) >= 81),
             "zero options: the default radius-4 view loads");
-      foreach (Event e in events) if (e.Chunk != null) e.Chunk.Dispose();
+      foreach (ViewEvent e in events) if (e.Chunk != null) e.Chunk.Dispose();
     }
   }
 
@@ -182,19 +182,19 @@ static class BindingTest {
 
   // A radius-8 first view (289 chunks) through C#, polled as fast as it comes; milliseconds.
   static double FirstViewMs(Client client) {
-    var events = new List<Event>();
+    var events = new List<ViewEvent>();
     var watch = Stopwatch.StartNew();
     using (var session = Session.Start(client, 32, 32, new SessionOptions { ViewRadius = 8 })) {
       Check(PollUntil(session, events, () => events.Count >= 289), "the radius-8 view loads");
     }
     double ms = watch.Elapsed.TotalMilliseconds;
-    foreach (Event e in events) if (e.Chunk != null) e.Chunk.Dispose();
+    foreach (ViewEvent e in events) if (e.Chunk != null) e.Chunk.Dispose();
     return ms;
   }
 
   // Events per second Poll drains from a full queue of 289 loads, reading each chunk's view.
   static double DrainRate(Client client) {
-    var events = new List<Event>(289);
+    var events = new List<ViewEvent>(289);
     using (var session = Session.Start(client, 32, 32, new SessionOptions { ViewRadius = 8 })) {
       var filling = Stopwatch.StartNew();
       while (session.Stats.QueuedEvents < 289 && filling.ElapsedMilliseconds < 20000) Thread.Sleep(1);
@@ -207,7 +207,7 @@ static class BindingTest {
       }
       double rate = events.Count / watch.Elapsed.TotalSeconds;
       Check(objects > 0, "the drained chunks have objects");
-      foreach (Event e in events) if (e.Chunk != null) e.Chunk.Dispose();
+      foreach (ViewEvent e in events) if (e.Chunk != null) e.Chunk.Dispose();
       return rate;
     }
   }
@@ -238,14 +238,14 @@ static class BindingTest {
   // 10,000 chunk loads through the binding (walking back and forth over 20 chunks, radius 4;
   // after the first pass the session's local cache serves them): RSS must level off.
   static void TenThousandChunks(Client client) {
-    var events = new List<Event>();
+    var events = new List<ViewEvent>();
     long loads = 0, rssAt2000 = 0;
     using (var session = Session.Start(client, 32, 32, new SessionOptions { ViewRadius = 4 })) {
       for (int step = 0; loads < 10000; ++step) {
         int column = step % 40 < 20 ? step % 40 : 40 - step % 40;
         session.SetPosition(32 + column * 64, 32);
         bool loadedView = PollUntil(session, events, () => {
-          foreach (Event e in events) {
+          foreach (ViewEvent e in events) {
             if (e.Kind == EventKind.Load) ++loads;
             if (e.Chunk != null) e.Chunk.Dispose();
           }
@@ -271,13 +271,59 @@ static class BindingTest {
     Check(rss - rssAt2000 < 32 * 1024, "RSS grew by " + (rss - rssAt2000) / 1024 + " MiB from 2,000 to 10,000 chunks");
   }
 
+  // ABI 2: a local generator's chunks are the server's, bytes and hash; a terrain chunk's biome
+  // and material arrays; a session opened without blocking that generates locally with LOD
+  // tiles loads chunks byte-identical to GetChunk and typed tiles.
+  static void LocalGenerationAndTiles(Client client) {
+    WorldInfo world = client.WorldInfo();
+    using (var generator = LocalGenerator.Create(client))
+    using (Chunk local = generator.Chunk(40, -7))
+    using (Chunk served = client.Chunk(40, -7)) {
+      Check(local.Hash == served.Hash && local.Hash != 0, "the local chunk's hash is the server's");
+      Check(Hex(local.Bytes) == Hex(served.Bytes), "the local chunk's bytes are the server's");
+      Check(local.GeneratorVersion == world.GeneratorVersion, "the chunk's generator version");
+    }
+    using (Chunk terrain = client.Chunk(1, 1, new ChunkOptions { IncludeTerrain = true, TerrainStep = 8 })) {
+      Check(terrain.Biome.Length == 64 && terrain.Material.Length == 64, "biome and material per sample");
+      Check(terrain.Material.All(m => m < world.Materials.Length), "material ids of the catalogue");
+    }
+    var events = new List<ViewEvent>();
+    var watch = Stopwatch.StartNew();
+    var options = new SessionOptions { ViewRadius = 2, LodRadius = 64, GenerateLocally = true };
+    using (var session = Session.Open(client, 40 * 64 + 32, 40 * 64 + 32, options)) {
+      long opened = watch.ElapsedMilliseconds;
+      Check(opened < 50, "Session.Open returns at once (" + opened + " ms)");
+      int loads = 0, tiles = 0;
+      Check(PollUntil(session, events, () => {
+        foreach (ViewEvent e in events) {
+          Check(e.Kind != EventKind.Error, "no error: " + e.ErrorMessage);
+          if (e.Kind == EventKind.Load && ++loads % 5 == 1) {
+            using (Chunk served = client.Chunk(e.X, e.Z)) Check(Hex(e.Chunk.Bytes) == Hex(served.Bytes), "a local load");
+          }
+          if (e.Kind == EventKind.Tile) {
+            ++tiles;
+            Check(e.Tile.Samples == 32 && e.Tile.Heights.Length == 1024 && e.Tile.Level == e.TileLevel, "a tile");
+            Check(e.Tile.MaxX - e.Tile.MinX == (64L << (int)e.Tile.Level), "a tile's ground");
+          }
+          if (e.Chunk != null) e.Chunk.Dispose();
+          if (e.Tile != null) e.Tile.Dispose();
+        }
+        events.Clear();
+        return loads == 25 && tiles >= 20;
+      }), "the local view and its tiles");
+      Console.WriteLine("C# local session: opened in " + opened + " ms, " + loads + " chunks and " + tiles +
+                        " tiles in " + watch.ElapsedMilliseconds + " ms");
+    }
+  }
+
   // The binding's structs have the C layout (capi_test.c asserts the C sizes).
   static void Layouts() {
     Check(Marshal.SizeOf(typeof(WorldObject)) == 40 && Marshal.SizeOf(typeof(Structure)) == 72, "object layouts");
     Check(Marshal.SizeOf(typeof(Chunkforge.Native.Event)) == 120, "cf_event's layout");
     Check(Marshal.SizeOf(typeof(Chunkforge.Native.ChunkView)) == 112, "cf_chunk_view's layout");
     Check(Marshal.SizeOf(typeof(Chunkforge.Native.WorldInfo)) == 104, "cf_world_info's layout");
-    Check(Marshal.SizeOf(typeof(Chunkforge.Native.SessionOptions)) == 48, "cf_session_options's layout");
+    Check(Marshal.SizeOf(typeof(Chunkforge.Native.SessionOptions)) == 64, "cf_session_options's layout");
+    Check(Marshal.SizeOf(typeof(Chunkforge.Native.TileView)) == 136, "cf_tile_view's layout");
   }
 
   static int Main(string[] args) {
@@ -288,6 +334,7 @@ static class BindingTest {
       EditAndChange(reader, writer);
       Errors(reader);
       OptionRules(reader);
+      LocalGenerationAndTiles(reader);
       if (args.Length > 1 && args[1] == "--measure") {
         Measure(reader);
         TenThousandChunks(reader);
