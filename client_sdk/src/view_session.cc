@@ -135,7 +135,10 @@ bool ViewSession::Impl::wait_for_room() {
 }
 
 void ViewSession::Impl::push(Incoming incoming) {
+  const auto* event = std::get_if<v1::SessionEvent>(&incoming);
+  const size_t bytes = event != nullptr ? event->ByteSizeLong() : 0;  // measured outside the lock
   std::lock_guard guard(mutex);
+  stats.bytes_received += bytes;
   inbox.push_back(std::move(incoming));
   wake.notify_all();
 }

@@ -47,7 +47,8 @@ static inline cf_client* connect_with(const char* token) {
 
 /* Polls until an event of `kind` for chunk (x, z) arrives (any chunk when x is INT64_MIN);
  * retains its chunk (NULL for others). 0 if none within 20 s. */
-static inline int await_event(cf_session* session, int32_t kind, int64_t x, int64_t z, cf_event* copy, cf_chunk** chunk) {
+static inline int await_event(cf_session* session, int32_t kind, int64_t x, int64_t z, cf_event* copy,
+                              cf_chunk** chunk) {
   for (int frame = 0; frame < 2000; ++frame) {
     const cf_event* events = NULL;
     size_t count = 0;

@@ -8,6 +8,7 @@
 //
 //   bindings_with_server SERVER [--compare FILE] [--measure] -- PROGRAM ARGS...
 #include <chunkforge/client.h>
+#include <chunkforge/client/local_generator.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <stdlib.h>
@@ -110,6 +111,28 @@ double first_view_ms(client::Client& sdk, bool polled) {
   return ms_since(start);
 }
 
+// Milliseconds until a radius-8 first view is loaded by a polled session that generates
+// locally with LOD radius 1024, the generator made from the server's definition first (as the C
+// ABI's generate_locally does).
+double local_first_view_ms(client::Client& sdk) {
+  client::ViewOptions view;
+  view.view_radius = 8;
+  view.lod_radius = 1024;
+  const Clock::time_point start = Clock::now();
+  client::Result<std::shared_ptr<client::BaseGenerator>> generator = client::make_local_generator(sdk);
+  if (!generator) return 0;
+  view.generator = *generator;
+  auto session = client::ViewSession::start_polled(sdk, {32, 32}, view);
+  std::vector<client::ViewEvent> events;
+  size_t loads = 0;
+  while (session && loads < 289 && ms_since(start) < 20'000) {
+    events.clear();
+    if (session->get()->poll(events, 64) == 0) std::this_thread::yield();
+    for (const client::ViewEvent& e : events) loads += e.kind == client::ViewEvent::Kind::load;
+  }
+  return ms_since(start);
+}
+
 // Events per second that poll() drains from a full queue (289 loads waiting), reading each
 // chunk's objects as a game would.
 double poll_drain_rate(client::Client& sdk) {
@@ -140,17 +163,20 @@ void measure_cpp(const std::string& target) {
   client::Result<client::Client> sdk = client::Client::connect(target, options);
   if (!sdk) return;
   first_view_ms(*sdk, true);  // generates the view: the figures below are the transport's
-  std::vector<double> callbacks, polled, drained;
+  std::vector<double> callbacks, polled, drained, local;
   for (int k = 0; k < 9; ++k) {
     callbacks.push_back(first_view_ms(*sdk, false));
     polled.push_back(first_view_ms(*sdk, true));
     drained.push_back(poll_drain_rate(*sdk));
+    if (k < 5) local.push_back(local_first_view_ms(*sdk));
   }
+  setenv("CF_TEST_CPP_LOCAL_FIRST_VIEW_MS", std::to_string(median(local)).c_str(), 1);
   setenv("CF_TEST_CPP_FIRST_VIEW_CALLBACKS_MS", std::to_string(median(callbacks)).c_str(), 1);
   setenv("CF_TEST_CPP_FIRST_VIEW_POLLED_MS", std::to_string(median(polled)).c_str(), 1);
   setenv("CF_TEST_CPP_POLL_EVENTS_PER_S", std::to_string(median(drained)).c_str(), 1);
   std::cout << "C++ SDK, radius-8 first view (289 chunks, warm server), median of 9: callbacks " << median(callbacks)
-            << " ms, polled " << median(polled) << " ms; poll drains " << median(drained) << " events/s\n";
+            << " ms, polled " << median(polled) << " ms; poll drains " << median(drained)
+            << " events/s; generating locally with LOD radius 1024, polled, median of 5: " << median(local) << " ms\n";
 }
 
 int run(std::vector<std::string> args, const std::string& target) {

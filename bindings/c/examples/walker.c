@@ -115,9 +115,15 @@ int main(int argc, char** argv) {
     cf_session_get_stats(session, &stats);
     if (stats.loaded_chunks == view && stats.queued_events == 0) break;
   }
-  printf("walked to x = %g: %llu chunks loaded, %llu downloaded, %llu from the local cache, %zu tiles held\n", x,
-         (unsigned long long)stats.loaded_chunks, (unsigned long long)stats.chunks_downloaded,
-         (unsigned long long)stats.chunks_from_cache, tiles_held);
+  cf_session_counters more = {.struct_size = sizeof more};
+  cf_session_get_counters(session, &more);
+  const uint64_t entered = stats.chunks_downloaded + more.chunks_generated + stats.chunks_from_cache;
+  printf(
+      "walked to x = %g: %llu chunks loaded, %llu downloaded, %llu generated here, %llu from the local cache, "
+      "%zu tiles held; %llu bytes received, %.1f per chunk that entered the view\n",
+      x, (unsigned long long)stats.loaded_chunks, (unsigned long long)stats.chunks_downloaded,
+      (unsigned long long)more.chunks_generated, (unsigned long long)stats.chunks_from_cache, tiles_held,
+      (unsigned long long)more.bytes_received, entered ? (double)more.bytes_received / (double)entered : 0.0);
   cf_session_free(session);
   cf_client_free(client);
   return 0;

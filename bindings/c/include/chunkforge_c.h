@@ -409,6 +409,21 @@ typedef struct cf_session_stats {
 } cf_session_stats;
 CF_API cf_status cf_session_get_stats(const cf_session* session, cf_session_stats* out);
 
+/* More of a session's figures (since ABI 2; cf_session_stats cannot grow: a caller built
+ * against ABI 1 allocates it). Set struct_size to sizeof(cf_session_counters) first; a later
+ * ABI that adds fields fills only the ones a caller's size holds. */
+typedef struct cf_session_counters {
+  uint32_t struct_size;
+  int32_t generating_locally; /* 1 once the server agreed to keys instead of pristine chunks */
+  uint64_t bytes_received;    /* encoded bytes of every message the servers sent */
+  uint64_t chunks_generated;  /* chunks made here and loaded */
+  uint64_t tiles_loaded;      /* tile events (loads and replacements) */
+  uint64_t tiles_generated;   /* of those, tiles made here */
+  uint64_t tile_bytes_received;
+  uint64_t held_tiles;
+} cf_session_counters;
+CF_API cf_status cf_session_get_counters(const cf_session* session, cf_session_counters* out);
+
 /* ---- Generating here (since ABI 2; docs/client-generation.md) ---- */
 
 /* The world of `client`'s server made here: pristine chunks (nobody edited them) with exactly

@@ -244,4 +244,29 @@ cf_status cf_session_get_stats(const cf_session* session, cf_session_stats* out)
   });
 }
 
+cf_status cf_session_get_counters(const cf_session* session, cf_session_counters* out) {
+  return guarded([&]() -> cf_status {
+    if (session == nullptr) return null_argument("session");
+    if (out == nullptr) return null_argument("out");
+    if (out->struct_size < sizeof(cf_session_counters)) {
+      return fail(CF_INVALID_ARGUMENT, "INVALID_ARGUMENT: out->struct_size: must be at least " +
+                                           std::to_string(sizeof(cf_session_counters)) + " (got " +
+                                           std::to_string(out->struct_size) + ")");
+    }
+    const uint32_t size = out->struct_size;
+    *out = {};
+    out->struct_size = size;
+    if (!session->session) return CF_OK;  // starting, or failed to: nothing yet
+    const cf::ViewStats s = session->session->stats();
+    out->generating_locally = s.generating_locally ? 1 : 0;
+    out->bytes_received = s.bytes_received;
+    out->chunks_generated = s.chunks_generated;
+    out->tiles_loaded = s.tiles_loaded;
+    out->tiles_generated = s.tiles_generated;
+    out->tile_bytes_received = s.tile_bytes_received;
+    out->held_tiles = s.held_tiles;
+    return CF_OK;
+  });
+}
+
 }  // extern "C"

@@ -71,8 +71,7 @@ Started start_now(StartSpec spec) {
 
 std::shared_ptr<Starting> start_in_background(StartSpec spec) {
   auto starting = std::make_shared<Starting>();
-  std::thread([starting, spec = std::move(spec)]() mutable { starting->finish(start_now(std::move(spec))); })
-      .detach();
+  std::thread([starting, spec = std::move(spec)]() mutable { starting->finish(start_now(std::move(spec))); }).detach();
   return starting;
 }
 

@@ -94,6 +94,13 @@ public struct Event {
 }
 
 [StructLayout(LayoutKind.Sequential)]
+public struct SessionCounters {
+  public uint StructSize;
+  public int GeneratingLocally;
+  public ulong BytesReceived, ChunksGenerated, TilesLoaded, TilesGenerated, TileBytesReceived, HeldTiles;
+}
+
+[StructLayout(LayoutKind.Sequential)]
 public struct TileView {
   public uint Level, ChunkSize;
   public long X, Z, MinX, MinZ, MaxX, MaxZ;
@@ -176,6 +183,7 @@ public static unsafe class Methods {
   [DllImport(Lib)] public static extern int cf_session_poll(SessionHandle session, UIntPtr maxEvents, out IntPtr events,
                                                             out UIntPtr count);
   [DllImport(Lib)] public static extern int cf_session_get_stats(SessionHandle session, out SessionStats stats);
+  [DllImport(Lib)] public static extern int cf_session_get_counters(SessionHandle session, ref SessionCounters counters);
 }
 
 }  // namespace Chunkforge.Native

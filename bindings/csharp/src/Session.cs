@@ -97,6 +97,15 @@ public sealed unsafe class Session : IDisposable {
     }
   }
 
+  // More figures (ABI 2): bytes received, chunks and tiles made here, tiles held.
+  public Native.SessionCounters Counters {
+    get {
+      var counters = new Native.SessionCounters { StructSize = (uint)Marshal.SizeOf(typeof(Native.SessionCounters)) };
+      Interop.Check(Native.Methods.cf_session_get_counters(handle, ref counters));
+      return counters;
+    }
+  }
+
   // Appends up to maxEvents of the oldest events to `into`; returns how many.
   public int Poll(List<ViewEvent> into, int maxEvents = 64) {
     IntPtr events;

@@ -212,6 +212,40 @@ static class BindingTest {
     }
   }
 
+  // A radius-8 first view generated here with LOD radius 1024 (Session.Open, the generator made
+  // from the server's definition): milliseconds to its 289 loads, and the bytes the server sent
+  // per chunk once the tiles settled (no tile event for 300 ms), beside the tiles it sent whole
+  // (those an edit changed: the tests before this one removed a structure).
+  static double LocalFirstViewMs(Client client, out double bytesPerChunk, out ulong tiles, out ulong tileBytes) {
+    var events = new List<ViewEvent>();
+    var watch = Stopwatch.StartNew();
+    var options = new SessionOptions { ViewRadius = 8, LodRadius = 1024, GenerateLocally = true };
+    using (var session = Session.Open(client, 32, 32, options)) {
+      int loads = 0;
+      double ms = 0;
+      long quietSince = 0;
+      while (watch.ElapsedMilliseconds < 20000) {
+        events.Clear();
+        int n = session.Poll(events, 64);
+        foreach (ViewEvent e in events) {
+          Check(e.Kind != EventKind.Error, "no error: " + e.ErrorMessage);
+          if (e.Kind == EventKind.Load && ++loads == 289) ms = watch.Elapsed.TotalMilliseconds;
+          if (e.Kind == EventKind.Tile) quietSince = watch.ElapsedMilliseconds;
+          if (e.Chunk != null) e.Chunk.Dispose();
+          if (e.Tile != null) e.Tile.Dispose();
+        }
+        if (loads >= 289 && watch.ElapsedMilliseconds - quietSince > 300) break;
+        if (n == 0) Thread.Sleep(1);
+      }
+      var counters = session.Counters;
+      Check(loads == 289 && counters.ChunksGenerated == 289, "the local view: " + loads + " loads");
+      bytesPerChunk = (counters.BytesReceived - counters.TileBytesReceived) / 289.0;
+      tiles = counters.HeldTiles;
+      tileBytes = counters.TileBytesReceived;
+      return ms;
+    }
+  }
+
   static void Measure(Client client) {
     FirstViewMs(client);  // the server's cache is warm already (the driver's own views)
     var views = new List<double>();
@@ -220,6 +254,18 @@ static class BindingTest {
       views.Add(FirstViewMs(client));
       rates.Add(DrainRate(client));
     }
+    var local = new List<double>();
+    double bytesPerChunk = 0;
+    ulong tiles = 0, tileBytes = 0;
+    for (int k = 0; k < 5; ++k) local.Add(LocalFirstViewMs(client, out bytesPerChunk, out tiles, out tileBytes));
+    string cppLocal = Environment.GetEnvironmentVariable("CF_TEST_CPP_LOCAL_FIRST_VIEW_MS");
+    double cppLocalMs = cppLocal == null ? 0 : double.Parse(cppLocal, System.Globalization.CultureInfo.InvariantCulture);
+    Console.WriteLine(string.Format(System.Globalization.CultureInfo.InvariantCulture,
+        "C# generating locally, radius 8, LOD radius 1024, median of 5: first view {0:F1} ms (C++ SDK {1:F1} ms: " +
+        "{2:F2}x); {3:F1} bytes from the server per chunk (keys of chunks and tiles), {4} tiles held, {5} bytes of " +
+        "tiles an edit changed", Median(local), cppLocalMs, cppLocalMs > 0 ? Median(local) / cppLocalMs : 0,
+        bytesPerChunk, tiles, tileBytes));
+    Check(bytesPerChunk <= 16, "at most 16 bytes from the server per pristine chunk (" + bytesPerChunk + ")");
     string cpp = Environment.GetEnvironmentVariable("CF_TEST_CPP_FIRST_VIEW_POLLED_MS");
     double cppMs = cpp == null ? 0 : double.Parse(cpp, System.Globalization.CultureInfo.InvariantCulture);
     Console.WriteLine(string.Format(System.Globalization.CultureInfo.InvariantCulture,

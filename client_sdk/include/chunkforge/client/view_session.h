@@ -143,7 +143,10 @@ struct ViewStats {
   uint64_t changes_applied = 0;     // change events applied to a loaded or cached chunk
   uint64_t chunks_replaced = 0;     // server loads that replaced a loaded chunk's older version
   uint64_t reconnects = 0;          // sessions opened after the first
-  uint64_t moves = 0;               // of those, asked for by a server going away (a rolling update)
+  // Encoded bytes of every message the servers sent the session (chunks, keys of chunks made
+  // here, changes, tiles), before gRPC's framing: what a view costs the network.
+  uint64_t bytes_received = 0;
+  uint64_t moves = 0;  // of those, asked for by a server going away (a rolling update)
   // Checking copies against the server's (docs/edits.md, "Checking a copy"):
   uint64_t changes_verified = 0;        // applied changes whose result hashed to the event's chunk_hash
   uint64_t change_hash_mismatches = 0;  // changes whose result did not: not delivered, the chunk fetched again
