@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # End-to-end check of the container image with no Docker engine and no registry: builds
 # docker/Dockerfile with podman, runs it, and checks that a chunk fetched through the container
-# is byte-identical to the offline CLI's. Run as root on Debian 12, after ./scripts/test (the
-# host CLI comes from build/).
+# is byte-identical to the offline CLI's; then runs the engine bundle's C walker (made by
+# scripts/bundle-engine from build/) in a bare debian:bookworm-slim, with none of the -dev
+# packages, against that container. Run as root on Debian 12, after ./scripts/test (the host
+# CLI and the bundle come from build/).
 #
 #   docker/test.sh
 #
@@ -160,6 +162,17 @@ phase "comparing chunk 3 -2 through the container with the offline CLI"
 "$CLI" chunk 3 -2 >"$WORK/local.json" || fail "$CLI chunk (offline)"
 cmp "$WORK/remote.json" "$WORK/local.json" || fail "the served chunk differs from the offline one"
 
+phase "the engine bundle's C walker in a bare $BASE, generating locally with LOD tiles"
+scripts/bundle-engine build "$WORK/bundle" >"$WORK/bundle.log" 2>&1 || { cat "$WORK/bundle.log" >&2; fail "bundle-engine"; }
+# Host networking: the walker reaches the container above at its published port.
+podman run --rm --network host -v "$WORK/bundle/chunkforge-c:/opt/chunkforge:ro" "$BASE" \
+  /opt/chunkforge/bin/chunkforge-c-walker "127.0.0.1:$PORT" 10 --generate-locally --lod-radius 64 \
+  >"$WORK/walker.log" 2>&1 || { tail -n 20 "$WORK/walker.log" >&2; fail "the bundled walker in $BASE"; }
+tail -n 1 "$WORK/walker.log"
+grep -Eq "walked to x = 80: 25 chunks loaded, 0 downloaded, [1-9][0-9]* generated here" "$WORK/walker.log" ||
+  fail "the bundled walker did not walk: $(tail -n 1 "$WORK/walker.log")"
+echo "docker/test.sh: the bundle: $(tail -n 1 "$WORK/bundle.log")"
+
 phase "stopping (SIGTERM must exit 0)"
 podman stop -t 10 "$CONTAINER" >/dev/null 2>>"$WORK/run.log"
 code=$(podman inspect -f '{{.State.ExitCode}}' "$CONTAINER")
@@ -167,5 +180,6 @@ code=$(podman inspect -f '{{.State.ExitCode}}' "$CONTAINER")
 
 phase ""
 echo "docker/test.sh: OK ($SECONDS s)"
-# Non-root, healthy, identical chunk, clean stop: the summary line CI logs are read for.
-echo "container: 4 passed, 0 failed"
+# Non-root, healthy, identical chunk, the bundle in a bare container, clean stop: the summary
+# line CI logs are read for.
+echo "container: 5 passed, 0 failed"

@@ -10,7 +10,7 @@ CHUNKFORGE_BUILD_PACKAGES=(cmake ninja-build g++ pkg-config libprotobuf-dev prot
   libgrpc++-dev protobuf-compiler-grpc libboost-dev libspdlog-dev libssl-dev libcli11-dev libtomlplusplus-dev
   libsqlite3-dev libpq-dev libjwt-dev libjs-leaflet libhwy-dev ccache)
 CHUNKFORGE_TEST_PACKAGES=(libgtest-dev libgmock-dev libbenchmark-dev python3-grpcio openssl nginx prometheus
-  postgresql chromium python3-websocket mono-mcs mono-runtime valgrind kubernetes-client python3-yaml)
+  postgresql chromium python3-websocket mono-mcs mono-runtime valgrind kubernetes-client python3-yaml patchelf)
 # Packages that count as there when the command they bring already is, from another package:
 # a machine with Google's `kubectl` package (kustomize v5) has /usr/bin/kubectl, which Debian's
 # kubernetes-client (kubectl 1.20, kustomize v2.0.3) also ships, so dpkg would refuse to install
