@@ -1,8 +1,9 @@
 /* File: tests/bindings/capi_check.h
  *
  * What the C ABI's C tests share: CHECK (counts and prints a failed check with cf_last_error),
- * the CF_TEST_* variables bindings_with_server sets, a client with a token, and waiting for a
- * session's event as a game's frames would. */
+ * the CF_TEST_* variables bindings_with_server sets, a monotonic clock, a client with a token,
+ * and waiting for a session's event as a game's frames would. Include it after defining
+ * _POSIX_C_SOURCE (nanosleep, clock_gettime). */
 #ifndef CHUNKFORGE_TESTS_CAPI_CHECK_H
 #define CHUNKFORGE_TESTS_CAPI_CHECK_H
 
@@ -34,6 +35,12 @@ static inline const char* env(const char* name) {
 static inline void sleep_ms(long ms) {
   struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
   nanosleep(&t, NULL);
+}
+
+static inline double seconds_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 static inline cf_client* connect_with(const char* token) {

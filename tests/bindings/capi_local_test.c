@@ -11,12 +11,6 @@
 
 #include "capi_check.h"
 
-static double seconds_now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /* 1 when `a` and `b` have the same canonical bytes and the same hash. */
 static int same_chunk(const cf_chunk* a, const cf_chunk* b) {
   const uint8_t *bytes_a = NULL, *bytes_b = NULL;

@@ -16,35 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int failures = 0;
-
-#define CHECK(condition)                                                                                        \
-  do {                                                                                                          \
-    if (!(condition)) {                                                                                         \
-      ++failures;                                                                                               \
-      fprintf(stderr, "%s:%d: failed: %s (last error: %s)\n", __FILE__, __LINE__, #condition, cf_last_error()); \
-    }                                                                                                           \
-  } while (0)
-
-static const char* env(const char* name) {
-  const char* value = getenv(name);
-  if (value == NULL) {
-    fprintf(stderr, "%s is not set: run me through bindings_with_server\n", name);
-    exit(2);
-  }
-  return value;
-}
-
-static void sleep_ms(long ms) {
-  struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
-  nanosleep(&t, NULL);
-}
-
-static double seconds_now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
+#include "capi_check.h"
 
 /* A call that never returns fails the test instead of hanging it. */
 static void on_alarm(int signal_number) {

@@ -192,12 +192,6 @@ static void test_session_and_edits(cf_client* reader, cf_client* writer) {
   cf_session_free(session);
 }
 
-static double seconds_now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /* A figure for docs/engines.md, no assertion on time: events per second that cf_session_poll
  * drains from a full queue (a radius-8 view's 289 loads), reading each chunk's view. */
 static void measure_drain(cf_client* client) {

@@ -11,7 +11,7 @@
 #include <chunkforge/client/local_generator.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-#include <stdlib.h>
+#include <cstdlib>
 
 #include <algorithm>
 #include <atomic>
@@ -187,6 +187,7 @@ int run(std::vector<std::string> args, const std::string& target) {
   program.pid = fork();
   if (program.pid == 0) {
     std::vector<char*> argv;
+    argv.reserve(args.size() + 1);
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     execvp(argv[0], argv.data());

@@ -5,7 +5,7 @@
  *
  *   chunkforge-c-walker [HOST:PORT] [STEPS] [TOKEN] [--generate-locally] [--lod-radius N]
  */
-#define _POSIX_C_SOURCE 199309L
+#define _POSIX_C_SOURCE 199309L /* NOLINT(bugprone-reserved-identifier): the POSIX feature macro */
 #include <chunkforge_c.h>
 
 #include <stdio.h>
