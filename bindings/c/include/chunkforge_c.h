@@ -8,8 +8,9 @@
  *   if (cf_client_connect("127.0.0.1:50051", NULL, &client) != CF_OK) puts(cf_last_error());
  *   cf_session_options options;
  *   cf_session_options_init(&options);
+ *   options.generate_locally = 1;                    // pristine chunks made here (ABI 2)
  *   cf_session* session = NULL;
- *   cf_session_start(client, 0, 0, &options, &session);
+ *   cf_session_open(client, 0, 0, &options, &session);  // never blocks (ABI 2)
  *   ...every frame, on the game's thread:
  *   const cf_event* events; size_t n;
  *   cf_session_poll(session, 64, &events, &n);       // valid until the next poll

@@ -62,22 +62,21 @@ cf::ViewEvent error_event(const cf::Status& status) {
   return e;
 }
 
-// Takes over a started session once its start is done (applying what was set meanwhile), or
-// its failure as an error event for `events`. False while it is still starting.
-bool settle(cf_session& s) {
-  if (!s.starting) return true;
+// Takes over a started session once its start is done, applying what was set meanwhile; or
+// keeps its failure as an error event for the next poll. Nothing while it is still starting.
+void settle(cf_session& s) {
+  if (!s.starting) return;
   std::optional<Started> started = s.starting->take();
-  if (!started) return false;
+  if (!started) return;
   s.starting.reset();
   if (!started->session) {
     s.failed = true;
     s.start_events.push_back(error_event(started->failure));
-    return true;
+    return;
   }
   s.session = std::move(started->session);
   s.pending.apply_to(*s.session);
   if (!started->failure.ok()) s.start_events.push_back(error_event(started->failure));  // runs, generating nothing
-  return true;
 }
 
 // The session, taken over if its start is done; null while starting or after a failed start.
@@ -96,7 +95,7 @@ cf_status start(cf_client* client, double x, double z, const cf_session_options*
       return refused;
     auto session = std::make_unique<cf_session>();
     if (wait) {
-      Started started = start_now(spec);
+      Started started = start_now(std::move(spec));
       if (!started.session) return fail(started.failure);
       session->session = std::move(started.session);
       if (!started.failure.ok()) session->start_events.push_back(error_event(started.failure));
