@@ -39,8 +39,8 @@ static void test_generator(cf_client* client) {
   cf_generator_free(generator);
 }
 
-/* Polls the session until its radius-2 view around chunk (40, 40) is loaded and `tiles` tiles
- * came, comparing each loaded chunk with GetChunk's and reading each tile's view. */
+/* Polls the session until its radius-2 view around chunk (40, 40) is loaded and `want_tiles`
+ * tiles came, comparing every loaded chunk with GetChunk's and reading each tile's view. */
 static void walk_local_view(cf_session* session, cf_client* client, size_t want_tiles) {
   size_t loads = 0, tiles = 0, compared = 0;
   for (int frame = 0; frame < 3000 && (loads < 25 || tiles < want_tiles); ++frame) {
@@ -50,7 +50,8 @@ static void walk_local_view(cf_session* session, cf_client* client, size_t want_
     for (size_t i = 0; i < count; ++i) {
       CHECK(events[i].kind != CF_EVENT_ERROR);
       if (events[i].kind == CF_EVENT_ERROR) fprintf(stderr, "error event: %s\n", events[i].error_message);
-      if (events[i].kind == CF_EVENT_LOAD && ++loads % 5 == 1) {
+      if (events[i].kind == CF_EVENT_LOAD) {
+        ++loads;
         cf_chunk* served = NULL;
         CHECK(cf_client_chunk(client, events[i].x, events[i].z, NULL, &served) == CF_OK);
         CHECK(same_chunk(events[i].chunk, served));
@@ -70,7 +71,7 @@ static void walk_local_view(cf_session* session, cf_client* client, size_t want_
     }
     if (count == 0) sleep_ms(5);
   }
-  CHECK(loads == 25 && tiles >= want_tiles && compared == 5);
+  CHECK(loads == 25 && tiles >= want_tiles && compared == 25);
   cf_tile* not_a_tile = NULL;
   CHECK(cf_session_event_tile(session, 100000, &not_a_tile) == CF_INVALID_ARGUMENT && not_a_tile == NULL);
 }
