@@ -4,8 +4,8 @@
 // scripts (/map/, Leaflet embedded at build time), tiles (/tiles/{layer}/{z}/{x}/{y}.png),
 // small JSON endpoints (/api/status, /api/point, /api/locate, /api/chunk, /api/edits, /api/players,
 // /api/moderation/), and /api/view, where the page reports its centre so that the tiles nearest
-// to it render first (TilePool). chunkforge-server mounts
-// it on its --http port; `chunkforge map` on a port of its own, swapping worlds as the file changes.
+// to it render first (TilePool). chunkforge-server mounts it on its --http port; `chunkforge
+// map` on a port of its own, swapping worlds as the file changes.
 //
 //   MapService map({.threads = 2});
 //   map.set_world(world, "built-in world");
@@ -206,12 +206,13 @@ class MapService {
   TilePool pool_;      // last: its workers stop before what their jobs use goes
 };
 
-// The JSON bodies (map_api.cc): the world and layers; the terrain at a point; the nearest
-// structures of a type. Each returns {status, body}: 400 with a reason for bad parameters.
-// What the page may show beside the world: each true when the server offers it.
+// What the page may show beside the world (/api/status): each true when the server offers it.
 struct MapFeatures {
   bool watching = false, edits = false, players = false, moderation = false, publish_seed = true;
 };
+
+// The JSON bodies (map_api.cc): the world and layers; the terrain at a point; the nearest
+// structures of a type. Each returns {status, body}: 400 with a reason for bad parameters.
 std::string status_json(const World& world, const std::string& source, const std::vector<std::string>& errors,
                         const MapFeatures& features);
 std::pair<int, std::string> point_json(const World& world, const std::string& query);

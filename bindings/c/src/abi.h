@@ -48,7 +48,8 @@ cf_status read_connect_options(const cf_connect_options* options, cf::ConnectOpt
 // generator is made when the session starts).
 cf_status read_session_options(const cf_session_options* options, cf::ViewOptions& out, bool& generate_locally);
 // CF_INVALID_ARGUMENT naming a LOD radius or finest level out of range.
-cf_status check_lod(uint32_t lod_radius, uint32_t lod_finest_level);
+// `prefix`: "options." for the options struct, "" for cf_session_set_lod's arguments.
+cf_status check_lod(const std::string& prefix, uint32_t lod_radius, uint32_t lod_finest_level);
 
 // A world info kept for the life of its client, with the C views of its catalogue.
 struct WorldInfoCopy {

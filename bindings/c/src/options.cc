@@ -98,13 +98,14 @@ cf_status read_connect_options(const cf_connect_options* options, cf::ConnectOpt
   return CF_OK;
 }
 
-cf_status check_lod(uint32_t lod_radius, uint32_t lod_finest_level) {
+cf_status check_lod(const std::string& prefix, uint32_t lod_radius, uint32_t lod_finest_level) {
   if (lod_radius > kMaxLodRadius) {
-    return fail(CF_INVALID_ARGUMENT, "INVALID_ARGUMENT: lod_radius: must be in [0, " + std::to_string(kMaxLodRadius) +
-                                         "] chunks, 0 for no tiles (got " + std::to_string(lod_radius) + ")");
+    return fail(CF_INVALID_ARGUMENT, "INVALID_ARGUMENT: " + prefix + "lod_radius: must be in [0, " +
+                                         std::to_string(kMaxLodRadius) + "] chunks, 0 for no tiles (got " +
+                                         std::to_string(lod_radius) + ")");
   }
   if (lod_finest_level > kMaxLodLevel) {
-    return fail(CF_INVALID_ARGUMENT, "INVALID_ARGUMENT: lod_finest_level: must be in [0, " +
+    return fail(CF_INVALID_ARGUMENT, "INVALID_ARGUMENT: " + prefix + "lod_finest_level: must be in [0, " +
                                          std::to_string(kMaxLodLevel) + "], 0 for the world's finest (got " +
                                          std::to_string(lod_finest_level) + ")");
   }
@@ -120,7 +121,10 @@ cf_status read_session_options(const cf_session_options* options, cf::ViewOption
   constexpr size_t kAbi1Size = offsetof(cf_session_options, lod_radius);
   const bool abi1 = options->struct_size == kAbi1Size;
   if (!abi1 && options->struct_size != sizeof(cf_session_options)) {
-    return wrong_struct_size("cf_session_options", sizeof(cf_session_options), options->struct_size);
+    return fail(CF_INVALID_ARGUMENT, "INVALID_ARGUMENT: options.struct_size: must be " +
+                                         std::to_string(sizeof(cf_session_options)) + " (or ABI 1's " +
+                                         std::to_string(kAbi1Size) + ") (got " + std::to_string(options->struct_size) +
+                                         "): call cf_session_options_init");
   }
   static_assert(kMaxBufferBytes <= std::numeric_limits<size_t>::max(), "the bound must fit the SDK's size_t");
   cf_status status = zero_or_in<uint32_t>("options.view_radius", options->view_radius, 1, kMaxViewRadius, " chunks",
@@ -135,7 +139,7 @@ cf_status read_session_options(const cf_session_options* options, cf::ViewOption
   }
   if (status == CF_OK) status = read_chunk_options(&options->chunk, "options.chunk", out.chunk);
   if (status != CF_OK || abi1) return status;
-  status = check_lod(options->lod_radius, options->lod_finest_level);
+  status = check_lod("options.", options->lod_radius, options->lod_finest_level);
   out.lod_radius = options->lod_radius;
   out.lod_finest_level = options->lod_finest_level;
   generate_locally = options->generate_locally != 0;

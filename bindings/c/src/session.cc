@@ -151,7 +151,7 @@ cf_status cf_session_set_radius(cf_session* session, uint32_t view_radius) {
 cf_status cf_session_set_lod(cf_session* session, uint32_t lod_radius, uint32_t lod_finest_level) {
   return guarded([&]() -> cf_status {
     if (session == nullptr) return null_argument("session");
-    if (const cf_status refused = check_lod(lod_radius, lod_finest_level); refused != CF_OK) return refused;
+    if (const cf_status refused = check_lod("", lod_radius, lod_finest_level); refused != CF_OK) return refused;
     if (cf::ViewSession* s = running_session(*session)) {
       s->set_lod_radius(lod_radius);
       s->set_lod_finest_level(lod_finest_level);
