@@ -93,3 +93,32 @@ cxx_sources() {
   git -C "$CHUNKFORGE_ROOT" ls-files -z -- "$@" | grep -zE '\.(h|hpp|c|cc|cpp)$' |
     grep -zvE "$CHUNKFORGE_STYLE_EXCLUDE" || [ $? -eq 1 ]
 }
+
+# Peer benchmarks report only from a quiet machine: peers slow differently under load, so a
+# ratio taken at a load of 9 says little about one at 0 (docs/resources.md, "Measuring against
+# peers"). quiet_machine NAME waits up to CHUNKFORGE_QUIET_WAIT seconds (120) for the 1-minute
+# load to fall under 1 and fails saying so if it does not; the run's own pinned core then adds
+# about 1, so loud_run NAME MAX_LOAD fails after the run when a round saw a load over 2.
+# CHUNKFORGE_ANY_LOAD=1 measures anyway: every round line carries its load either way.
+load_now() { cut -d' ' -f1 /proc/loadavg; }
+quiet_machine() {
+  local name=$1 waited=0
+  while awk -v load="$(load_now)" 'BEGIN { exit !(load >= 1) }'; do
+    if [ "$waited" -ge "${CHUNKFORGE_QUIET_WAIT:-120}" ]; then
+      [ "${CHUNKFORGE_ANY_LOAD:-0}" = 1 ] && { echo "$name: measuring at load $(load_now) (CHUNKFORGE_ANY_LOAD=1)"; return 0; }
+      echo "$name: the load is $(load_now), over 1 after ${waited} s: peers slow differently under load;" \
+        "measure on a quiet machine, or set CHUNKFORGE_ANY_LOAD=1" >&2
+      return 1
+    fi
+    sleep 5
+    waited=$((waited + 5))
+  done
+}
+loud_run() {
+  local name=$1 highest=$2
+  awk -v load="$highest" 'BEGIN { exit !(load > 2) }' || return 0
+  [ "${CHUNKFORGE_ANY_LOAD:-0}" = 1 ] && { echo "$name: a round ran at load $highest (CHUNKFORGE_ANY_LOAD=1)"; return 0; }
+  echo "$name: a round ran at load $highest (over 1 besides the run's own core): no summary;" \
+    "measure again on a quiet machine, or set CHUNKFORGE_ANY_LOAD=1" >&2
+  return 1
+}
