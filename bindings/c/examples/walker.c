@@ -106,14 +106,15 @@ int main(int argc, char** argv) {
     x += 8;
     cf_session_set_position(session, x, 0);
   }
-  /* The last steps' chunks may still be on their way: a few more frames, up to 5 s. */
+  /* The last steps' chunks (and, with a LOD radius, the first tiles) may still be on their way:
+   * more frames, up to 20 s (under valgrind on a busy machine a tile takes a while). */
   cf_session_stats stats;
   const uint64_t view = (2 * options.view_radius + 1) * (2 * options.view_radius + 1);
-  for (int frame = 0; frame < 250; ++frame) {
+  for (int frame = 0; frame < 1000; ++frame) {
     sleep_ms(20);
     drain(session);
     cf_session_get_stats(session, &stats);
-    if (stats.loaded_chunks == view && stats.queued_events == 0) break;
+    if (stats.loaded_chunks == view && stats.queued_events == 0 && (options.lod_radius == 0 || tiles_held > 0)) break;
   }
   cf_session_counters more = {.struct_size = sizeof more};
   cf_session_get_counters(session, &more);

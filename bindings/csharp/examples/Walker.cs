@@ -60,10 +60,12 @@ static class Walker {
           x += 8;
           session.SetPosition(x, 0);
         }
-        for (int frame = 0; frame < 250; ++frame) {  // the last chunks may be on their way: up to 5 s
+        // The last chunks (and, with a LOD radius, the first tiles) may be on their way: up to 20 s.
+        for (int frame = 0; frame < 1000; ++frame) {
           Thread.Sleep(20);
           Drain(session, events);
-          if (session.Stats.LoadedChunks == 25 && session.Stats.QueuedEvents == 0) break;
+          bool tilesIn = options.LodRadius == 0 || tilesHeld > 0;
+          if (session.Stats.LoadedChunks == 25 && session.Stats.QueuedEvents == 0 && tilesIn) break;
         }
         var stats = session.Stats;
         var more = session.Counters;
