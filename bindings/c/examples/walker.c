@@ -50,6 +50,29 @@ static size_t drain(cf_session* session) {
   return loads;
 }
 
+/* The last steps' chunks (and, with a LOD radius, the first tiles) may still be on their way:
+ * more frames, up to 20 s (under valgrind on a busy machine a tile takes a while); then where
+ * the walk ended, what loaded, and the bytes the server sent per chunk. */
+static void finish(cf_session* session, const cf_session_options* options, double x) {
+  cf_session_stats stats;
+  const uint64_t view = (2 * options->view_radius + 1) * (2 * options->view_radius + 1);
+  for (int frame = 0; frame < 1000; ++frame) {
+    sleep_ms(20);
+    drain(session);
+    cf_session_get_stats(session, &stats);
+    if (stats.loaded_chunks == view && stats.queued_events == 0 && (options->lod_radius == 0 || tiles_held > 0)) break;
+  }
+  cf_session_counters more = {.struct_size = sizeof more};
+  cf_session_get_counters(session, &more);
+  const uint64_t entered = stats.chunks_downloaded + more.chunks_generated + stats.chunks_from_cache;
+  printf(
+      "walked to x = %g: %llu chunks loaded, %llu downloaded, %llu generated here, %llu from the local cache, "
+      "%zu tiles held; %llu bytes received, %.1f per chunk that entered the view\n",
+      x, (unsigned long long)stats.loaded_chunks, (unsigned long long)stats.chunks_downloaded,
+      (unsigned long long)more.chunks_generated, (unsigned long long)stats.chunks_from_cache, tiles_held,
+      (unsigned long long)more.bytes_received, entered ? (double)more.bytes_received / (double)entered : 0.0);
+}
+
 /* The flags anywhere; HOST:PORT, STEPS and TOKEN in that order as `words`. */
 static int read_arguments(int argc, char** argv, cf_session_options* options, const char* words[3]) {
   int n = 0;
@@ -106,25 +129,7 @@ int main(int argc, char** argv) {
     x += 8;
     cf_session_set_position(session, x, 0);
   }
-  /* The last steps' chunks (and, with a LOD radius, the first tiles) may still be on their way:
-   * more frames, up to 20 s (under valgrind on a busy machine a tile takes a while). */
-  cf_session_stats stats;
-  const uint64_t view = (2 * options.view_radius + 1) * (2 * options.view_radius + 1);
-  for (int frame = 0; frame < 1000; ++frame) {
-    sleep_ms(20);
-    drain(session);
-    cf_session_get_stats(session, &stats);
-    if (stats.loaded_chunks == view && stats.queued_events == 0 && (options.lod_radius == 0 || tiles_held > 0)) break;
-  }
-  cf_session_counters more = {.struct_size = sizeof more};
-  cf_session_get_counters(session, &more);
-  const uint64_t entered = stats.chunks_downloaded + more.chunks_generated + stats.chunks_from_cache;
-  printf(
-      "walked to x = %g: %llu chunks loaded, %llu downloaded, %llu generated here, %llu from the local cache, "
-      "%zu tiles held; %llu bytes received, %.1f per chunk that entered the view\n",
-      x, (unsigned long long)stats.loaded_chunks, (unsigned long long)stats.chunks_downloaded,
-      (unsigned long long)more.chunks_generated, (unsigned long long)stats.chunks_from_cache, tiles_held,
-      (unsigned long long)more.bytes_received, entered ? (double)more.bytes_received / (double)entered : 0.0);
+  finish(session, &options, x);
   cf_session_free(session);
   cf_client_free(client);
   return 0;
