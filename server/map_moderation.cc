@@ -25,16 +25,6 @@ int http_status(grpc::StatusCode code) {
   }
 }
 
-// {"error":"..."} with the message escaped for JSON.
-std::string error_json(const std::string& message) {
-  std::string out = "{\"error\":\"";
-  for (const char c : message) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
-  }
-  return out + "\"}";
-}
-
 }  // namespace
 
 map::ModerationFn map_moderation(WorldService& service) {
@@ -46,7 +36,7 @@ map::ModerationFn map_moderation(WorldService& service) {
         query, call.request_json, call.credential, call.peer,
         [reply = std::move(reply)](const grpc::Status& status, std::string json) {
           if (status.ok()) return reply(200, std::move(json));
-          reply(http_status(status.error_code()), error_json(status.error_message()));
+          reply(http_status(status.error_code()), "{\"error\":" + map::json_quoted(status.error_message()) + "}");
         },
         cancelled);
   };

@@ -19,23 +19,6 @@ namespace {
 constexpr double kDefaultRadius = 2048;  // as gRPC Locate
 constexpr size_t kLocateLimit = 20;
 
-std::string quoted(const std::string& text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c == 0x7f) {
-      char escape[8];
-      std::snprintf(escape, sizeof escape, "\\u%04x", c);
-      out += escape;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
 std::string number(double v) {
   char text[32];
   std::snprintf(text, sizeof text, "%.6g", v);
@@ -64,12 +47,12 @@ std::optional<std::string> read_position(const std::string& query, double& x, do
 template <typename Entries>
 std::string names_of(const Entries& entries) {
   std::string out = "[";
-  for (const auto& e : entries) out += (out.size() > 1 ? "," : "") + quoted(e.name());
+  for (const auto& e : entries) out += (out.size() > 1 ? "," : "") + json_quoted(e.name());
   return out + "]";
 }
 
 std::string layer_json(const LayerInfo& l, const std::string& name, const std::string& title) {
-  return "{\"name\":" + quoted(name) + ",\"title\":" + quoted(title) +
+  return "{\"name\":" + json_quoted(name) + ",\"title\":" + json_quoted(title) +
          ",\"overlay\":" + (l.overlay ? "true" : "false") + ",\"min_zoom\":" + std::to_string(l.min_zoom) + "}";
 }
 
@@ -114,6 +97,23 @@ std::string percent_decoded(std::string_view text) {
 
 }  // namespace
 
+std::string json_quoted(const std::string& text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c == 0x7f) {
+      char escape[8];
+      std::snprintf(escape, sizeof escape, "\\u%04x", c);
+      out += escape;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
 std::string query_value(const std::string& query, const std::string& name) {
   size_t start = 0;
   while (start <= query.size()) {
@@ -132,10 +132,10 @@ std::string status_json(const World& world, const std::string& source, const std
                         const MapFeatures& features) {
   const v1::WorldDefinition& d = world.definition();
   std::string error_list = "[";
-  for (const std::string& e : errors) error_list += (error_list.size() > 1 ? "," : "") + quoted(e);
+  for (const std::string& e : errors) error_list += (error_list.size() > 1 ? "," : "") + json_quoted(e);
   error_list += "]";
-  return "{\"name\":" + quoted(d.name()) + ",\"source\":" + quoted(source) +
-         ",\"fingerprint\":" + quoted(world.fingerprint()) +
+  return "{\"name\":" + json_quoted(d.name()) + ",\"source\":" + json_quoted(source) +
+         ",\"fingerprint\":" + json_quoted(world.fingerprint()) +
          ",\"seed\":" + (features.publish_seed ? "\"" + std::to_string(world.seed()) + "\"" : std::string("null")) +
          ",\"chunk_size\":" + std::to_string(world.chunk_size()) + ",\"min_zoom\":" + std::to_string(kMinZoom) +
          ",\"max_zoom\":" + std::to_string(kMaxZoom) + ",\"watching\":" + flag(features.watching) +
@@ -156,8 +156,8 @@ std::pair<int, std::string> point_json(const World& world, const std::string& qu
   return {200, "{\"x\":" + number(x) + ",\"z\":" + number(z) + ",\"chunk\":[" +
                    std::to_string(floor_div(cx.cell, world.chunk_size())) + "," +
                    std::to_string(floor_div(cz.cell, world.chunk_size())) +
-                   "],\"biome\":" + quoted(d.biomes(static_cast<int>(p.biome)).name()) +
-                   ",\"material\":" + quoted(d.materials(static_cast<int>(p.material)).name()) + fields + "}"};
+                   "],\"biome\":" + json_quoted(d.biomes(static_cast<int>(p.biome)).name()) +
+                   ",\"material\":" + json_quoted(d.materials(static_cast<int>(p.material)).name()) + fields + "}"};
 }
 
 std::pair<int, std::string> locate_json(const World& world, const std::string& query, double max_radius,
@@ -168,13 +168,13 @@ std::pair<int, std::string> locate_json(const World& world, const std::string& q
   const std::vector<StructureType>& types = world.structures().all();
   auto found = std::find_if(types.begin(), types.end(), [&](const StructureType& t) { return t.name == type; });
   if (found == types.end())
-    return {400, "{\"error\":" + quoted("unknown structure type \"" + type.substr(0, 64) + "\"") + "}"};
+    return {400, "{\"error\":" + json_quoted("unknown structure type \"" + type.substr(0, 64) + "\"") + "}"};
   const std::string radius_text = query_value(query, "radius");
   const std::optional<double> radius = radius_text.empty() ? kDefaultRadius : decimal(radius_text);
   if (!radius || *radius <= 0 || *radius > max_radius) {
     return {400, "{\"error\":" +
-                     quoted("radius: must be in (0, " + number(max_radius) + "] world units on this server (got " +
-                            radius_text.substr(0, 32) + ")") +
+                     json_quoted("radius: must be in (0, " + number(max_radius) + "] world units on this server (got " +
+                                 radius_text.substr(0, 32) + ")") +
                      "}"};
   }
   StructurePlanner planner(world);
@@ -182,7 +182,7 @@ std::pair<int, std::string> locate_json(const World& world, const std::string& q
   std::vector<StructureInstance> near =
       planner.locate(found->id, Coord::from_double(std::floor(x)), Coord::from_double(std::floor(z)), *radius);
   if (near.size() > kLocateLimit) near.resize(kLocateLimit);
-  std::string out = "{\"type\":" + quoted(type) + ",\"instances\":[";
+  std::string out = "{\"type\":" + json_quoted(type) + ",\"instances\":[";
   for (size_t k = 0; k < near.size(); ++k) {
     const StructureInstance& s = near[k];
     out += std::string(k ? "," : "") + "{\"x\":" + std::to_string(s.x) + ",\"z\":" + std::to_string(s.z) +

@@ -228,6 +228,10 @@ std::pair<int, std::string> chunk_json(const World& world, const std::string& qu
 // The players' positions: {"players":[{"id":1,"x":10.5,"z":-3}]} (map_players.cc).
 std::string players_json(const std::vector<PlayerMarker>& players);
 
+// `text` as a JSON string, quotes included: quotes and backslashes escaped, control characters
+// as \u00XX.
+std::string json_quoted(const std::string& text);
+
 // The value of `name` in a URL query ("a=1&b=2"), percent-decoded; "" when absent.
 std::string query_value(const std::string& query, const std::string& name);
 

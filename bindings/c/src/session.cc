@@ -133,8 +133,11 @@ cf_status cf_session_open(cf_client* client, double x, double z, const cf_sessio
 cf_status cf_session_set_position(cf_session* session, double x, double z) {
   return guarded([&]() -> cf_status {
     if (session == nullptr) return null_argument("session");
-    if (cf::ViewSession* s = running_session(*session)) s->set_position({x, z});
-    session->pending.position = cf::Position{x, z};
+    if (cf::ViewSession* s = running_session(*session)) {
+      s->set_position({x, z});
+    } else {
+      session->pending.position = cf::Position{x, z};
+    }
     return CF_OK;
   });
 }
@@ -142,8 +145,11 @@ cf_status cf_session_set_position(cf_session* session, double x, double z) {
 cf_status cf_session_set_radius(cf_session* session, uint32_t view_radius) {
   return guarded([&]() -> cf_status {
     if (session == nullptr) return null_argument("session");
-    if (cf::ViewSession* s = running_session(*session)) s->set_radius(view_radius);
-    session->pending.view_radius = view_radius;
+    if (cf::ViewSession* s = running_session(*session)) {
+      s->set_radius(view_radius);
+    } else {
+      session->pending.view_radius = view_radius;
+    }
     return CF_OK;
   });
 }
@@ -155,8 +161,9 @@ cf_status cf_session_set_lod(cf_session* session, uint32_t lod_radius, uint32_t 
     if (cf::ViewSession* s = running_session(*session)) {
       s->set_lod_radius(lod_radius);
       s->set_lod_finest_level(lod_finest_level);
+    } else {
+      session->pending.lod = {lod_radius, lod_finest_level};
     }
-    session->pending.lod = {lod_radius, lod_finest_level};
     return CF_OK;
   });
 }
