@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
-#include <tuple>
-#include <unordered_set>
 #include <vector>
 
 #include "abandon.h"
@@ -49,21 +47,10 @@ void add_lattice(const TerrainGrid& grid, v1::TerrainGrid& out) {
 void add_structures(const World& world, const LodKey& key, const std::atomic<bool>* abandon, v1::LodTile& tile) {
   StructurePlanner planner(world);
   planner.watch_abandon(abandon);
-  std::unordered_set<uint64_t> seen;
-  std::vector<StructureInstance> found;
-  const int64_t cx0 = key.x * key.chunks(), cz0 = key.z * key.chunks();
-  for (int64_t cz = cz0; cz < cz0 + key.chunks(); ++cz) {
-    for (int64_t cx = cx0; cx < cx0 + key.chunks(); ++cx) {
-      for (const StructureInstance& s : planner.in_chunk({cx, cz})) {
-        if (seen.insert(s.id).second) found.push_back(s);
-      }
-    }
-  }
-  std::sort(found.begin(), found.end(), [](const StructureInstance& a, const StructureInstance& b) {
-    return std::tie(a.z, a.x, a.id) < std::tie(b.z, b.x, b.id);
-  });
   tile.set_structures_planned(true);
-  for (const StructureInstance& s : found) *tile.add_structures() = encode_structure(s);
+  for (const StructureInstance& s : planner.in_area({key.x * key.chunks(), key.z * key.chunks()}, key.chunks())) {
+    *tile.add_structures() = encode_structure(s);
+  }
 }
 
 // One layer's expected objects per cell: each sample stands for the step x step square from

@@ -1,3 +1,5 @@
+// Structures planned across chunk borders: origins per cell and level, their assignment, checks
+// and priorities, and the queries by chunk, area, point and type (chunkforge/structures.h).
 #include "chunkforge/structures.h"
 
 #include <algorithm>
@@ -171,9 +173,29 @@ WorldPoint place(const StructureInstance& s, const StructureType& type, double x
 StructurePlanner::StructurePlanner(const World& world)
     : world_(world), types_(world.structures()), size_(world.chunk_size()) {}
 
+std::vector<StructurePlanner::Origin>* StructurePlanner::Window::find(int level, int64_t i, int64_t j) {
+  const int64_t di = i - i0, dj = j - j0;
+  if (di < 0 || dj < 0 || di >= side || dj >= side) return nullptr;
+  const size_t k = static_cast<size_t>((level * side + dj) * side + di);
+  if (k >= cells.size()) return nullptr;
+  return &cells[k];
+}
+
 std::vector<StructurePlanner::Origin>& StructurePlanner::cell(int level, int64_t i, int64_t j) {
+  if (std::vector<Origin>* dense = window_.find(level, i, j)) {
+    uint8_t& planned = window_.planned[static_cast<size_t>(dense - window_.cells.data())];
+    if (planned == 0) {
+      planned = 1;  // before planning, as the memo's entry: an abandoned planner is discarded
+      plan_cell(level, i, j, *dense);
+    }
+    return *dense;
+  }
   auto [it, inserted] = origins_.try_emplace(CellKey{level, i, j});
-  if (!inserted) return it->second;
+  if (inserted) plan_cell(level, i, j, it->second);
+  return it->second;
+}
+
+void StructurePlanner::plan_cell(int level, int64_t i, int64_t j, std::vector<Origin>& out) {
   // Before planning: an abandoned planner is discarded, so the empty entry does no harm.
   poll_abandon(abandon_);
   const uint64_t seed = world_.seed();
@@ -189,9 +211,8 @@ std::vector<StructurePlanner::Origin>& StructurePlanner::cell(int level, int64_t
     o.instance.id = o.priority;
     o.instance.lod = level;
     plan(o);
-    it->second.push_back(o);
+    out.push_back(o);
   }
-  return it->second;
 }
 
 void StructurePlanner::plan(Origin& o) {
@@ -304,13 +325,13 @@ bool StructurePlanner::decide(Origin& o) {
 }
 
 template <typename Fn>
-bool StructurePlanner::any_touching(ChunkCoord c, Fn&& fn) {
-  const double x0 = static_cast<double>(c.x * size_), z0 = static_cast<double>(c.z * size_);
-  const double side = static_cast<double>(size_);
+bool StructurePlanner::any_touching(ChunkCoord corner, int64_t chunks, Fn&& fn) {
+  const double x0 = static_cast<double>(corner.x * size_), z0 = static_cast<double>(corner.z * size_);
+  const double side = static_cast<double>(chunks * size_);
   for (int level = 0; level <= types_.max_lod(); ++level) {
-    // Origins are lowest corners: only cells up to level + 1 below the chunk can reach it.
-    for (int64_t j = c.z - level - 1; j <= c.z; ++j) {
-      for (int64_t i = c.x - level - 1; i <= c.x; ++i) {
+    // Origins are lowest corners: only cells up to level + 1 below the square can reach it.
+    for (int64_t j = corner.z - level - 1; j < corner.z + chunks; ++j) {
+      for (int64_t i = corner.x - level - 1; i < corner.x + chunks; ++i) {
         for (Origin& o : cell(level, i, j)) {
           if (!o.assigned) continue;
           const StructureInstance& s = o.instance;
@@ -324,20 +345,47 @@ bool StructurePlanner::any_touching(ChunkCoord c, Fn&& fn) {
   return false;
 }
 
+namespace {
+
+// in_chunk's order: by (z, x, id) of the origins.
+void sort_by_origin(std::vector<StructureInstance>& found) {
+  std::sort(found.begin(), found.end(), [](const StructureInstance& a, const StructureInstance& b) {
+    return std::tie(a.z, a.x, a.id) < std::tie(b.z, b.x, b.id);
+  });
+}
+
+}  // namespace
+
 const std::vector<StructureInstance>& StructurePlanner::in_chunk(ChunkCoord c) {
   const FloatEnvironmentGuard fp_guard;
   auto [it, inserted] = chunks_.try_emplace({c.x, c.z});
   if (!inserted) return it->second;
+  it->second = in_area(c, 1);
+  return it->second;
+}
+
+std::vector<StructureInstance> StructurePlanner::in_area(ChunkCoord corner, int64_t chunks) {
+  const FloatEnvironmentGuard fp_guard;
+  if (chunks > 1) {
+    // Wide enough for the cells below the area that reach into it and for the decisions of
+    // their origins, which look up to max_lod + 1 cells and the paddings further on each side.
+    const int64_t margin = 2 * (types_.max_lod() + 2) +
+                           static_cast<int64_t>(std::ceil(2 * types_.max_padding() / static_cast<double>(size_)));
+    window_.i0 = corner.x - margin;
+    window_.j0 = corner.z - margin;
+    window_.side = chunks + 2 * margin;
+    const auto count = static_cast<size_t>((types_.max_lod() + 1) * window_.side * window_.side);
+    window_.cells.assign(count, {});
+    window_.planned.assign(count, 0);
+  }
   std::vector<StructureInstance> found;
-  any_touching(c, [&](Origin& o) {
+  any_touching(corner, chunks, [&](Origin& o) {
     if (decide(o)) found.push_back(o.instance);
     return false;
   });
-  std::sort(found.begin(), found.end(), [](const StructureInstance& a, const StructureInstance& b) {
-    return std::tie(a.z, a.x, a.id) < std::tie(b.z, b.x, b.id);
-  });
-  it->second = std::move(found);
-  return it->second;
+  window_ = Window{};  // its cells are not in the memo's count (cells_planned): not kept
+  sort_by_origin(found);
+  return found;
 }
 
 bool StructurePlanner::covers(Coord x, Coord z, double margin) {
@@ -362,7 +410,7 @@ bool StructurePlanner::covers(Coord x, Coord z, double margin) {
       // A chunk not asked for (a neighbour, for a point near the border): decide only the
       // structures that reach the point, not every one touching the chunk (each decision asks
       // the terrain, and higher structures around).
-      if (any_touching({cx, cz}, [&](Origin& o) { return within(o.instance) && decide(o); })) return true;
+      if (any_touching({cx, cz}, 1, [&](Origin& o) { return within(o.instance) && decide(o); })) return true;
     }
   }
   return false;

@@ -91,6 +91,10 @@ class StructurePlanner {
 
   // Kept structures whose footprint touches chunk c, ordered by (z, x, id) of their origins.
   const std::vector<StructureInstance>& in_chunk(ChunkCoord c);
+  // Kept structures touching the square of `chunks` x `chunks` chunks from `corner` (its lowest
+  // chunk), once each, in in_chunk's order: what in_chunk gives for each of them, merged, but
+  // walking each origin cell once (a LOD tile's 256 chunks share almost all of theirs).
+  std::vector<StructureInstance> in_area(ChunkCoord corner, int64_t chunks);
   // Whether (x, z) lies within `margin` of a kept structure's footprint.
   bool covers(Coord x, Coord z, double margin);
   // Kept instances of `type` whose origin lies within `radius` of (x, z), nearest first.
@@ -133,11 +137,24 @@ class StructurePlanner {
     }
   };
 
+  // A dense block of cells per level around an area being planned (in_area): an array index
+  // instead of a hash lookup for the cells an area's decisions visit again and again. Cells
+  // outside it go to the hashed memo as before; it is dropped when the area is done.
+  struct Window {
+    int64_t i0 = 0, j0 = 0, side = 0;        // cells [i0, i0 + side) x [j0, j0 + side)
+    std::vector<std::vector<Origin>> cells;  // by level, then row-major from (i0, j0)
+    std::vector<uint8_t> planned;            // the same index: whether cells[k] is filled
+    std::vector<Origin>* find(int level, int64_t i, int64_t j);
+  };
+
   std::vector<Origin>& cell(int level, int64_t i, int64_t j);
-  // Calls fn(o) for every assigned origin whose footprint touches chunk c, planning the cells
-  // that can hold one, until fn returns true (then returns true). Decides nothing itself.
+  // Fills `out` with cell (level, i, j)'s origins, planned.
+  void plan_cell(int level, int64_t i, int64_t j, std::vector<Origin>& out);
+  // Calls fn(o) for every assigned origin whose footprint touches the square of `chunks` x
+  // `chunks` chunks from `corner`, planning the cells that can hold one, until fn returns true
+  // (then returns true). Decides nothing itself.
   template <typename Fn>
-  bool any_touching(ChunkCoord c, Fn&& fn);
+  bool any_touching(ChunkCoord corner, int64_t chunks, Fn&& fn);
   void plan(Origin& o);
   bool decide(Origin& o);
   // Whether o is viable (assigned, kept by its falloff and its checks), asking the terrain the
@@ -152,6 +169,7 @@ class StructurePlanner {
   int64_t size_;
   std::unordered_map<CellKey, std::vector<Origin>, KeyHash> origins_;
   std::unordered_map<ChunkKey, std::vector<StructureInstance>, KeyHash> chunks_;
+  Window window_;
   const std::atomic<bool>* abandon_ = nullptr;
 };
 
