@@ -52,7 +52,8 @@ const std::map<std::string_view, std::string_view> kRpcBounds = {
     {"Rollback",
      "a moderator's token or the write token; <= 10000 chunks with matching changes (then RESOURCE_EXHAUSTED); "
      "applied 64 chunks a transaction; one moderation job at a time on the queue (8 waiting); conflicts listed "
-     "<= 1000, versions <= 10000; finishes when its client leaves (retry-safe by request id)"},
+     "<= 1000, versions <= 10000; stops before its next group of 64 chunks when its client leaves or the server "
+     "stops (CANCELLED; the groups done stay; retry-safe by request id)"},
 };
 
 // The side port's own routes, answered on its I/O thread even when every general slot is taken.
@@ -84,7 +85,8 @@ const std::map<map::MapRoute, std::string_view> kMapBounds = {
      "<= 1,000 entries and 3 MiB"},
     {map::MapRoute::kRollbackPreview,
      "only with an edit store and a moderator's token; Rollback's checks and lane (8 waiting), "
-     "a preview: <= 10,000 chunks, nothing written"},
+     "a preview: <= 10,000 chunks, nothing written, stopped before its next group of 64 chunks when its client "
+     "leaves"},
 };
 
 template <typename Table, typename Key>

@@ -386,10 +386,19 @@ class Run {
   std::map<ChunkCoord, v1::Chunk> bases_;
 };
 
+// The answer of a rollback stopped before the group at `done`.
+grpc::Status stopped(const RollbackSpec& spec, size_t done, size_t total) {
+  const std::string where = "stopped after " + std::to_string(done) + " of " + std::to_string(total) + " chunks";
+  if (spec.preview) return {grpc::StatusCode::CANCELLED, where + " (the client left or the server is stopping)"};
+  return {grpc::StatusCode::CANCELLED, where +
+                                           " (the client left or the server is stopping): those stay rolled back; "
+                                           "the same request_id again finishes the rest"};
+}
+
 }  // namespace
 
 grpc::Status roll_back(EditStore& store, const BaseOf& base_of, const RollbackSpec& spec, v1::RollbackResponse& answer,
-                       const RollbackProgress& progress) {
+                       const RollbackProgress& progress, const RollbackStop& stop) {
   if (grpc::Status status = check_spec(spec); !status.ok()) return status;
   answer.Clear();
   Run run(store, base_of, spec, answer);
@@ -401,6 +410,7 @@ grpc::Status roll_back(EditStore& store, const BaseOf& base_of, const RollbackSp
   // An empty rollback is one empty group: its answer is remembered all the same.
   for (size_t from = 0; from < std::max<size_t>(run.chunks(), 1); from += kRollbackGroup) {
     const size_t to = std::min(run.chunks(), from + kRollbackGroup);
+    if (stop && stop()) return stopped(spec, from, run.chunks());
     run.group(from, to);
     if (progress && to > from) progress(to, run.chunks());
   }

@@ -56,12 +56,16 @@ struct RollbackSpec {
 using BaseOf = std::function<v1::Chunk(ChunkCoord)>;
 // Told after each group committed: chunks handled so far, of how many.
 using RollbackProgress = std::function<void(size_t done, size_t total)>;
+// Asked before each group: true stops the rollback there (its client left, or the server is
+// stopping), so that no rollback holds a worker or a shutdown for longer than one group.
+using RollbackStop = std::function<bool()>;
 
 // Plans (preview) or applies the rollback, `answer` saying what changed. INVALID_ARGUMENT for a
 // bad spec, RESOURCE_EXHAUSTED for too many chunks, ALREADY_EXISTS for a request id used by
-// another request; a failure of the store throws StoreError (groups committed before it stay,
-// and a retry with the same id finishes the rest).
+// another request, CANCELLED once `stop` said so; a failure of the store throws StoreError.
+// Stopped or failed, the groups committed before stay, and a retry with the same id finishes
+// the rest.
 grpc::Status roll_back(EditStore& store, const BaseOf& base_of, const RollbackSpec& spec, v1::RollbackResponse& answer,
-                       const RollbackProgress& progress = {});
+                       const RollbackProgress& progress = {}, const RollbackStop& stop = {});
 
 }  // namespace chunkforge::server

@@ -62,7 +62,7 @@ grpc::Status WorldService::queue_moderation(std::function<void()> job) {
 }
 
 grpc::Status WorldService::run_rollback(const v1::RollbackRequest& request, const Caller& moderator,
-                                        v1::RollbackResponse& answer) {
+                                        v1::RollbackResponse& answer, const std::function<bool()>& stop) {
   std::optional<uint32_t> author;
   if (!request.player().empty()) {
     // A name the store never recorded has no changes: an id no change has.
@@ -73,8 +73,10 @@ grpc::Status WorldService::run_rollback(const v1::RollbackRequest& request, cons
   EditStore& store = edits_->store();
   const grpc::Status done = roll_back(
       store, [this](ChunkCoord c) { return source().base_chunk(c); }, spec_of(request, author, moderator), answer,
-      [&store](size_t, size_t) { store.wake(); });
-  if (done.ok() && !request.preview()) {
+      [&store](size_t, size_t) { store.wake(); }, stop);
+  // A rollback stopped between groups (CANCELLED) committed the groups before: theirs too.
+  const bool committed_some = done.ok() || done.error_code() == grpc::StatusCode::CANCELLED;
+  if (committed_some && !request.preview()) {
     for (const v1::ChunkVersion& v : answer.versions()) edits_->committed({v.chunk().x(), v.chunk().z()}, v.version());
   }
   return done;
@@ -114,7 +116,7 @@ grpc::ServerUnaryReactor* WorldService::Rollback(grpc::CallbackServerContext* co
     status = queue_moderation([this, call, request, moderator] {
       try {
         v1::RollbackResponse answer;
-        const grpc::Status done = run_rollback(*request, moderator, answer);
+        const grpc::Status done = run_rollback(*request, moderator, answer, [call] { return call->cancelled(); });
         done.ok() ? call->answer(answer) : call->fail(done);
       } catch (const std::exception& e) {
         call->fail(store_failed(e));
@@ -131,7 +133,7 @@ void WorldService::moderate_json(MapModeration query, const std::string& json, c
   Job work;  // run on the lane: the answer in JSON
   grpc::Status status = authorize_moderation(token, peer, moderator);
   if (status.ok())
-    status = query == MapModeration::kLog ? map_log_job(json, work) : map_preview_job(json, moderator, work);
+    status = query == MapModeration::kLog ? map_log_job(json, work) : map_preview_job(json, moderator, cancelled, work);
   if (status.ok()) {
     status = queue_moderation([work, done, cancelled] {
       if (cancelled && cancelled->load()) return done({grpc::StatusCode::CANCELLED, "the client left"}, "");
@@ -162,14 +164,16 @@ grpc::Status WorldService::map_log_job(const std::string& json, Job& work) {
   return status;
 }
 
-grpc::Status WorldService::map_preview_job(const std::string& json, const Caller& moderator, Job& work) {
+grpc::Status WorldService::map_preview_job(const std::string& json, const Caller& moderator, const Cancelled& cancelled,
+                                           Job& work) {
   auto request = std::make_shared<v1::RollbackRequest>();
   grpc::Status status = parse_json(json, *request);
   request->set_preview(true);  // the map shows what would change; it changes nothing
   if (status.ok()) status = check_rollback(*request);
-  work = [this, request, moderator](std::string& answer) {
+  work = [this, request, moderator, cancelled](std::string& answer) {
     v1::RollbackResponse planned;
-    const grpc::Status ran = run_rollback(*request, moderator, planned);
+    const grpc::Status ran =
+        run_rollback(*request, moderator, planned, [cancelled] { return cancelled && cancelled->load(); });
     if (ran.ok()) answer = json_of(planned);
     return ran;
   };

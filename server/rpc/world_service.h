@@ -253,13 +253,14 @@ class WorldService final : public WorldServiceBase {
   // Rollback's request checked (an area within the world).
   grpc::Status check_rollback(const v1::RollbackRequest& request) const;
   // Plans (preview) or applies a checked rollback for `moderator`; the new versions raised in
-  // the index. Throws StoreError.
-  grpc::Status run_rollback(const v1::RollbackRequest& request, const Caller& moderator, v1::RollbackResponse& answer);
+  // the index. Stops between groups once `stop` says so (roll_back). Throws StoreError.
+  grpc::Status run_rollback(const v1::RollbackRequest& request, const Caller& moderator, v1::RollbackResponse& answer,
+                            const std::function<bool()>& stop);
   // The map's queries (moderate_json) parsed and checked, with the lane's work that answers
   // them in JSON (throws StoreError).
   using Job = std::function<grpc::Status(std::string& answer)>;
   grpc::Status map_log_job(const std::string& json, Job& work);
-  grpc::Status map_preview_job(const std::string& json, const Caller& moderator, Job& work);
+  grpc::Status map_preview_job(const std::string& json, const Caller& moderator, const Cancelled& cancelled, Job& work);
   static constexpr int kMaxModerationJobs = 8;
   std::atomic<int> moderation_jobs_{0};
   SerialLane moderation_lane_{

@@ -54,9 +54,9 @@ TEST(LodGoldenTest, DefaultWorldTiles) {
       {0, -2, 3, 0xd95b3466e7ac32beULL},
       {1, 5, -4, 0x3e9b99bf335c2005ULL},
       {2, -1, -1, 0x06da7323af6c4a80ULL},
-      {3, 2, 0, 0x18fdf137cbedfaeeULL},    // 24 to 32 structures a tile
-      {4, -3, 1, 0xa542828630e091c6ULL},   // 94 to 124
-      {5, 0, -2, 0x5b849d4bc6de56d5ULL},   // none planned
+      {3, 2, 0, 0x18fdf137cbedfaeeULL},   // 24 to 32 structures a tile
+      {4, -3, 1, 0xa542828630e091c6ULL},  // 94 to 124
+      {5, 0, -2, 0x5b849d4bc6de56d5ULL},  // none planned
       {9, -30000000, 25000000, 0x70dfd2abb807afefULL},
   };
   check(default_world(), "default", kGoldens);
@@ -64,8 +64,8 @@ TEST(LodGoldenTest, DefaultWorldTiles) {
 
 TEST(LodGoldenTest, EverythingWorldTiles) {
   constexpr LodGolden kGoldens[] = {
-      {0, 4, -6, 0x7f60e26a80332524ULL},  {1, -3, 2, 0xbedc941beccd1e87ULL}, {2, 0, 0, 0x64f4abe03dd3e314ULL},
-      {3, -2, 1, 0xd0a88faf4be2f49fULL},  {4, 1, -1, 0x445a3ede4660af77ULL}, {5, -1, 0, 0x5a1741d1c161faaeULL},
+      {0, 4, -6, 0x7f60e26a80332524ULL},     {1, -3, 2, 0xbedc941beccd1e87ULL}, {2, 0, 0, 0x64f4abe03dd3e314ULL},
+      {3, -2, 1, 0xd0a88faf4be2f49fULL},     {4, 1, -1, 0x445a3ede4660af77ULL}, {5, -1, 0, 0x5a1741d1c161faaeULL},
       {9, 100, -200, 0xa0710db556151e1eULL},
   };
   check(world_file("tests/lib/worlds/golden_everything.json"), "everything", kGoldens);

@@ -2,8 +2,9 @@
 // edits among two players' work over 100 chunks, rolled back by a moderator, leave exactly the
 // others' work (compared with a server where the griefer never played); live sessions on two
 // replicas get the new versions; a preview changes nothing; a retry applies nothing twice; the
-// rollback itself can be undone; what another player built on is kept and reported; players
-// edit as themselves and only moderators audit and roll back. On SQLite and on PostgreSQL.
+// rollback itself can be undone; one stopped between groups keeps them and its id finishes it;
+// what another player built on is kept and reported; players edit as themselves and only moderators audit and roll
+// back. On SQLite and on PostgreSQL.
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
@@ -11,6 +12,9 @@
 #include <map>
 #include <thread>
 
+#include "chunkforge/chunk.h"
+#include "chunkforge/encode.h"
+#include "edits/rollback.h"
 #include "moderation_fixture.h"
 
 namespace chunkforge::server {
@@ -261,6 +265,47 @@ TEST_P(GriefTest, WhatAnotherPlayerBuiltOnIsKeptAndReported) {
   EXPECT_EQ(std::find(ids.begin(), ids.end(), built.added_ids(1)), ids.end());
   ASSERT_EQ(now.object_states_size(), 1);
   EXPECT_EQ(now.object_states(0).state(), "bob's shop");
+}
+
+// A rollback told to stop between groups (its client left, the server is stopping: the RPC and
+// the map pass those) keeps the groups it committed and says so; the same request id then
+// finishes the rest, and a stopped preview changes nothing. roll_back itself, on a second
+// handle to the replicas' store, as another replica would write.
+TEST_P(GriefTest, AStoppedRollbackKeepsItsGroupsAndTheSameIdFinishesIt) {
+  constexpr int64_t kChunks = 2 * static_cast<int64_t>(kRollbackGroup) + 2;  // three groups
+  for (int64_t x = 0; x < kChunks; ++x) {
+    v1::EditRequest junk;
+    add(junk, x, 0, 0, 5.0F, 5.0F);
+    edit_for(replicas_[0], "mallory", junk);
+  }
+  const std::shared_ptr<EditStore> store = open_store(location());
+  ASSERT_EQ(bind_store(*store, default_world(), false), "");
+  const Generator generator(default_world());
+  const BaseOf base_of = [&](ChunkCoord c) { return encode_chunk(default_world(), generator.generate(c)); };
+  RollbackSpec spec{{{0, 0}, {kChunks - 1, 0}}, store->player_id("mallory"), 0, 0, "stopped", "mod-1", true};
+  size_t groups = 0;
+  const RollbackProgress count = [&](size_t, size_t) { ++groups; };
+  const RollbackStop after_one = [&] { return groups >= 1; };
+  v1::RollbackResponse answer;
+
+  grpc::Status status = roll_back(*store, base_of, spec, answer, count, after_one);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED) << status.error_message();
+  for (int64_t x = 0; x < kChunks; ++x) EXPECT_EQ(store->version({x, 0}), 1u) << "a preview changed chunk " << x;
+
+  spec.preview = false;
+  groups = 0;
+  status = roll_back(*store, base_of, spec, answer, count, after_one);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED);
+  EXPECT_NE(status.error_message().find("stopped after 64 of 130 chunks"), std::string::npos) << status.error_message();
+  EXPECT_NE(status.error_message().find("request_id"), std::string::npos) << status.error_message();
+  for (int64_t x = 0; x < kChunks; ++x) EXPECT_EQ(store->version({x, 0}), x < 64 ? 2u : 1u) << "chunk " << x;
+
+  ASSERT_TRUE(roll_back(*store, base_of, spec, answer, count).ok());
+  EXPECT_EQ(answer.chunks(), static_cast<uint64_t>(kChunks));
+  EXPECT_EQ(answer.changes_undone(), static_cast<uint64_t>(kChunks));
+  for (int64_t x = 0; x < kChunks; ++x) {
+    EXPECT_EQ(store->version({x, 0}), 2u) << "chunk " << x << " rolled back twice, or not at all";
+  }
 }
 
 TEST_P(GriefTest, PlayersEditAsThemselvesAndOnlyModeratorsModerate) {
