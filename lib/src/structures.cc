@@ -203,14 +203,15 @@ void StructurePlanner::plan_cell(int level, int64_t i, int64_t j, std::vector<Or
   const double mean = origins_per_cell(level);
   const int count =
       static_cast<int>(mean) + (unit_double(hash(seed, kCountSalt, level, i, j)) < mean - std::floor(mean) ? 1 : 0);
+  out.reserve(static_cast<size_t>(count));
   for (int k = 0; k < count; ++k) {
-    Origin o{level, i, j, static_cast<uint32_t>(k), hash(seed, kPrioritySalt, level, i, j, k), false, 0, -1, 0, {}};
+    Origin o{level, i, j, static_cast<uint32_t>(k), hash(seed, kPrioritySalt, level, i, j, k), false, false, 0,
+             -1,    0, {}};
     const uint64_t h = hash(seed, kOriginSalt, level, i, j, k);
     o.instance.x = i * size_ + static_cast<int64_t>(h % static_cast<uint64_t>(size_));
     o.instance.z = j * size_ + static_cast<int64_t>((h >> 32) % static_cast<uint64_t>(size_));
     o.instance.id = o.priority;
     o.instance.lod = level;
-    plan(o);
     out.push_back(o);
   }
 }
@@ -254,7 +255,16 @@ void StructurePlanner::plan(Origin& o) {
   o.viable = falloff_keeps ? -1 : 0;  // the rest (terrain) only when asked: viable()
 }
 
+bool StructurePlanner::assigned(Origin& o) {
+  if (!o.planned) {
+    o.planned = true;
+    plan(o);
+  }
+  return o.assigned;
+}
+
 bool StructurePlanner::viable(Origin& o) {
+  if (!assigned(o)) return false;
   if (o.viable < 0) {
     StructureInstance& s = o.instance;
     s.y = world_.terrain().elevation(Coord{s.x, 0.0}, Coord{s.z, 0.0}) - o.depth;
@@ -291,6 +301,17 @@ bool StructurePlanner::overlap(const Origin& a, const Origin& b) const {
          -pa < bz + b.instance.size_z + pb;
 }
 
+bool StructurePlanner::may_overlap(const Origin& a, const Origin& b) const {
+  // overlap()'s sums with b's side and padding replaced by larger ones: each sum can only grow
+  // (rounding is monotonic), so whatever overlap() finds true, this does.
+  const double pa = types_.all()[a.instance.type].padding, pb = types_.max_padding() + 1.0;
+  const double side = largest_side(b);
+  const double bx = static_cast<double>(b.instance.x - a.instance.x);
+  const double bz = static_cast<double>(b.instance.z - a.instance.z);
+  return bx - pb < a.instance.size_x + pa && -pa < bx + side + pb && bz - pb < a.instance.size_z + pa &&
+         -pa < bz + side + pb;
+}
+
 bool StructurePlanner::decide(Origin& o) {
   if (o.kept >= 0) return o.kept == 1;
   if (!viable(o)) {
@@ -311,7 +332,12 @@ bool StructurePlanner::decide(Origin& o) {
       for (int64_t i = i0; i <= i1; ++i) {
         for (Origin& other : cell(level, i, j)) {
           // Viability last: it asks the terrain, the others only the plan.
-          if (&other == &o || !other.assigned || !higher(other, o) || !overlap(o, other) || !viable(other)) continue;
+          // What the origin's position and priority tell first; its plan (the biome) and its
+          // viability (the terrain) last.
+          if (&other == &o || !higher(other, o) || !may_overlap(o, other) || !assigned(other) || !overlap(o, other) ||
+              !viable(other)) {
+            continue;
+          }
           if (decide(other)) {
             o.kept = 0;
             return false;
@@ -333,9 +359,11 @@ bool StructurePlanner::any_touching(ChunkCoord corner, int64_t chunks, Fn&& fn) 
     for (int64_t j = corner.z - level - 1; j < corner.z + chunks; ++j) {
       for (int64_t i = corner.x - level - 1; i < corner.x + chunks; ++i) {
         for (Origin& o : cell(level, i, j)) {
-          if (!o.assigned) continue;
           const StructureInstance& s = o.instance;
           const double sx = static_cast<double>(s.x), sz = static_cast<double>(s.z);
+          // With the largest side first (an unplanned origin's size is not known), then its own.
+          const double most = largest_side(o);
+          if (!(sx < x0 + side && sx + most > x0 && sz < z0 + side && sz + most > z0) || !assigned(o)) continue;
           const bool touches = sx < x0 + side && sx + s.size_x > x0 && sz < z0 + side && sz + s.size_z > z0;
           if (touches && fn(o)) return true;
         }
@@ -426,11 +454,11 @@ std::vector<StructureInstance> StructurePlanner::locate(uint32_t type, Coord x, 
     for (int64_t j = floor_div(z.cell - r, size_); j <= floor_div(z.cell + r + 1, size_); ++j) {
       for (int64_t i = floor_div(x.cell - r, size_); i <= floor_div(x.cell + r + 1, size_); ++i) {
         for (Origin& o : cell(level, i, j)) {
-          if (!o.assigned || o.instance.type != type) continue;
           const double dx = static_cast<double>(o.instance.x - x.cell) - x.frac;
           const double dz = static_cast<double>(o.instance.z - z.cell) - z.frac;
           const double d = std::sqrt(dx * dx + dz * dz);
-          if (d <= radius && decide(o)) found.emplace_back(d, o.instance);
+          if (d > radius || !assigned(o) || o.instance.type != type) continue;
+          if (decide(o)) found.emplace_back(d, o.instance);
         }
       }
     }

@@ -112,7 +112,8 @@ class StructurePlanner {
     int level;
     int64_t i, j;
     uint32_t k;
-    uint64_t priority;  // higher wins
+    uint64_t priority;     // higher wins
+    bool planned = false;  // assignment asked yet (assigned()): the biome only when needed
     bool assigned = false;
     // Whether its falloff and checks keep it; -1: the falloff does, the checks are not asked
     // yet (viable()). Most origins planned around a chunk never need the terrain's answer.
@@ -156,6 +157,14 @@ class StructurePlanner {
   template <typename Fn>
   bool any_touching(ChunkCoord corner, int64_t chunks, Fn&& fn);
   void plan(Origin& o);
+  // Whether o holds a structure, planning it the first time (it asks the terrain's biome).
+  bool assigned(Origin& o);
+  // The largest footprint side of a structure at o's level (every type offered there fits in
+  // level + 1 chunks), a unit more: a bound that lets most origins be passed over unplanned.
+  double largest_side(const Origin& o) const { return static_cast<double>((o.level + 1) * size_) + 1.0; }
+  // Whether b, whatever it holds, could overlap a (a assigned): overlap() with b's side and
+  // padding at their largest.
+  bool may_overlap(const Origin& a, const Origin& b) const;
   bool decide(Origin& o);
   // Whether o is viable (assigned, kept by its falloff and its checks), asking the terrain the
   // first time; its instance's y is known from then on.
