@@ -95,7 +95,7 @@ bool allowed(const std::vector<uint32_t>& ids, uint32_t id) {
 }  // namespace
 
 const std::array<std::array<int, 3>, 3>& Rotation::matrix() const {
-  return rotation_table()[static_cast<size_t>(yaw_quarters * 2 + (tilted ? 1 : 0))];
+  return rotation_table()[static_cast<size_t>(yaw_quarters) * 2 + (tilted ? 1 : 0)];
 }
 
 // The public entry points below hold a FloatEnvironmentGuard (float_environment.h).
@@ -137,8 +137,8 @@ StructureTypes::StructureTypes(const v1::WorldDefinition& def) {
     max_padding_ = std::max(max_padding_, t.padding);
     types_.push_back(std::move(t));
   }
-  offered_.resize(static_cast<size_t>(max_lod_ + 1));
-  assignment_bound_.assign(static_cast<size_t>(max_lod_ + 1), 0.0);
+  offered_.resize(static_cast<size_t>(max_lod_) + 1);
+  assignment_bound_.assign(static_cast<size_t>(max_lod_) + 1, 0.0);
   for (int level = 0; level <= max_lod_; ++level) {
     for (const StructureType& t : types_) {
       if (t.lod <= level) offered_[level].push_back(t.id);
@@ -205,8 +205,11 @@ void StructurePlanner::plan_cell(int level, int64_t i, int64_t j, std::vector<Or
       static_cast<int>(mean) + (unit_double(hash(seed, kCountSalt, level, i, j)) < mean - std::floor(mean) ? 1 : 0);
   out.reserve(static_cast<size_t>(count));
   for (int k = 0; k < count; ++k) {
-    Origin o{level, i, j, static_cast<uint32_t>(k), hash(seed, kPrioritySalt, level, i, j, k), false, false, 0,
-             -1,    0, {}};
+    Origin o{.level = level,
+             .i = i,
+             .j = j,
+             .k = static_cast<uint32_t>(k),
+             .priority = hash(seed, kPrioritySalt, level, i, j, k)};  // planned when first asked
     const uint64_t h = hash(seed, kOriginSalt, level, i, j, k);
     o.instance.x = i * size_ + static_cast<int64_t>(h % static_cast<uint64_t>(size_));
     o.instance.z = j * size_ + static_cast<int64_t>((h >> 32) % static_cast<uint64_t>(size_));
@@ -331,7 +334,6 @@ bool StructurePlanner::decide(Origin& o) {
     for (int64_t j = j0; j <= j1; ++j) {
       for (int64_t i = i0; i <= i1; ++i) {
         for (Origin& other : cell(level, i, j)) {
-          // Viability last: it asks the terrain, the others only the plan.
           // What the origin's position and priority tell first; its plan (the biome) and its
           // viability (the terrain) last.
           if (&other == &o || !higher(other, o) || !may_overlap(o, other) || !assigned(other) || !overlap(o, other) ||
@@ -467,6 +469,7 @@ std::vector<StructureInstance> StructurePlanner::locate(uint32_t type, Coord x, 
     return std::tie(a.first, a.second.id) < std::tie(b.first, b.second.id);
   });
   std::vector<StructureInstance> out;
+  out.reserve(found.size());
   for (auto& [d, s] : found) out.push_back(s);
   return out;
 }

@@ -39,7 +39,7 @@ v1::LocalGeneration makes_tiles(v1::WorldService::Stub& stub) {
   return local;
 }
 
-void teleport(ServerProcess& server, Seen& seen, std::stop_token stop) {
+void teleport(ServerProcess& server, Seen& seen, const std::stop_token& stop) {
   struct Traveller {
     grpc::ClientContext context;
     std::unique_ptr<grpc::ClientReaderWriter<v1::SessionUpdate, v1::SessionEvent>> stream;
@@ -97,7 +97,7 @@ TEST(HostileScenario, LodSessionsTeleportingOverFreshGround) {
   Scenario scenario("lod_sessions", {"--cache-mb", "128"});
   ASSERT_TRUE(scenario.server().serving()) << scenario.server().log();
   Seen seen;
-  scenario.attack(8s, [&](std::stop_token stop) { teleport(scenario.server(), seen, stop); });
+  scenario.attack(8s, [&](const std::stop_token& stop) { teleport(scenario.server(), seen, stop); });
   scenario.expect_within_bounds();
   std::printf("hostile lod_sessions: %d tiles (%d to the one standing still), %d tile unloads, %d pristine tile keys\n",
               seen.tiles.load(), seen.stayer_tiles.load(), seen.unloads.load(), seen.pristine_tiles.load());

@@ -120,7 +120,7 @@ class StructurePlanner {
     int8_t viable = 0;
     int8_t kept = -1;  // -1 undecided
     double depth = 0;  // below the terrain at the origin
-    StructureInstance instance;
+    StructureInstance instance{};
   };
   using CellKey = std::tuple<int, int64_t, int64_t>;
   using ChunkKey = std::pair<int64_t, int64_t>;
