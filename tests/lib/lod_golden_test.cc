@@ -42,8 +42,11 @@ void check(const World& world, const char* name, const LodGolden (&goldens)[7]) 
   }
 }
 
-const World& world_file(const std::string& path) {
-  static const WorldResult result = load_world_file(std::string(CHUNKFORGE_SOURCE_DIR) + "/" + path);
+// tests/lib/worlds/golden_everything.json: every scatter method, rotated, tilted and padded
+// structures (golden_test.cc says what else), loaded once.
+const World& everything_world() {
+  static const WorldResult result =
+      load_world_file(std::string(CHUNKFORGE_SOURCE_DIR) + "/tests/lib/worlds/golden_everything.json");
   if (!result.ok()) std::abort();
   return *result.world;
 }
@@ -68,7 +71,7 @@ TEST(LodGoldenTest, EverythingWorldTiles) {
       {3, -2, 1, 0xd0a88faf4be2f49fULL},     {4, 1, -1, 0x445a3ede4660af77ULL}, {5, -1, 0, 0x5a1741d1c161faaeULL},
       {9, 100, -200, 0xa0710db556151e1eULL},
   };
-  check(world_file("tests/lib/worlds/golden_everything.json"), "everything", kGoldens);
+  check(everything_world(), "everything", kGoldens);
 }
 
 }  // namespace
