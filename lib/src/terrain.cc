@@ -82,22 +82,49 @@ uint32_t Terrain::classify_material(const TerrainPoint& p, const DetailNoise& de
   return static_cast<uint32_t>(materials_.size() - 1);
 }
 
+Terrain Terrain::blended(std::shared_ptr<const ElevationBlend> blend) const {
+  Terrain t = *this;
+  t.blend_ = std::move(blend);
+  return t;
+}
+
+double Terrain::elevation_at(Coord x, Coord z) const {
+  const double own = noise_[kElevation].at(x, z);
+  return blend_ ? blend_->at(x, z, own) : own;
+}
+
+void Terrain::elevation_cross(Coord x, Coord z, double e[5]) const {
+  noise_[kElevation].cross(x, z, e);
+  if (!blend_) return;
+  e[0] = blend_->at(x, z, e[0]);
+  e[1] = blend_->at(x.plus(int64_t{-1}), z, e[1]);
+  e[2] = blend_->at(x.plus(int64_t{1}), z, e[2]);
+  e[3] = blend_->at(x, z.plus(int64_t{-1}), e[3]);
+  e[4] = blend_->at(x, z.plus(int64_t{1}), e[4]);
+}
+
+void Terrain::elevation_grid(Coord x0, Coord z0, int64_t step, int nx, int nz, double* out) const {
+  noise_[kElevation].grid(x0, z0, step, nx, nz, out);
+  if (blend_) blend_->lattice(x0, z0, step, nx, nz, out);
+}
+
 // Each public sampling function holds a FloatEnvironmentGuard (float_environment.h): nested in
 // another entry point it costs one MXCSR read.
 double Terrain::elevation(Coord x, Coord z) const {
   const FloatEnvironmentGuard fp_guard;
-  return noise_[kElevation].at(x, z);
+  return elevation_at(x, z);
 }
 
 double Terrain::slope(Coord x, Coord z) const {
   const FloatEnvironmentGuard fp_guard;
   double e[5];  // Fractal::cross: the centre, then x - 1, x + 1, z - 1, z + 1
-  noise_[kElevation].cross(x, z, e);
+  elevation_cross(x, z, e);
   return slope_from(e[1], e[2], e[3], e[4]);
 }
 
 double Terrain::field(size_t f, Coord x, Coord z) const {
   const FloatEnvironmentGuard fp_guard;
+  if (f == kElevation) return elevation_at(x, z);
   return has_own_noise(f) ? noise_[f].at(x, z) : slope(x, z);
 }
 
@@ -109,7 +136,7 @@ TerrainPoint Terrain::sample(Coord x, Coord z) const {
   }
   // The elevation and the four around it for the slope, sharing their lattice corners.
   double e[5];
-  noise_[kElevation].cross(x, z, e);
+  elevation_cross(x, z, e);
   p.values[kElevation] = e[0];
   p.values[kSlope] = slope_from(e[1], e[2], e[3], e[4]);
   p.biome = classify_biome(p.values);
@@ -121,7 +148,7 @@ uint32_t Terrain::biome(Coord x, Coord z) const {
   const FloatEnvironmentGuard fp_guard;
   TerrainValues values{};  // slope stays 0: biome rules cannot test it
   for (size_t f = 0; f < kTerrainFieldCount; ++f) {
-    if (kTerrainFields[f].biome != nullptr) values[f] = noise_[f].at(x, z);
+    if (kTerrainFields[f].biome != nullptr) values[f] = f == kElevation ? elevation_at(x, z) : noise_[f].at(x, z);
   }
   return classify_biome(values);
 }
@@ -163,7 +190,6 @@ void Terrain::fill_noise_fields(Coord x0, Coord z0, int64_t step, TerrainGrid& g
 }
 
 void Terrain::fill_elevation_and_slope(Coord x0, Coord z0, int64_t step, TerrainGrid& g) const {
-  const Fractal& elevation = noise_[kElevation];
   std::vector<double>& centre = g.values[kElevation];
   std::vector<double>& slope = g.values[kSlope];
   const int n = g.size;
@@ -171,7 +197,7 @@ void Terrain::fill_elevation_and_slope(Coord x0, Coord z0, int64_t step, Terrain
     // One grid with a one-sample border gives every centre and every slope neighbour.
     const int m = n + 2;
     std::vector<double> e(static_cast<size_t>(m) * m);
-    elevation.grid(x0.plus(int64_t{-1}), z0.plus(int64_t{-1}), 1, m, m, e.data());
+    elevation_grid(x0.plus(int64_t{-1}), z0.plus(int64_t{-1}), 1, m, m, e.data());
     auto at = [&](int i, int j) { return e[static_cast<size_t>(j + 1) * m + (i + 1)]; };
     for (int j = 0; j < n; ++j) {
       for (int i = 0; i < n; ++i) {
@@ -184,11 +210,11 @@ void Terrain::fill_elevation_and_slope(Coord x0, Coord z0, int64_t step, Terrain
   // Coarse grids: the centres plus four grids shifted by one unit for the slope.
   const size_t count = centre.size();
   std::vector<double> xm(count), xp(count), zm(count), zp(count);
-  elevation.grid(x0, z0, step, n, n, centre.data());
-  elevation.grid(x0.plus(int64_t{-1}), z0, step, n, n, xm.data());
-  elevation.grid(x0.plus(int64_t{1}), z0, step, n, n, xp.data());
-  elevation.grid(x0, z0.plus(int64_t{-1}), step, n, n, zm.data());
-  elevation.grid(x0, z0.plus(int64_t{1}), step, n, n, zp.data());
+  elevation_grid(x0, z0, step, n, n, centre.data());
+  elevation_grid(x0.plus(int64_t{-1}), z0, step, n, n, xm.data());
+  elevation_grid(x0.plus(int64_t{1}), z0, step, n, n, xp.data());
+  elevation_grid(x0, z0.plus(int64_t{-1}), step, n, n, zm.data());
+  elevation_grid(x0, z0.plus(int64_t{1}), step, n, n, zp.data());
   for (size_t k = 0; k < count; ++k) slope[k] = slope_from(xm[k], xp[k], zm[k], zp[k]);
 }
 

@@ -46,6 +46,12 @@ WorldResult World::create(const v1::WorldDefinition& definition) {
   return result;
 }
 
+World World::blended(std::shared_ptr<const ElevationBlend> blend) const {
+  World w = *this;
+  w.terrain_ = std::make_shared<const Terrain>(terrain_->blended(std::move(blend)));
+  return w;
+}
+
 FieldError unpinned_generator_warning() {
   const std::string version = std::to_string(kGeneratorVersion);
   return FieldError{"generator_version",

@@ -22,6 +22,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -53,10 +54,25 @@ struct TerrainGrid {
   TerrainPoint at(int i, int j) const;
 };
 
+// An elevation laid over a terrain's own where its land meets land of an older epoch
+// (chunkforge/epochs.h): given the terrain's own elevation at a point, the elevation there.
+// Pure and thread-safe, as the terrain is.
+class ElevationBlend {
+ public:
+  virtual ~ElevationBlend() = default;
+  virtual double at(Coord x, Coord z, double own) const = 0;
+  // at() over a lattice of nx x nz samples from (x0, z0) at `step`, in place (row-major, z
+  // outer): the same bits, with the work per lattice shared.
+  virtual void lattice(Coord x0, Coord z0, int64_t step, int nx, int nz, double* values) const = 0;
+};
+
 class Terrain {
  public:
   // `resolved` must be valid with defaults applied (World::create does both).
   explicit Terrain(const v1::WorldDefinition& resolved);
+  // This terrain with its elevation passed through `blend` everywhere it is read (the slope,
+  // biome and material follow from the blended elevation); null: this terrain as it is.
+  Terrain blended(std::shared_ptr<const ElevationBlend> blend) const;
 
   double elevation(Coord x, Coord z) const;
   double slope(Coord x, Coord z) const;
@@ -88,6 +104,12 @@ class Terrain {
     double strength;
   };
 
+  // The elevation at a point, and Fractal::cross's five (centre, x - 1, x + 1, z - 1, z + 1),
+  // blended where a blend is laid over them.
+  double elevation_at(Coord x, Coord z) const;
+  void elevation_cross(Coord x, Coord z, double e[5]) const;
+  // The elevation over a lattice, blended.
+  void elevation_grid(Coord x0, Coord z0, int64_t step, int nx, int nz, double* out) const;
   // `values` needs only the fields biome rules can test; the others are unbounded in them.
   uint32_t classify_biome(const TerrainValues& values) const;
   // `detail_noise(id)` gives material id's detail noise at the point; called only for rules
@@ -104,6 +126,7 @@ class Terrain {
   std::optional<Caves> caves_;
   std::vector<TerrainBounds> biomes_;
   std::vector<MaterialRule> materials_;
+  std::shared_ptr<const ElevationBlend> blend_;
 };
 
 }  // namespace chunkforge

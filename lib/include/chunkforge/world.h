@@ -61,6 +61,9 @@ class World {
   // build knows) moves to a newer generator, and every chunk changes, when a later release
   // brings one; WorldResult::warnings says so, and tools should print that.
   bool generator_pinned() const { return generator_pinned_; }
+  // This world with its terrain's elevation passed through `blend` (Terrain::blended): the
+  // land of one epoch as it is shown beside older land (chunkforge/epochs.h).
+  World blended(std::shared_ptr<const ElevationBlend> blend) const;
 
  private:
   World() = default;

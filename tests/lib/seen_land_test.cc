@@ -1,0 +1,87 @@
+// The seen-land record (chunkforge/seen_land.h): first sight wins, the bytes round-trip and are
+// canonical, malformed bytes are refused with the reason, and what a walked area costs.
+#include "chunkforge/seen_land.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+namespace chunkforge {
+namespace {
+
+TEST(SeenLandTest, FirstSightDecidesTheEpoch) {
+  SeenLand seen;
+  EXPECT_FALSE(seen.epoch_of({3, -2}).has_value());
+  EXPECT_EQ(seen.mark({3, -2}, 1), 1u);
+  EXPECT_EQ(seen.mark({3, -2}, 2), 1u);  // seen again later: still epoch 1's
+  EXPECT_EQ(seen.mark({-17, 40}, 0), 0u);
+  EXPECT_EQ(seen.epoch_of({3, -2}), 1u);
+  EXPECT_EQ(seen.epoch_of({-17, 40}), 0u);
+  EXPECT_FALSE(seen.epoch_of({-17, 41}).has_value());
+  EXPECT_EQ(seen.chunks_seen(), 2u);
+  EXPECT_EQ(seen.epochs(), 2u);
+  EXPECT_TRUE(seen.any_before({-20, 38}, {-16, 42}, 1));
+  EXPECT_FALSE(seen.any_before({-20, 38}, {-16, 42}, 0));
+  EXPECT_FALSE(seen.any_before({0, -5}, {5, 0}, 1));  // (3, -2) is epoch 1's, not before it
+  EXPECT_TRUE(seen.any_before({0, -5}, {5, 0}, 2));
+}
+
+TEST(SeenLandTest, BytesRoundTripAndDoNotDependOnOrder) {
+  SeenLand a, b;
+  for (int64_t k = -40; k < 40; ++k) a.mark({k, k / 3}, k < 0 ? 0 : 1);
+  for (int64_t k = 39; k >= -40; --k) b.mark({k, k / 3}, k < 0 ? 0 : 1);
+  EXPECT_EQ(a.encode(), b.encode());
+  std::string error;
+  const std::optional<SeenLand> back = SeenLand::decode(a.encode(), error);
+  ASSERT_TRUE(back.has_value()) << error;
+  EXPECT_EQ(*back, a);
+  EXPECT_EQ(back->chunks_seen(), 80u);
+  EXPECT_EQ(back->epoch_of({-40, -13}), 0u);
+  EXPECT_EQ(back->epoch_of({39, 13}), 1u);
+  EXPECT_EQ(SeenLand().encode().size(), 1u);  // land nobody saw costs nothing
+}
+
+TEST(SeenLandTest, MalformedBytesAreRefusedWithTheReason) {
+  SeenLand seen;
+  seen.mark({1, 1}, 0);
+  const std::string good = seen.encode();
+  std::string error;
+  EXPECT_FALSE(SeenLand::decode("", error));
+  EXPECT_NE(error.find("not format 1"), std::string::npos) << error;
+  EXPECT_FALSE(SeenLand::decode(good.substr(0, good.size() - 1), error));
+  EXPECT_NE(error.find("not a whole number"), std::string::npos) << error;
+  EXPECT_FALSE(SeenLand::decode(good + good.substr(1), error));  // the same map twice
+  EXPECT_NE(error.find("out of order or repeated"), std::string::npos) << error;
+  std::string twice = good + good.substr(1);
+  twice[1 + 52 + 16] = 1;  // the copy as epoch 1: the chunk in two epochs
+  EXPECT_FALSE(SeenLand::decode(twice, error));
+  EXPECT_NE(error.find("two epochs"), std::string::npos) << error;
+  std::string empty = good;
+  for (size_t k = 1 + 20; k < empty.size(); ++k) empty[k] = 0;
+  EXPECT_FALSE(SeenLand::decode(empty, error));
+  EXPECT_NE(error.find("empty map"), std::string::npos) << error;
+}
+
+// What a walked area costs: a player's trail 17 chunks wide (a radius-8 view) over 400 chunks
+// of travel, then a town of 64 x 64 chunks.
+TEST(SeenLandTest, WalkedLandCostsAboutABitAChunk) {
+  SeenLand seen;
+  for (int64_t x = 0; x < 400; ++x) {
+    for (int64_t z = -8; z <= 8; ++z) seen.mark({x, z + x / 7}, 0);
+  }
+  for (int64_t z = 100; z < 164; ++z) {
+    for (int64_t x = -300; x < -236; ++x) seen.mark({x, z}, 1);
+  }
+  const size_t bytes = seen.encode().size();
+  const auto chunks = static_cast<double>(seen.chunks_seen());
+  const double map_bits = 256.0 * static_cast<double>(seen.maps());
+  std::printf("seen %zu chunks in %zu maps: %zu bytes, %.2f bits a chunk (%.2f of them the maps')\n",
+              seen.chunks_seen(), seen.maps(), bytes, 8.0 * static_cast<double>(bytes) / chunks, map_bits / chunks);
+  // The maps cover the trail's regions whole; the rest is each map's 20-byte key.
+  EXPECT_LT(map_bits / chunks, 2.0);
+  EXPECT_EQ(bytes, 1 + 52 * seen.maps());
+}
+
+}  // namespace
+}  // namespace chunkforge
