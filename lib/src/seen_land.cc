@@ -53,8 +53,8 @@ uint32_t SeenLand::mark(ChunkCoord c, uint32_t epoch) {
   Region& region = regions_[region_of(c)];
   const unsigned bit = bit_of(c);
   if (const std::optional<uint32_t> seen = epoch_in(region, bit)) return *seen;
-  auto it = std::lower_bound(region.begin(), region.end(), epoch,
-                             [](const EpochBits& m, uint32_t e) { return m.epoch < e; });
+  auto it =
+      std::lower_bound(region.begin(), region.end(), epoch, [](const EpochBits& m, uint32_t e) { return m.epoch < e; });
   if (it == region.end() || it->epoch != epoch) it = region.insert(it, EpochBits{.epoch = epoch});
   it->bits[bit >> 6] |= uint64_t{1} << (bit & 63);
   ++chunks_;
@@ -77,7 +77,8 @@ bool SeenLand::any_before(ChunkCoord lo, ChunkCoord hi, uint32_t epoch) const {
       for (const EpochBits& m : it->second) {
         if (m.epoch >= epoch) break;
         // The map's rows and columns that fall inside [lo, hi].
-        for (int64_t z = std::max(lo.z, rz * kRegionSide); z <= std::min(hi.z, rz * kRegionSide + kRegionSide - 1); ++z) {
+        for (int64_t z = std::max(lo.z, rz * kRegionSide); z <= std::min(hi.z, rz * kRegionSide + kRegionSide - 1);
+             ++z) {
           for (int64_t x = std::max(lo.x, rx * kRegionSide); x <= std::min(hi.x, rx * kRegionSide + kRegionSide - 1);
                ++x) {
             const unsigned bit = bit_of({x, z});

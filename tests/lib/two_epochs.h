@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdlib>
+#include <memory>
 #include <string>
 
 #include "chunkforge/epochs.h"
@@ -33,10 +34,12 @@ inline SeenLand seen_disc() {
   return seen;
 }
 
-inline const Epochs& two_epochs() {
+inline std::shared_ptr<const Epochs> two_epochs_shared() {
   static const EpochsResult result = Epochs::create({default_world(), next_epoch_world()}, seen_disc());
   if (!result.ok()) std::abort();
-  return *result.epochs;
+  return result.epochs;
 }
+
+inline const Epochs& two_epochs() { return *two_epochs_shared(); }
 
 }  // namespace chunkforge::test

@@ -19,11 +19,15 @@
 //   if (!r.ok()) { for (auto& e : r.errors) std::cerr << e.to_string() << '\n'; return 2; }
 //   EpochChunk c = r.epochs->generate({3, -2});          // c.epoch, c.data
 //   v1::Chunk msg = r.epochs->encode({3, -2}, /*terrain_step=*/4);
+//   EpochStream stream(r.epochs);                        // chunk after chunk, memo shared
+//   for (ChunkCoord c : spiral) send(stream.generate(c));
 //
-// Thread safety: immutable once created; every method may run on any number of threads.
+// Thread safety: Epochs is immutable once created; every method may run on any number of
+// threads. An EpochStream is one thread's (as ChunkStream).
 // Cost: a chunk with no older land within reach costs what its epoch's generator does plus a
-// few lookups in the seen-land record; a chunk at a seam also generates the older chunks
-// around it (docs/world-definition.md gives the figures).
+// few lookups in the seen-land record; a chunk at a seam also plans the older epoch's
+// structures and generates the older chunks beside it (docs/world-definition.md, "Epochs",
+// gives the figures).
 #pragma once
 
 #include <atomic>
@@ -72,12 +76,18 @@ class Epochs {
   const World& shown(uint32_t e) const { return states_[e].shown; }
   const SeenLand& seen() const { return *seen_; }
   double band() const { return band_; }
-  // How far (in chunks) a seam's rules reach: a chunk with no older land within it is exactly
-  // its epoch's generator's chunk.
-  int64_t reach() const { return reach_; }
-  // How far (in chunks) an object's rule reaches: an object within its spacing or two
-  // footprints of an older one.
-  int64_t object_reach() const { return object_reach_; }
+  // How far (in chunks, Chebyshev) each seam rule reaches: a chunk with no older land within
+  // reach() is exactly its epoch's generator's chunk.
+  struct Reach {
+    int64_t band = 0;        // the elevation's blend
+    int64_t structures = 0;  // a structure touching older land, or one kept that does
+    int64_t objects = 0;     // an object within its spacing or two footprints of an older one
+    int64_t all = 0;
+  };
+  const Reach& reaches() const { return reach_; }
+  int64_t reach() const { return reach_.all; }
+  // Epoch e's elevation blend toward older land (null for epoch 0).
+  const ElevationBlend* blend(uint32_t e) const { return blends_[e].get(); }
 
   // Chunk c of its epoch. `abandon`: as Generator::generate.
   EpochChunk generate(ChunkCoord c, const std::atomic<bool>* abandon = nullptr) const;
@@ -90,16 +100,32 @@ class Epochs {
     World world;  // the epoch's definition
     World shown;  // the same, elevation blended toward older land
   };
-  class Work;
-
   Epochs() = default;
 
   std::vector<State> states_;
   std::shared_ptr<const SeenLand> seen_;
   std::vector<std::shared_ptr<const ElevationBlend>> blends_;
   double band_ = 0;
-  int64_t reach_ = 0;
-  int64_t object_reach_ = 0;
+  Reach reach_;
+};
+
+// Chunks of a world with epochs one after another, sharing the memos of the seam's work (the
+// older epoch's planned structures, the older chunks beside a seam) and each epoch's
+// ChunkStream: byte-identical to Epochs::generate whatever the order. Not thread-safe; the
+// memos are bounded and start afresh when full.
+class EpochStream {
+ public:
+  explicit EpochStream(std::shared_ptr<const Epochs> epochs);
+  ~EpochStream();
+  EpochStream(const EpochStream&) = delete;
+  EpochStream& operator=(const EpochStream&) = delete;
+  // As Epochs::generate. An abandoned generation drops the memos (they may be half built).
+  EpochChunk generate(ChunkCoord c, const std::atomic<bool>* abandon = nullptr);
+
+ private:
+  class Work;
+  std::shared_ptr<const Epochs> epochs_;
+  std::unique_ptr<Work> work_;
 };
 
 }  // namespace chunkforge

@@ -1,6 +1,7 @@
 // A chunk of a world with epochs (chunkforge/epochs.h): its epoch's generator's chunk, then,
 // where older land lies within reach, the seam's rules: structures kept or not built, objects
-// kept off older objects and kept structures, heights lifted onto the blended land.
+// kept off older objects and kept structures, heights lifted onto the blended land. The work's
+// memos live in an EpochStream (Epochs::generate makes a fresh one per chunk).
 //
 // "State e" is the world as it stood while epoch e was the newest: chunks of epochs below e are
 // its older land, everything else is epoch e's. A chunk of epoch e is what state e makes of
@@ -37,27 +38,49 @@ std::pair<int64_t, int64_t> chunk_span(int64_t origin, double size, double grow,
 
 }  // namespace
 
-class Epochs::Work {
+class EpochStream::Work {
  public:
-  Work(const Epochs& epochs, const std::atomic<bool>* abandon)
-      : epochs_(epochs), size_(epochs.world(0).chunk_size()), abandon_(abandon) {}
+  explicit Work(const Epochs& epochs) : epochs_(epochs), size_(epochs.world(0).chunk_size()) {}
+
+  void watch_abandon(const std::atomic<bool>* abandon) {
+    abandon_ = abandon;
+    for (auto& p : planners_) {
+      if (p) p->watch_abandon(abandon);
+    }
+  }
+  // Whether the memos outgrew their bounds (the stream then starts afresh).
+  bool full() const {
+    size_t cells = 0;
+    for (const auto& p : planners_) cells += p ? p->cells_planned() : 0;
+    return chunks_.size() > kMaxChunks || structures_.size() > kMaxStructureLists || cells > kMaxCells;
+  }
 
   // Chunk c as state e makes it.
   ChunkData chunk(uint32_t e, ChunkCoord c) {
-    ChunkData data = Generator(epochs_.world(e)).generate(c, abandon_);
-    if (!older_within(e, c, epochs_.reach())) return data;
-    std::vector<Placed> kept;
-    data.structures.clear();
-    for (const Placed& p : structures(e, c)) {
-      data.structures.push_back(p.s);
-      if (p.epoch != e) kept.push_back(p);
+    ChunkData data = stream(e).generate(c, abandon_);
+    const Epochs::Reach& reach = epochs_.reaches();
+    if (!older_within(e, c, reach.all)) return data;
+    if (older_within(e, c, reach.structures)) {
+      data.structures.clear();
+      for (const Placed& p : structures(e, c)) data.structures.push_back(p.s);
+      std::erase_if(data.objects, [&](const ResourceObject& o) { return on_kept(e, c, o); });
     }
-    std::erase_if(data.objects, [&](const ResourceObject& o) { return on_kept(e, c, o) || near_older(e, c, o); });
-    lift_objects(e, c, data.objects);
+    if (older_within(e, c, reach.objects)) {
+      std::erase_if(data.objects, [&](const ResourceObject& o) { return near_older(e, c, o); });
+    }
+    if (older_within(e, c, reach.band)) lift_objects(e, c, data.objects);
     return data;
   }
 
  private:
+  static constexpr size_t kMaxChunks = 256, kMaxStructureLists = 16384, kMaxCells = 65536;
+
+  ChunkStream& stream(uint32_t e) {
+    if (streams_.size() <= e) streams_.resize(e + 1);
+    if (!streams_[e]) streams_[e] = std::make_unique<ChunkStream>(epochs_.world(e));
+    return *streams_[e];
+  }
+
   bool older_within(uint32_t e, ChunkCoord c, int64_t chunks) const {
     return e > 0 && epochs_.seen().any_before({c.x - chunks, c.z - chunks}, {c.x + chunks, c.z + chunks}, e);
   }
@@ -85,7 +108,7 @@ class Epochs::Work {
     const auto key = std::make_tuple(e, c.x, c.z);
     if (const auto it = structures_.find(key); it != structures_.end()) return it->second;
     std::vector<Placed> out;
-    if (!older_within(e, c, epochs_.reach())) {
+    if (!older_within(e, c, epochs_.reaches().structures)) {
       for (const StructureInstance& s : planner(e).in_chunk(c)) out.push_back({s, e});
     } else {
       // An older state's structure touching older land stays; this epoch's is built only where
@@ -154,7 +177,7 @@ class Epochs::Work {
   // spacing (same layer, blue noise) or their footprints' sum.
   bool near_older(uint32_t e, ChunkCoord c, const ResourceObject& o) {
     const ResourceLayer& own = epochs_.world(e).resources().layer(o.layer);
-    const int64_t reach = epochs_.object_reach();
+    const int64_t reach = epochs_.reaches().objects;
     for (int64_t cz = c.z - reach; cz <= c.z + reach; ++cz) {
       for (int64_t cx = c.x - reach; cx <= c.x + reach; ++cx) {
         const std::optional<uint32_t> epoch = epochs_.seen().epoch_of({cx, cz});
@@ -184,7 +207,7 @@ class Epochs::Work {
   // Heights onto epoch e's land as shown: an object's y is the blended elevation where it
   // stands; a structure moves by the blend at its origin.
   void lift_objects(uint32_t e, ChunkCoord c, std::vector<ResourceObject>& objects) const {
-    const ElevationBlend& blend = *epochs_.blends_[e];
+    const ElevationBlend& blend = *epochs_.blend(e);
     for (ResourceObject& o : objects) {
       o.y = blend.at(Coord::from_parts(c.x * size_, o.x), Coord::from_parts(c.z * size_, o.z), o.y);
     }
@@ -192,22 +215,38 @@ class Epochs::Work {
   void lift(uint32_t e, StructureInstance& s) const {
     const Coord x{s.x, 0.0}, z{s.z, 0.0};
     const double own = epochs_.world(e).terrain().elevation(x, z);
-    const double shown = epochs_.blends_[e]->at(x, z, own);
+    const double shown = epochs_.blend(e)->at(x, z, own);
     if (shown != own) s.y += shown - own;
   }
 
   const Epochs& epochs_;
   int64_t size_;
   const std::atomic<bool>* abandon_;
+  std::vector<std::unique_ptr<ChunkStream>> streams_;
   std::vector<std::unique_ptr<StructurePlanner>> planners_;
   std::map<std::tuple<uint32_t, int64_t, int64_t>, std::vector<Placed>> structures_;
   std::map<std::tuple<uint32_t, int64_t, int64_t>, ChunkData> chunks_;
 };
 
+EpochStream::EpochStream(std::shared_ptr<const Epochs> epochs) : epochs_(std::move(epochs)) {}
+EpochStream::~EpochStream() = default;
+
+EpochChunk EpochStream::generate(ChunkCoord c, const std::atomic<bool>* abandon) {
+  if (!work_ || work_->full()) work_ = std::make_unique<Work>(*epochs_);
+  work_->watch_abandon(abandon);
+  const uint32_t e = epochs_->epoch_of(c);
+  try {
+    return EpochChunk{e, work_->chunk(e, c)};
+  } catch (const GenerationAbandoned&) {
+    work_.reset();  // cut off mid-decision: the memos may hold half-built entries
+    throw;
+  }
+}
+
 EpochChunk Epochs::generate(ChunkCoord c, const std::atomic<bool>* abandon) const {
-  Work work(*this, abandon);
-  const uint32_t e = epoch_of(c);
-  return EpochChunk{e, work.chunk(e, c)};
+  // A stream that does not own the epochs: this object outlives the call.
+  EpochStream stream(std::shared_ptr<const Epochs>(std::shared_ptr<const Epochs>(), this));
+  return stream.generate(c, abandon);
 }
 
 }  // namespace chunkforge

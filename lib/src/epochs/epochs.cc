@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
-#include <tuple>
-#include <utility>
 
 #include "chunkforge/encode.h"
 #include "epochs/seam_blend.h"
@@ -24,15 +22,15 @@ void check_kept_names(const List& previous, const List& next, const std::string&
       out.push_back({path, "missing: the previous epoch's " + field + " \"" + previous[i].name() +
                                "\" must stay at index " + std::to_string(i) + " (append new ones after it)"});
     } else if (next[i].name() != previous[i].name()) {
-      out.push_back({path, "must stay \"" + previous[i].name() + "\", the previous epoch's (got \"" +
-                               next[i].name() + "\"): chunks and edits refer to it by index"});
+      out.push_back({path, "must stay \"" + previous[i].name() + "\", the previous epoch's (got \"" + next[i].name() +
+                               "\"): chunks and edits refer to it by index"});
     }
   }
 }
 
-// How far, in chunks, any seam rule reaches from a chunk (epochs.h, Epochs::reach), and the
-// objects' rule alone.
-std::pair<int64_t, int64_t> seam_reach(const std::vector<World>& worlds, double band) {
+// How far, in chunks, each seam rule reaches from a chunk (Epochs::Reach): a chunk beyond
+// `units` of every older chunk is more than ceil(units / size) chunks from it.
+Epochs::Reach seam_reach(const std::vector<World>& worlds, double band) {
   const auto size = static_cast<double>(worlds.front().chunk_size());
   int lod = 0;
   double padding = 0, spacing = 0, footprint = 0;
@@ -44,13 +42,16 @@ std::pair<int64_t, int64_t> seam_reach(const std::vector<World>& worlds, double 
       footprint = std::max(footprint, l.footprint);
     }
   }
+  auto chunks = [&](double units) { return static_cast<int64_t>(std::ceil(units / size)); };
+  Epochs::Reach reach;
+  reach.band = chunks(band);
   // A structure touching the chunk may touch older land across its own extent, or overlap a
-  // kept one that does across the kept one's extent; an object may be covered by a kept
-  // structure near it, or lie within spacing or two footprints of an older object.
-  const double structures = 2.0 * (lod + 1) * size + 2.0 * padding + 2.0 * footprint;
-  const double objects = std::max(spacing, 2.0 * footprint);
-  auto chunks = [&](double units) { return static_cast<int64_t>(std::ceil(units / size)) + 1; };
-  return {chunks(std::max({band, structures, objects})), chunks(objects)};
+  // kept one that does across the kept one's extent (both grown by their paddings); an object
+  // may stand within its footprint of a kept structure touching a neighbour.
+  reach.structures = chunks(2.0 * (lod + 1) * size + 2.0 * padding) + 1;
+  reach.objects = chunks(std::max(spacing, 2.0 * footprint));
+  reach.all = std::max({reach.band, reach.structures, reach.objects});
+  return reach;
 }
 
 }  // namespace
@@ -88,7 +89,7 @@ EpochsResult Epochs::create(std::vector<World> worlds, SeenLand seen, double ban
 
   auto epochs = std::shared_ptr<Epochs>(new Epochs());
   epochs->band_ = band > 0 ? band : 2.0 * static_cast<double>(worlds.front().chunk_size());
-  std::tie(epochs->reach_, epochs->object_reach_) = seam_reach(worlds, epochs->band_);
+  epochs->reach_ = seam_reach(worlds, epochs->band_);
   epochs->seen_ = std::make_shared<const SeenLand>(std::move(seen));
   for (size_t e = 0; e < worlds.size(); ++e) {
     std::shared_ptr<const ElevationBlend> blend;

@@ -56,8 +56,7 @@ double SeamBlend::at(Coord x, Coord z, double own) const {
 }
 
 void SeamBlend::lattice(Coord x0, Coord z0, int64_t step, int nx, int nz, double* values) const {
-  const std::vector<ChunkCoord> older =
-      older_near(x0.cell, z0.cell, x0.cell + step * nx + 1, z0.cell + step * nz + 1);
+  const std::vector<ChunkCoord> older = older_near(x0.cell, z0.cell, x0.cell + step * nx + 1, z0.cell + step * nz + 1);
   if (older.empty()) return;
   for (int j = 0; j < nz; ++j) {
     const Coord z = z0.plus(step * j);
