@@ -68,6 +68,9 @@ TEST(EpochsTest, SeenChunksKeepTheirBytes) {
 
 TEST(EpochsTest, NewLandBeyondTheSeamsReachIsTheNewEpochs) {
   const Epochs& epochs = two_epochs();
+  const Epochs::Reach& r = epochs.reaches();
+  std::printf("reach in chunks: band %lld, structures %lld, objects %lld\n", static_cast<long long>(r.band),
+              static_cast<long long>(r.structures), static_cast<long long>(r.objects));
   const int64_t far = test::kSeenRadius + epochs.reach() + 1;
   for (const ChunkCoord c :
        {ChunkCoord{far, 0}, ChunkCoord{-far, 3}, ChunkCoord{2, far}, ChunkCoord{far, -far}, ChunkCoord{1000, -70000}}) {
