@@ -197,6 +197,7 @@ void WorldServer::shutdown(std::chrono::milliseconds grace) {
   closer.join();
   // Every call is answered or cancelled: no thread may now wait on a store that stopped answering.
   if (edits_) {
+    if (edits_->health().up()) edits_->seen().flush();  // the last second's sights, while it answers
     edits_->store().abort();
     edits_->health().on_change(nullptr);  // the health service goes with the server
   }

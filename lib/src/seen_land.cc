@@ -61,6 +61,41 @@ uint32_t SeenLand::mark(ChunkCoord c, uint32_t epoch) {
   return epoch;
 }
 
+void SeenLand::merge(int64_t region_x, int64_t region_z, uint32_t epoch, const Bits& bits) {
+  Region& region = regions_[{region_x, region_z}];
+  Bits fresh = bits;  // the chunks no earlier epoch holds
+  for (EpochBits& m : region) {
+    for (size_t w = 0; w < fresh.size(); ++w) {
+      if (m.epoch < epoch) {
+        fresh[w] &= ~m.bits[w];
+      } else if (m.epoch > epoch) {
+        chunks_ -= static_cast<size_t>(std::popcount(m.bits[w] & fresh[w]));
+        m.bits[w] &= ~fresh[w];  // seen earlier than recorded there
+      }
+    }
+  }
+  std::erase_if(region, [](const EpochBits& m) { return m.bits == Bits{}; });
+  if (fresh == Bits{}) {
+    if (region.empty()) regions_.erase({region_x, region_z});
+    return;
+  }
+  auto it =
+      std::lower_bound(region.begin(), region.end(), epoch, [](const EpochBits& m, uint32_t e) { return m.epoch < e; });
+  if (it == region.end() || it->epoch != epoch) it = region.insert(it, EpochBits{.epoch = epoch});
+  for (size_t w = 0; w < fresh.size(); ++w) {
+    chunks_ += static_cast<size_t>(std::popcount(fresh[w] & ~it->bits[w]));
+    it->bits[w] |= fresh[w];
+  }
+}
+
+void SeenLand::for_each_map(const std::function<void(int64_t, int64_t, uint32_t, const Bits&)>& fn) const {
+  std::map<std::tuple<int64_t, int64_t>, const Region*> ordered;
+  for (const auto& [key, region] : regions_) ordered[{key.z, key.x}] = &region;
+  for (const auto& [zx, region] : ordered) {
+    for (const EpochBits& m : *region) fn(std::get<1>(zx), std::get<0>(zx), m.epoch, m.bits);
+  }
+}
+
 std::optional<uint32_t> SeenLand::epoch_of(ChunkCoord c) const {
   const auto it = regions_.find(region_of(c));
   if (it == regions_.end()) return std::nullopt;
@@ -104,18 +139,14 @@ size_t SeenLand::epochs() const {
 }
 
 std::string SeenLand::encode() const {
-  std::map<std::tuple<int64_t, int64_t>, const Region*> ordered;
-  for (const auto& [key, region] : regions_) ordered[{key.z, key.x}] = &region;
   std::string out(1, static_cast<char>(kFormat));
   out.reserve(1 + maps() * kMapBytes);
-  for (const auto& [zx, region] : ordered) {
-    for (const EpochBits& m : *region) {
-      put(out, static_cast<uint64_t>(std::get<1>(zx)), 8);
-      put(out, static_cast<uint64_t>(std::get<0>(zx)), 8);
-      put(out, m.epoch, 4);
-      for (uint64_t word : m.bits) put(out, word, 8);
-    }
-  }
+  for_each_map([&](int64_t x, int64_t z, uint32_t epoch, const Bits& bits) {
+    put(out, static_cast<uint64_t>(x), 8);
+    put(out, static_cast<uint64_t>(z), 8);
+    put(out, epoch, 4);
+    for (uint64_t word : bits) put(out, word, 8);
+  });
   return out;
 }
 

@@ -71,7 +71,11 @@ std::string bind_store(EditStore& store, const World& world, bool rebind) {
 }
 
 EditService::EditService(const World& world, EditStore& store, CommitTimed commit_timed)
-    : world_(world), store_(store), health_(store.describe()), commit_timed_(std::move(commit_timed)) {}
+    : world_(world),
+      store_(store),
+      health_(store.describe()),
+      seen_(store, 0, SeenRecorder::Limits{}, [this] { return health_.up(); }),
+      commit_timed_(std::move(commit_timed)) {}
 
 EditService::~EditService() { stop(); }
 
@@ -83,6 +87,7 @@ void EditService::start() {
   for (const auto& [chunk, version] : store_.versions()) raise(chunk, version);
   writer_ = std::thread([this] { write_loop(); });
   tail_ = std::thread([this] { tail_loop(); });
+  seen_.start();
 }
 
 void EditService::stop() {
@@ -93,6 +98,7 @@ void EditService::stop() {
   }
   wake_writer_.notify_all();
   store_.wake();
+  seen_.stop();
   if (writer_.joinable()) writer_.join();
   if (tail_.joinable()) tail_.join();
   std::deque<Pending> left;

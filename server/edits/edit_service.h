@@ -33,6 +33,7 @@
 #include "edit_store.h"
 #include "edits/edit_admission.h"
 #include "edits/edit_batch.h"
+#include "edits/seen_recorder.h"
 #include "edits/store_health.h"
 
 namespace chunkforge::server {
@@ -116,6 +117,9 @@ class EditService {
   EditStats stats() const;
   TailLag tail_lag() const;
   EditStore& store() { return store_; }
+  // The land players were sent, recorded in the store (seen_recorder.h).
+  SeenRecorder& seen() { return seen_; }
+  const SeenRecorder& seen() const { return seen_; }
 
  private:
   struct Pending {
@@ -137,6 +141,7 @@ class EditService {
   EditStore& store_;
   EditAdmission admission_;
   StoreHealth health_;
+  SeenRecorder seen_;  // after health_: it asks it
   const CommitTimed commit_timed_;
   // The tail's lag (tail_lag()): when its last read that reached the store's end started, in
   // steady_clock ticks, and the sequence numbers it knew were left after its last read.

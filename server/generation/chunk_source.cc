@@ -62,7 +62,11 @@ ChunkSource::Fetched ChunkSource::fetch(const ChunkJob& job, Work kind, int64_t 
                 client,
                 LogKind::kGenerationFailed,
                 "generating chunk " + std::to_string(job.coord.x) + "," + std::to_string(job.coord.z)};
-  return join_or_queue(job.key, std::move(making), std::move(cancelled), std::move(on_ready));
+  Fetched fetched = join_or_queue(job.key, std::move(making), std::move(cancelled), std::move(on_ready));
+  // A chunk a client asked for is land it sees (a prefetch: its next step's): recorded before
+  // any epoch is added after it (docs/world-definition.md, "Epochs").
+  if (edits_ != nullptr && !fetched.refused) edits_->seen().note(job.coord);
+  return fetched;
 }
 
 ChunkSource::Fetched ChunkSource::join_or_queue(const std::string& key, Making making, std::function<bool()> cancelled,

@@ -48,6 +48,20 @@ void render_counts(MetricsPage& page, const EditStats& stats) {
               "Committed chunk changes this server's tail read from the store (every writer's).", stats.changes_seen);
 }
 
+// The seen-land record (edits/seen_recorder.h).
+void render_seen(MetricsPage& page, const SeenRecorder::Counts& seen) {
+  page.single("seen_chunks_noted_total", "counter",
+              "Chunks this server sent (or whose keys it sent) noted as seen land for the first time.",
+              seen.chunks_noted);
+  page.single("seen_maps_written_total", "counter", "Region maps of seen land merged into the store.",
+              seen.maps_written);
+  page.single("seen_flush_failures_total", "counter", "Seen-land writes the store refused or did not answer.",
+              seen.flush_failures);
+  page.single("seen_chunks_lost_total", "counter",
+              "Seen chunks not recorded: too many regions waited for a store that was down.", seen.chunks_lost);
+  page.single("seen_regions_pending", "gauge", "Regions of seen land waiting for the store.", seen.pending_regions);
+}
+
 }  // namespace
 
 EditMetrics::EditMetrics() : commit_seconds_(kCommitBuckets) {}
@@ -75,6 +89,7 @@ void EditMetrics::render(MetricsPage& page, const EditService* edits) const {
               "Store sequence numbers past the tail's position as of its last read: 0 when caught up, else an upper "
               "bound on the changes not read yet.",
               lag.seqs);
+  render_seen(page, edits->seen().counts());
 }
 
 }  // namespace chunkforge::server

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "chunkforge/chunk.h"
+#include "chunkforge/seen_land.h"
 
 namespace chunkforge::server {
 
@@ -136,6 +137,9 @@ class EditStore {
       looked_up_.reset();
       remember(id, digest_, answer);
     }
+    // Merges one region's map of chunks seen in `epoch` into the store's seen land (a bitwise
+    // OR: marks are never taken back), docs/world-definition.md, "Epochs".
+    virtual void merge_seen(int64_t region_x, int64_t region_z, uint32_t epoch, const SeenLand::Bits& bits) = 0;
     // Key-value metadata (the world binding).
     virtual std::optional<std::string> meta(const std::string& key) = 0;
     virtual void set_meta(const std::string& key, const std::string& value) = 0;
@@ -161,6 +165,9 @@ class EditStore {
   // Every chunk with a stored change and its version.
   virtual std::vector<std::pair<ChunkCoord, uint64_t>> versions() = 0;
   virtual std::optional<std::string> meta(const std::string& key) = 0;
+  // The chunks players were sent, each in the epoch it was first seen in (SeenLand::merge
+  // resolves a chunk two replicas recorded in two epochs).
+  virtual SeenLand seen_land() = 0;
   // Every stored change in seq order, with its author's name, from one snapshot, while writers
   // go on (export).
   virtual void snapshot(const std::function<void(const StoredChange&)>& each) = 0;
@@ -198,7 +205,7 @@ inline constexpr char kWorldFingerprintKey[] = "world_fingerprint";
 // are bytes (any byte value) and stored with the digest of their request. 3: a change's seq is
 // never given twice, whatever is deleted (SQLite: AUTOINCREMENT; PostgreSQL's identity column
 // already was so). 4: every change records its author (a per-store dictionary of players) and
-// its commit time.
-inline constexpr int kStoreSchemaVersion = 4;
+// its commit time. 5: seen land, a 256-bit map of chunks per region of 16 x 16 chunks and epoch.
+inline constexpr int kStoreSchemaVersion = 5;
 
 }  // namespace chunkforge::server

@@ -13,6 +13,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <bit>
 #include <mutex>
 #include <type_traits>
 
@@ -43,6 +44,9 @@ const char* const kMigrations[] = {
     "ALTER TABLE changes ADD COLUMN author INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE changes ADD COLUMN committed_at BIGINT NOT NULL DEFAULT 0;"
     "CREATE TABLE players(id INTEGER GENERATED ALWAYS AS IDENTITY PRIMARY KEY, name TEXT NOT NULL UNIQUE);",
+    // 5: seen land, as SQLite's schema 5 (sqlite_store.cc).
+    "CREATE TABLE seen(rx BIGINT NOT NULL, rz BIGINT NOT NULL, epoch BIGINT NOT NULL, b0 BIGINT NOT NULL,"
+    "  b1 BIGINT NOT NULL, b2 BIGINT NOT NULL, b3 BIGINT NOT NULL, PRIMARY KEY (rx, rz, epoch));",
 };
 static_assert(std::size(kMigrations) == kStoreSchemaVersion, "one migration per schema version");
 
@@ -112,6 +116,16 @@ class PgTransaction final : public EditStore::Transaction {
     if (std::optional<uint32_t> id = find_player(c_, name)) return *id;
     return static_cast<uint32_t>(
         c_.integer("INSERT INTO players(name) VALUES ($1) RETURNING id::bigint", {PgParam::text(name)}));
+  }
+  void merge_seen(int64_t region_x, int64_t region_z, uint32_t epoch, const SeenLand::Bits& bits) override {
+    c_.query(
+        "INSERT INTO seen(rx, rz, epoch, b0, b1, b2, b3) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (rx, rz, "
+        "epoch) "
+        "DO UPDATE SET b0 = seen.b0 | excluded.b0, b1 = seen.b1 | excluded.b1, b2 = seen.b2 | excluded.b2, "
+        "b3 = seen.b3 | excluded.b3",
+        {PgParam::integer(region_x), PgParam::integer(region_z), PgParam::integer(epoch),
+         PgParam::integer(std::bit_cast<int64_t>(bits[0])), PgParam::integer(std::bit_cast<int64_t>(bits[1])),
+         PgParam::integer(std::bit_cast<int64_t>(bits[2])), PgParam::integer(std::bit_cast<int64_t>(bits[3]))});
   }
   void erase_log(ChunkCoord chunk) override {
     c_.query("DELETE FROM changes WHERE cx = $1 AND cz = $2", {PgParam::integer(chunk.x), PgParam::integer(chunk.z)});
@@ -183,6 +197,18 @@ class PostgresStore final : public EditStore {
   std::vector<std::pair<ChunkCoord, uint64_t>> versions() override;
   std::optional<std::string> meta(const std::string& key) override {
     return read([&] { return read_meta(reader_, key); });
+  }
+  SeenLand seen_land() override {
+    return read([&] {
+      PgResult rows = reader_.query("SELECT rx, rz, epoch, b0, b1, b2, b3 FROM seen");
+      SeenLand seen;
+      for (int row = 0; row < rows.rows(); ++row) {
+        SeenLand::Bits bits{};
+        for (int w = 0; w < 4; ++w) bits[w] = std::bit_cast<uint64_t>(rows.int64(row, 3 + w));
+        seen.merge(rows.int64(row, 0), rows.int64(row, 1), static_cast<uint32_t>(rows.int64(row, 2)), bits);
+      }
+      return seen;
+    });
   }
   void snapshot(const std::function<void(const StoredChange&)>& each) override;
   StoreStats stats() override;

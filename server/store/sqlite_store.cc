@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <bit>
 #include <condition_variable>
 #include <filesystem>
 #include <mutex>
@@ -52,6 +53,10 @@ const char* const kMigrations[] = {
     "ALTER TABLE changes ADD COLUMN author INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE changes ADD COLUMN committed_at INTEGER NOT NULL DEFAULT 0;"
     "CREATE TABLE players(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);",
+    // 5: seen land (chunkforge/seen_land.h): per region of 16 x 16 chunks and epoch, the map of
+    // its chunks first seen then, as four 64-bit words (integers, so that a merge is an OR).
+    "CREATE TABLE seen(rx INTEGER NOT NULL, rz INTEGER NOT NULL, epoch INTEGER NOT NULL, b0 INTEGER NOT NULL,"
+    "  b1 INTEGER NOT NULL, b2 INTEGER NOT NULL, b3 INTEGER NOT NULL, PRIMARY KEY (rx, rz, epoch));",
 };
 static_assert(std::size(kMigrations) == kStoreSchemaVersion, "one migration per schema version");
 
@@ -119,6 +124,17 @@ class SqliteStore final : public EditStore {
   std::optional<std::string> meta(const std::string& key) override {
     std::lock_guard lock(read_mutex_);
     return read_meta(reader_, key);
+  }
+  SeenLand seen_land() override {
+    std::lock_guard lock(read_mutex_);
+    Statement s(reader_, "SELECT rx, rz, epoch, b0, b1, b2, b3 FROM seen");
+    SeenLand seen;
+    while (s.step()) {
+      SeenLand::Bits bits{};
+      for (int w = 0; w < 4; ++w) bits[w] = std::bit_cast<uint64_t>(s.int64(3 + w));
+      seen.merge(s.int64(0), s.int64(1), static_cast<uint32_t>(s.int64(2)), bits);
+    }
+    return seen;
   }
   void snapshot(const std::function<void(const StoredChange&)>& each) override {
     std::lock_guard lock(read_mutex_);
@@ -230,6 +246,15 @@ class SqliteTransaction final : public EditStore::Transaction {
     s.bind(1, name);
     s.step();
     return static_cast<uint32_t>(sqlite3_last_insert_rowid(c_.get()));
+  }
+  void merge_seen(int64_t region_x, int64_t region_z, uint32_t epoch, const SeenLand::Bits& bits) override {
+    Statement s(
+        c_,
+        "INSERT INTO seen(rx, rz, epoch, b0, b1, b2, b3) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (rx, rz, epoch) "
+        "DO UPDATE SET b0 = b0 | excluded.b0, b1 = b1 | excluded.b1, b2 = b2 | excluded.b2, b3 = b3 | excluded.b3");
+    s.bind(1, region_x).bind(2, region_z).bind(3, static_cast<int64_t>(epoch));
+    for (int w = 0; w < 4; ++w) s.bind(4 + w, std::bit_cast<int64_t>(bits[w]));
+    s.step();
   }
   void erase_log(ChunkCoord chunk) override {
     Statement s(c_, "DELETE FROM changes WHERE cx = ? AND cz = ?");

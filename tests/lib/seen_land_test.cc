@@ -63,6 +63,37 @@ TEST(SeenLandTest, MalformedBytesAreRefusedWithTheReason) {
   EXPECT_NE(error.find("empty map"), std::string::npos) << error;
 }
 
+// A store's rows merged in any order: the earliest epoch keeps a chunk two rows name.
+TEST(SeenLandTest, MergedMapsKeepEachChunkInItsEarliestEpoch) {
+  SeenLand::Bits low{}, high{};
+  low[0] = 0b0110;   // chunks (1, 0) and (2, 0) of region (0, 0)
+  high[0] = 0b1100;  // (2, 0) again, and (3, 0)
+  for (const bool low_first : {true, false}) {
+    SeenLand seen;
+    if (low_first) seen.merge(0, 0, 0, low);
+    seen.merge(0, 0, 1, high);
+    if (!low_first) seen.merge(0, 0, 0, low);
+    EXPECT_EQ(seen.epoch_of({1, 0}), 0u);
+    EXPECT_EQ(seen.epoch_of({2, 0}), 0u);
+    EXPECT_EQ(seen.epoch_of({3, 0}), 1u);
+    EXPECT_EQ(seen.chunks_seen(), 3u);
+    EXPECT_EQ(seen.maps(), 2u);
+  }
+  SeenLand marked;
+  marked.mark({-1, -17}, 2);  // region (-1, -2), chunk (15, 15) of it
+  SeenLand::Bits bits{};
+  marked.for_each_map([&](int64_t x, int64_t z, uint32_t epoch, const SeenLand::Bits& b) {
+    EXPECT_EQ(x, -1);
+    EXPECT_EQ(z, -2);
+    EXPECT_EQ(epoch, 2u);
+    bits = b;
+  });
+  EXPECT_EQ(bits[3], uint64_t{1} << 63);
+  SeenLand merged;
+  merged.merge(-1, -2, 2, bits);
+  EXPECT_EQ(merged, marked);
+}
+
 // What a walked area costs: a player's trail 17 chunks wide (a radius-8 view) over 400 chunks
 // of travel, then a town of 64 x 64 chunks.
 TEST(SeenLandTest, WalkedLandCostsAboutABitAChunk) {

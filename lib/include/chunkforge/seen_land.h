@@ -20,6 +20,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,6 +42,15 @@ class SeenLand {
   uint32_t mark(ChunkCoord c, uint32_t epoch);
   // The epoch c was first seen in, or nothing if nobody has seen it.
   std::optional<uint32_t> epoch_of(ChunkCoord c) const;
+  // A region's map for an epoch merged in (a store's row; region coordinates are chunk
+  // coordinates divided by kRegionSide, rounded down): its chunks nobody saw become the epoch's,
+  // and a chunk recorded in a later epoch moves to this one, since a sight in an earlier epoch
+  // came first (two replicas may record one chunk in two epochs around an epoch's addition).
+  void merge(int64_t region_x, int64_t region_z, uint32_t epoch, const Bits& bits);
+  // Calls fn(region_x, region_z, epoch, bits) for every map, by (z, x, epoch).
+  void for_each_map(const std::function<void(int64_t, int64_t, uint32_t, const Bits&)>& fn) const;
+  // Whether the region holding c has a chunk seen.
+  bool region_seen(ChunkCoord c) const { return regions_.contains(region_of(c)); }
   // Whether any chunk of [lo, hi] (inclusive corners) was first seen in an epoch below
   // `epoch`: what a chunk of that epoch asks before it looks for a seam at all.
   bool any_before(ChunkCoord lo, ChunkCoord hi, uint32_t epoch) const;

@@ -1,0 +1,93 @@
+// SeenRecorder: notes of chunks sent, merged into the store's seen land once a second.
+#include "edits/seen_recorder.h"
+
+#include <spdlog/spdlog.h>
+
+#include <bit>
+#include <exception>
+#include <utility>
+
+namespace chunkforge::server {
+
+SeenRecorder::SeenRecorder(EditStore& store, uint32_t epoch, Limits limits, std::function<bool()> store_up)
+    : store_(store), epoch_(epoch), limits_(limits), store_up_(std::move(store_up)) {}
+
+void SeenRecorder::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (writer_.joinable()) writer_.join();
+}
+
+void SeenRecorder::start() {
+  writer_ = std::thread([this] { run(); });
+}
+
+void SeenRecorder::note(ChunkCoord c) {
+  std::lock_guard lock(mutex_);
+  if (known_.epoch_of(c)) return;
+  if (known_.regions() >= limits_.max_known_regions) known_ = SeenLand();
+  known_.mark(c, epoch_);
+  ++counts_.chunks_noted;
+  if (pending_.regions() >= limits_.max_pending_regions && !pending_.region_seen(c)) {
+    ++counts_.chunks_lost;  // too many regions wait (the store is down): a new one is not held
+    return;
+  }
+  pending_.mark(c, epoch_);
+}
+
+bool SeenRecorder::flush() {
+  std::lock_guard flushing(flush_mutex_);
+  SeenLand batch;
+  {
+    std::lock_guard lock(mutex_);
+    std::swap(batch, pending_);
+  }
+  if (batch.regions() == 0) return true;
+  try {
+    store_.write([&](EditStore::Transaction& tx) {
+      batch.for_each_map(
+          [&](int64_t x, int64_t z, uint32_t epoch, const SeenLand::Bits& bits) { tx.merge_seen(x, z, epoch, bits); });
+    });
+    std::lock_guard lock(mutex_);
+    counts_.maps_written += batch.maps();
+    if (failing_) spdlog::info("seen land: the store takes it again");
+    failing_ = false;
+    return true;
+  } catch (const std::exception& e) {
+    std::lock_guard lock(mutex_);
+    ++counts_.flush_failures;
+    if (!failing_) spdlog::warn("seen land: the store did not take it ({}); kept for later", e.what());
+    failing_ = true;
+    batch.for_each_map([&](int64_t x, int64_t z, uint32_t epoch, const SeenLand::Bits& bits) {
+      if (pending_.regions() < limits_.max_pending_regions) {
+        pending_.merge(x, z, epoch, bits);
+      } else {
+        for (uint64_t word : bits) counts_.chunks_lost += static_cast<uint64_t>(std::popcount(word));
+      }
+    });
+    return false;
+  }
+}
+
+SeenRecorder::Counts SeenRecorder::counts() const {
+  std::lock_guard lock(mutex_);
+  Counts c = counts_;
+  c.pending_regions = pending_.regions();
+  return c;
+}
+
+void SeenRecorder::run() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    wake_.wait_for(lock, limits_.interval, [&] { return stopping_; });
+    if (stopping_) break;
+    lock.unlock();
+    if (!store_up_ || store_up_()) flush();
+    lock.lock();
+  }
+}
+
+}  // namespace chunkforge::server

@@ -1,0 +1,82 @@
+// File: server/edits/seen_recorder.h
+//
+// What players were sent, recorded in the store as seen land (chunkforge/seen_land.h,
+// docs/world-definition.md, "Epochs"): the record that lets a world change after launch
+// without changing land anybody saw. Every chunk a client is sent (or, when it generates, the
+// key of) is noted; once a second the chunks noted since are merged into the store's maps in
+// one transaction, off the generation threads.
+//
+//   SeenRecorder seen(store, /*epoch=*/0);
+//   seen.note({3, -2});        // cheap: a lookup, and a bit set the first time
+//
+// Bounded by design: the chunks this server already noted are remembered in at most
+// max_known_regions regions (then it starts afresh: a chunk noted again merges an OR the store
+// already holds), and at most max_pending_regions regions wait for the store; while the store
+// is down, notes in new regions past that are counted as lost, never held.
+//
+// Thread safety: note() and counts() from any thread; flush() from one thread at a time.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include "chunkforge/seen_land.h"
+#include "edit_store.h"
+
+namespace chunkforge::server {
+
+class SeenRecorder {
+ public:
+  struct Limits {
+    size_t max_known_regions = 65536;    // ~6 MiB at most
+    size_t max_pending_regions = 16384;  // ~1.5 MiB at most
+    std::chrono::milliseconds interval{1000};
+  };
+  struct Counts {
+    uint64_t chunks_noted = 0;    // first notes (per server, per start afresh)
+    uint64_t maps_written = 0;    // region maps merged into the store
+    uint64_t flush_failures = 0;  // transactions the store refused or did not answer
+    uint64_t chunks_lost = 0;     // notes dropped while too many regions waited
+    size_t pending_regions = 0;
+  };
+
+  // `store_up`: whether to try the store now (while it is down the edit service's tail alone
+  // tries it); null: always.
+  SeenRecorder(EditStore& store, uint32_t epoch, Limits limits, std::function<bool()> store_up = {});
+  ~SeenRecorder() { stop(); }
+  SeenRecorder(const SeenRecorder&) = delete;
+  SeenRecorder& operator=(const SeenRecorder&) = delete;
+
+  // Starts the writer thread (a recorder never started writes only when flush() is called);
+  // stop() ends it (once; no last flush: the caller flushes while the store may still answer).
+  void start();
+  void stop();
+  void note(ChunkCoord c);
+  // Merges what waits into the store now: true once stored (or when nothing waited). On a
+  // failure what waited waits again, within max_pending_regions.
+  bool flush();
+  Counts counts() const;
+
+ private:
+  void run();
+
+  EditStore& store_;
+  const uint32_t epoch_;
+  const Limits limits_;
+  const std::function<bool()> store_up_;
+  mutable std::mutex mutex_;
+  SeenLand known_, pending_;
+  Counts counts_;
+  bool failing_ = false;    // the last flush failed (one log line per change)
+  std::mutex flush_mutex_;  // one flush at a time: the writer's and a caller's
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread writer_;
+};
+
+}  // namespace chunkforge::server

@@ -1,0 +1,107 @@
+// The seen-land record on each kind of store (docs/world-definition.md, "Epochs";
+// server/edits/seen_recorder.h): the store's maps merge by OR with the earliest epoch keeping
+// a chunk, a real server records the chunks it sends (and two servers on one store both do),
+// and a store that is down holds the recorder to its bound.
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "edit_server_fixture.h"
+#include "edits/seen_recorder.h"
+#include "support/eventually.h"
+
+namespace chunkforge::server {
+namespace {
+
+class SeenLandRecordTest : public EditServerTest {
+ protected:
+  static bool fetch(v1::WorldService::Stub& stub, int64_t x, int64_t z) {
+    grpc::ClientContext context;
+    v1::GetChunkRequest request;
+    request.mutable_coord()->set_x(x);
+    request.mutable_coord()->set_z(z);
+    v1::Chunk out;
+    return stub.GetChunk(&context, request, &out).ok();
+  }
+  // Whether the store (read afresh, as another process would) holds every chunk in epoch 0.
+  bool stored(std::initializer_list<ChunkCoord> chunks) {
+    const SeenLand seen = open_store(location())->seen_land();
+    for (const ChunkCoord c : chunks) {
+      if (seen.epoch_of(c) != 0u) return false;
+    }
+    return true;
+  }
+};
+
+TEST_P(SeenLandRecordTest, TheStoresMapsMergeByOrAndTheEarliestEpochKeepsAChunk) {
+  std::unique_ptr<EditStore> store = open_store(location());
+  SeenLand::Bits a{}, b{}, c{};
+  a[0] = 0b0011;             // chunks (0, 0) and (1, 0)
+  b[0] = 0b0110;             // (1, 0) again and (2, 0): one OR later
+  c[0] = 0b1100;             // (2, 0) and (3, 0), recorded in epoch 1 by another replica
+  c[3] = uint64_t{1} << 63;  // (15, 15): the top bit survives the signed column
+  store->write([&](EditStore::Transaction& tx) { tx.merge_seen(-1, 2, 0, a); });
+  store->write([&](EditStore::Transaction& tx) {
+    tx.merge_seen(-1, 2, 0, b);
+    tx.merge_seen(-1, 2, 1, c);
+  });
+  const SeenLand seen = store->seen_land();
+  EXPECT_EQ(seen.epoch_of({-16, 32}), 0u);
+  EXPECT_EQ(seen.epoch_of({-15, 32}), 0u);
+  EXPECT_EQ(seen.epoch_of({-14, 32}), 0u);  // seen in epoch 0 first
+  EXPECT_EQ(seen.epoch_of({-13, 32}), 1u);
+  EXPECT_EQ(seen.epoch_of({-1, 47}), 1u);
+  EXPECT_FALSE(seen.epoch_of({-12, 32}).has_value());
+  EXPECT_EQ(seen.chunks_seen(), 5u);
+}
+
+TEST_P(SeenLandRecordTest, ChunksTwoServersSendAreRecordedInTheStore) {
+  ASSERT_TRUE(fetch(*stub_, 3, 4));
+  ASSERT_TRUE(fetch(*stub_, -20, 7));
+  // A second server on the same store (a replica) sends its own players' chunks.
+  ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  options.http = "";
+  options.threads = 2;
+  options.store = open_store(location());
+  WorldServer replica(default_world(), options);
+  ASSERT_TRUE(replica.start());
+  auto replica_stub = v1::WorldService::NewStub(
+      grpc::CreateChannel("127.0.0.1:" + std::to_string(replica.port()), grpc::InsecureChannelCredentials()));
+  ASSERT_TRUE(fetch(*replica_stub, 100, -100));
+  EXPECT_TRUE(test::eventually([&] { return stored({{3, 4}, {-20, 7}, {100, -100}}); }));
+  EXPECT_FALSE(open_store(location())->seen_land().epoch_of({3, 5}).has_value());  // never sent
+  EXPECT_EQ(server_->edits()->seen().counts().chunks_noted, 2u);
+  replica.shutdown(std::chrono::seconds(2));
+
+  // Sent just before a shutdown: the last flush records it.
+  ASSERT_TRUE(fetch(*stub_, 9, 9));
+  stop();
+  EXPECT_TRUE(stored({{9, 9}}));
+}
+
+// A store that stopped answering: the recorder holds at most its bound of regions, counts the
+// rest as lost, and writes what it held once flushed to a store that answers.
+TEST_P(SeenLandRecordTest, AStoreDownHoldsTheRecorderToItsBound) {
+  stop();
+  std::unique_ptr<EditStore> down = open_store(location());
+  down->abort();
+  SeenRecorder recorder(*down, 0, SeenRecorder::Limits{.max_known_regions = 64, .max_pending_regions = 8});
+  for (int64_t k = 0; k < 1000; ++k) recorder.note({k * 16, 0});  // a region each
+  recorder.note({1, 0});                                          // a region that waits: held
+  EXPECT_FALSE(recorder.flush());
+  const SeenRecorder::Counts counts = recorder.counts();
+  EXPECT_EQ(counts.pending_regions, 8u);
+  EXPECT_EQ(counts.chunks_lost, 992u);
+  EXPECT_EQ(counts.flush_failures, 1u);
+  EXPECT_EQ(counts.chunks_noted, 1001u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, SeenLandRecordTest, testing::Values("sqlite", "postgres"),
+                         [](const testing::TestParamInfo<std::string>& p) { return p.param; });
+
+}  // namespace
+}  // namespace chunkforge::server
