@@ -167,6 +167,21 @@ TEST(CliValidateTest, RejectsSemanticErrorsWithTheirPaths) {
   EXPECT_FALSE(contains(r.out, "ok")) << r;
 }
 
+TEST(CliValidateTest, SaysWhetherAWorldMayFollowAnotherAsItsNextEpoch) {
+  const std::string next_epoch = std::string(CHUNKFORGE_SOURCE_DIR) + "/tests/lib/worlds/epoch_next.json";
+  const CliResult ok = run_cli({"validate", next_epoch, "--previous", kDefaultWorldFile});
+  EXPECT_EQ(ok.exit_code, 0) << ok;
+  EXPECT_TRUE(contains(ok.out, "may follow")) << ok;
+
+  const TempFile renamed(replaced(replaced(read_file(kDefaultWorldFile), R"("name": "cabin")", R"("name": "hut")"),
+                                  R"("chunk_size": 64)", R"("chunk_size": 32)"));
+  const CliResult r = run_cli({"validate", renamed.path(), "--previous", kDefaultWorldFile});
+  EXPECT_EQ(r.exit_code, 2) << r;
+  EXPECT_TRUE(contains(r.err, "chunk_size: must stay 64, the previous epoch's (got 32)")) << r;
+  EXPECT_TRUE(contains(r.err, "structures[1].name: must stay \"cabin\"")) << r;
+  EXPECT_TRUE(contains(r.err, "cannot follow")) << r;
+}
+
 TEST(CliValidateTest, RejectsUnknownFieldWithItsPath) {
   const TempFile file(R"({"name": "x", "resources": [{}, {"bogus": 1}]})");
   const CliResult r = run_cli({"validate", "--world", file.path()});
