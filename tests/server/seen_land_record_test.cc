@@ -12,6 +12,7 @@
 #include "edit_server_fixture.h"
 #include "edits/seen_recorder.h"
 #include "support/eventually.h"
+#include "support/server_process.h"
 
 namespace chunkforge::server {
 namespace {
@@ -98,6 +99,27 @@ TEST_P(SeenLandRecordTest, AStoreDownHoldsTheRecorderToItsBound) {
   EXPECT_EQ(counts.chunks_lost, 992u);
   EXPECT_EQ(counts.flush_failures, 1u);
   EXPECT_EQ(counts.chunks_noted, 1001u);
+}
+
+// `chunkforge world upgrade --dry-run` on the land a server recorded: what the next epoch would
+// keep and make, counted and drawn; without --dry-run it changes nothing and says why.
+TEST_P(SeenLandRecordTest, AnUpgradesDryRunCountsAndDrawsWhatItWouldKeep) {
+  for (int64_t z = 0; z <= 2; ++z) {
+    for (int64_t x = 0; x <= 2; ++x) ASSERT_TRUE(fetch(*stub_, x, z));
+  }
+  stop();  // the last flush
+  const std::string worlds = std::string(" --from ") + CHUNKFORGE_SOURCE_DIR + "/docs/worlds/default.json --to " +
+                             CHUNKFORGE_SOURCE_DIR + "/tests/lib/worlds/epoch_next.json";
+  const std::string upgrade = std::string(CHUNKFORGE_CLI) + " world upgrade -1 -1 6 1 --store " + location() + worlds;
+  const test::CommandResult r = test::run_command(upgrade + " --dry-run --out " + dir_ + "upgrade.png");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("seen land in the store: 9 chunks"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("in the rectangle (24 chunks): 6 kept, 18 new at the seam"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(128 x 48 px)"), std::string::npos) << r.output;
+
+  const test::CommandResult applied = test::run_command(upgrade);
+  EXPECT_EQ(applied.exit_code, 2) << applied.output;
+  EXPECT_NE(applied.output.find("applying an upgrade is not built yet"), std::string::npos) << applied.output;
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, SeenLandRecordTest, testing::Values("sqlite", "postgres"),

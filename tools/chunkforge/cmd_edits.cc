@@ -17,6 +17,7 @@
 #include "edits_moderation.h"
 #include "edits_text.h"
 #include "sqlite_backup.h"
+#include "store_location.h"
 #include "world_options.h"
 
 namespace chunkforge::tool {
@@ -33,20 +34,6 @@ constexpr int kExportVersion = 2;
 constexpr int kLegacyExportVersion = 1;
 // A longer line is no change a server stored (256 operations of at most 256 bytes of state).
 constexpr size_t kMaxLineBytes = size_t{1} << 20;
-
-struct StoreLocation {
-  std::optional<std::string> data_dir, uri;
-  std::string location() const { return uri ? *uri : "sqlite:" + *data_dir + "/edits.db"; }
-};
-
-void add_store_options(CLI::App& app, StoreLocation& where) {
-  CLI::Option* data = app.add_option("--data", where.data_dir, "the server's --data DIR (SQLite: DIR/edits.db)");
-  CLI::Option* uri = app.add_option("--store", where.uri, "the server's --store URI (sqlite:PATH or postgres://...)");
-  data->excludes(uri);
-  app.callback([&app, data, uri] {
-    if (data->count() + uri->count() == 0) throw CLI::RequiredError(app.get_name() + ": --data DIR or --store URI");
-  });
-}
 
 // A stored change as one self-contained message: the blob plus its chunk, version, author's
 // name and commit time.

@@ -33,5 +33,7 @@ std::unique_ptr<Command> make_edit_command();
 std::unique_ptr<Command> make_edits_command();
 // Only in builds with the server: it serves the map on the server's HTTP endpoint.
 std::unique_ptr<Command> make_map_command();
+// Only in builds with the server: it reads the store's seen land.
+std::unique_ptr<Command> make_world_command();
 
 }  // namespace chunkforge::tool

@@ -29,7 +29,7 @@ std::vector<Declared> declare_commands(CLI::App& app) {
       make_region_command,   make_render_command, make_quality_command, make_locate_command,
       make_lod_command,      make_health_command, make_edit_command,
 #ifdef CHUNKFORGE_HAS_STORE
-      make_edits_command,    make_map_command,
+      make_edits_command,    make_map_command,    make_world_command,
 #endif
   };
   std::vector<Declared> declared;
