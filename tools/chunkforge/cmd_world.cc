@@ -51,9 +51,12 @@ void draw_seams(Image& image, const Epochs& epochs, const MapFrame& frame) {
   for (int64_t z = frame.rect.z0; z <= frame.rect.z1; ++z) {
     for (int64_t x = frame.rect.x0; x <= frame.rect.x1; ++x) {
       const uint32_t e = epochs.epoch_of({x, z});
-      const double px = static_cast<double>(x - frame.rect.x0) * side, pz = static_cast<double>(z - frame.rect.z0) * side;
-      if (x < frame.rect.x1 && epochs.epoch_of({x + 1, z}) != e) image.outline(px + side, pz, px + side, pz + side, thickness, white);
-      if (z < frame.rect.z1 && epochs.epoch_of({x, z + 1}) != e) image.outline(px, pz + side, px + side, pz + side, thickness, white);
+      const double px = static_cast<double>(x - frame.rect.x0) * side,
+                   pz = static_cast<double>(z - frame.rect.z0) * side;
+      if (x < frame.rect.x1 && epochs.epoch_of({x + 1, z}) != e)
+        image.outline(px + side, pz, px + side, pz + side, thickness, white);
+      if (z < frame.rect.z1 && epochs.epoch_of({x, z + 1}) != e)
+        image.outline(px, pz + side, px + side, pz + side, thickness, white);
     }
   }
 }
@@ -146,7 +149,8 @@ int WorldCommand::preview(const Epochs& epochs, const Rect& rect) {
   std::vector<v1::Chunk> by_epoch[2];
   const int64_t step = terrain_step_for(scale_, frame.chunk_size);
   for (int64_t z = rect.z0; z <= rect.z1; ++z) {
-    for (int64_t x = rect.x0; x <= rect.x1; ++x) by_epoch[epochs.epoch_of({x, z})].push_back(epochs.encode({x, z}, step));
+    for (int64_t x = rect.x0; x <= rect.x1; ++x)
+      by_epoch[epochs.epoch_of({x, z})].push_back(epochs.encode({x, z}, step));
   }
   const v1::WorldInfo info[2] = {describe_world(epochs.world(0)), describe_world(epochs.world(1))};
   Image image(static_cast<int>(std::ceil(width)), static_cast<int>(std::ceil(height)));

@@ -96,10 +96,10 @@ class EpochStream::Work {
 
   double padding(const Placed& p) const { return epochs_.world(p.epoch).structures().all()[p.s.type].padding; }
 
-  // Whether p's footprint, grown by `grow`, touches a chunk of an epoch below e.
-  bool touches_older(uint32_t e, const StructureInstance& s, double grow = 0) const {
-    const auto [x0, x1] = chunk_span(s.x, s.size_x, grow, size_);
-    const auto [z0, z1] = chunk_span(s.z, s.size_z, grow, size_);
+  // Whether s's footprint touches a chunk of an epoch below e.
+  bool touches_older(uint32_t e, const StructureInstance& s) const {
+    const auto [x0, x1] = chunk_span(s.x, s.size_x, 0, size_);
+    const auto [z0, z1] = chunk_span(s.z, s.size_z, 0, size_);
     return epochs_.seen().any_before({x0, z0}, {x1, z1}, e);
   }
 
@@ -221,7 +221,7 @@ class EpochStream::Work {
 
   const Epochs& epochs_;
   int64_t size_;
-  const std::atomic<bool>* abandon_;
+  const std::atomic<bool>* abandon_ = nullptr;
   std::vector<std::unique_ptr<ChunkStream>> streams_;
   std::vector<std::unique_ptr<StructurePlanner>> planners_;
   std::map<std::tuple<uint32_t, int64_t, int64_t>, std::vector<Placed>> structures_;

@@ -46,9 +46,11 @@ Epochs::Reach seam_reach(const std::vector<World>& worlds, double band) {
   Epochs::Reach reach;
   reach.band = chunks(band);
   // A structure touching the chunk may touch older land across its own extent, or overlap a
-  // kept one that does across the kept one's extent (both grown by their paddings); an object
-  // may stand within its footprint of a kept structure touching a neighbour.
-  reach.structures = chunks(2.0 * (lod + 1) * size + 2.0 * padding) + 1;
+  // kept one that does across the kept one's extent (both grown by their paddings), or have its
+  // origin within the band of older land; an object may stand within its footprint of a kept
+  // structure touching a neighbour.
+  const double extent = (lod + 1) * size;
+  reach.structures = chunks(std::max(2.0 * extent + 2.0 * padding, extent + band)) + 1;
   reach.objects = chunks(std::max(spacing, 2.0 * footprint));
   reach.all = std::max({reach.band, reach.structures, reach.objects});
   return reach;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "chunkforge/coord.h"
 
@@ -27,7 +28,7 @@ std::vector<ChunkCoord> SeamBlend::older_near(int64_t x_lo, int64_t z_lo, int64_
 
 double SeamBlend::distance(Coord x, Coord z, const std::vector<ChunkCoord>& older) const {
   const auto side = static_cast<double>(chunk_size_);
-  double nearest2 = band_ * band_;
+  double nearest2 = std::numeric_limits<double>::infinity();
   for (const ChunkCoord c : older) {
     // The point relative to the chunk's lowest corner: small wherever it matters.
     const double px = static_cast<double>(x.cell - c.x * chunk_size_) + x.frac;
@@ -37,7 +38,8 @@ double SeamBlend::distance(Coord x, Coord z, const std::vector<ChunkCoord>& olde
     nearest2 = std::min(nearest2, dx * dx + dz * dz);
     if (nearest2 == 0) return 0;
   }
-  return std::sqrt(nearest2);
+  // Beyond the band exactly band_ (not a rounded sqrt of its square): the blend is off there.
+  return nearest2 >= band_ * band_ ? band_ : std::sqrt(nearest2);
 }
 
 double SeamBlend::blend(Coord x, Coord z, double own, double d) const {
