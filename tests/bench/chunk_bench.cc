@@ -101,14 +101,21 @@ void BM_EpochChunkCold(benchmark::State& state) {
 }
 BENCHMARK(BM_EpochChunkCold)->ArgNames({"order", "seen"})->ArgsProduct({{0, 1}, {0, 1}})->Unit(benchmark::kMicrosecond);
 
-void BM_EpochChunkStream(benchmark::State& state) {
-  EpochStream stream(two_epochs(state.range(1)));
-  const std::vector<ChunkCoord> chunks = area(state.range(0));
+// The area's chunks in `order`, one per iteration, through `stream` (a ChunkStream or an
+// EpochStream).
+template <typename Stream>
+void walk(benchmark::State& state, Stream& stream, int64_t order) {
+  const std::vector<ChunkCoord> chunks = area(order);
   size_t next = 0;
   for (auto _ : state) {
     benchmark::DoNotOptimize(stream.generate(chunks[next]));
     next = (next + 1) % chunks.size();
   }
+}
+
+void BM_EpochChunkStream(benchmark::State& state) {
+  EpochStream stream(two_epochs(state.range(1)));
+  walk(state, stream, state.range(0));
 }
 BENCHMARK(BM_EpochChunkStream)
     ->ArgNames({"order", "seen"})
@@ -117,12 +124,7 @@ BENCHMARK(BM_EpochChunkStream)
 
 void BM_ChunkStream(benchmark::State& state) {
   ChunkStream stream(world_at(state.range(1)));
-  const std::vector<ChunkCoord> chunks = area(state.range(0));
-  size_t next = 0;
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(stream.generate(chunks[next]));
-    next = (next + 1) % chunks.size();
-  }
+  walk(state, stream, state.range(0));
 }
 BENCHMARK(BM_ChunkStream)
     ->ArgNames({"order", "version"})

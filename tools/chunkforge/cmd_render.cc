@@ -60,29 +60,17 @@ int RenderCommand::run() {
   if (!opened.source) return opened.exit_code;
   const v1::WorldInfo& info = opened.source->info();
   const MapFrame frame{rect, info.chunk_size(), scale_};
-  const double width = static_cast<double>(rect.width() * frame.chunk_size) * scale_;
-  const double height = static_cast<double>(rect.height() * frame.chunk_size) * scale_;
-  if (width * height > static_cast<double>(kMaxPixels)) {
-    std::cerr << "render: the image would have " << static_cast<int64_t>(width * height) << " pixels; at most "
-              << kMaxPixels << " (fewer chunks or a smaller --px-per-unit)\n";
-    return kExitBadInput;
-  }
+  std::optional<Image> image = map_image(frame, "render");
+  if (!image) return kExitBadInput;
   RegionOptions options;
   options.threads = threads_;
   options.terrain_step = terrain_step_for(scale_, frame.chunk_size);
-  Image image(static_cast<int>(std::ceil(width)), static_cast<int>(std::ceil(height)));
   const std::optional<std::vector<v1::Chunk>> chunks = opened.source->chunks(rect, options);
   if (!chunks) return kExitFailure;
-  draw_terrain(image, *chunks, frame, info);
-  draw_objects(image, *chunks, frame, info);
-  draw_structures(image, *chunks, frame, info);
-  const std::string failure = image.write_png(out_);
-  if (!failure.empty()) {
-    std::cerr << "render: " << failure << '\n';
-    return kExitFailure;
-  }
-  std::cout << "wrote " << out_ << " (" << image.width() << " x " << image.height() << " px)\n";
-  return kExitOk;
+  draw_terrain(*image, *chunks, frame, info);
+  draw_objects(*image, *chunks, frame, info);
+  draw_structures(*image, *chunks, frame, info);
+  return write_map(*image, out_, "render");
 }
 
 }  // namespace

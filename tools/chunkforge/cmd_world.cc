@@ -138,13 +138,8 @@ int WorldCommand::preview(const Epochs& epochs, const Rect& rect) {
             << " new beyond it\n";
   if (out_.empty()) return kExitOk;
   const MapFrame frame{rect, epochs.world(1).chunk_size(), scale_};
-  const double width = static_cast<double>(rect.width() * frame.chunk_size) * scale_;
-  const double height = static_cast<double>(rect.height() * frame.chunk_size) * scale_;
-  if (width * height > static_cast<double>(kMaxPixels)) {
-    std::cerr << "world upgrade: the image would have " << static_cast<int64_t>(width * height) << " pixels; at most "
-              << kMaxPixels << " (fewer chunks or a smaller --px-per-unit)\n";
-    return kExitBadInput;
-  }
+  std::optional<Image> image = map_image(frame, "world upgrade");
+  if (!image) return kExitBadInput;
   // Each chunk drawn in its own epoch's colours; structures keep their type's index in both.
   std::vector<v1::Chunk> by_epoch[2];
   const int64_t step = terrain_step_for(scale_, frame.chunk_size);
@@ -153,18 +148,11 @@ int WorldCommand::preview(const Epochs& epochs, const Rect& rect) {
       by_epoch[epochs.epoch_of({x, z})].push_back(epochs.encode({x, z}, step));
   }
   const v1::WorldInfo info[2] = {describe_world(epochs.world(0)), describe_world(epochs.world(1))};
-  Image image(static_cast<int>(std::ceil(width)), static_cast<int>(std::ceil(height)));
-  for (int e = 0; e < 2; ++e) draw_terrain(image, by_epoch[e], frame, info[e]);
-  for (int e = 0; e < 2; ++e) draw_objects(image, by_epoch[e], frame, info[e]);
-  for (int e = 0; e < 2; ++e) draw_structures(image, by_epoch[e], frame, info[1]);
-  draw_seams(image, epochs, frame);
-  const std::string failure = image.write_png(out_);
-  if (!failure.empty()) {
-    std::cerr << "world upgrade: " << failure << '\n';
-    return kExitFailure;
-  }
-  std::cout << "wrote " << out_ << " (" << image.width() << " x " << image.height() << " px)\n";
-  return kExitOk;
+  for (int e = 0; e < 2; ++e) draw_terrain(*image, by_epoch[e], frame, info[e]);
+  for (int e = 0; e < 2; ++e) draw_objects(*image, by_epoch[e], frame, info[e]);
+  for (int e = 0; e < 2; ++e) draw_structures(*image, by_epoch[e], frame, info[1]);
+  draw_seams(*image, epochs, frame);
+  return write_map(*image, out_, "world upgrade");
 }
 
 }  // namespace

@@ -2,8 +2,11 @@
 #include "map_drawing.h"
 
 #include <algorithm>
+#include <cmath>
+#include <iostream>
 
 #include "chunkforge/catalog_colors.h"
+#include "world_options.h"
 
 namespace chunkforge::tool {
 
@@ -66,6 +69,27 @@ int64_t terrain_step_for(double scale, int64_t chunk_size) {
   int64_t step = 1;
   while (static_cast<double>(step * 2) <= 1.0 / scale && chunk_size % (step * 2) == 0) step *= 2;
   return step;
+}
+
+std::optional<Image> map_image(const MapFrame& frame, const std::string& command) {
+  const double width = static_cast<double>(frame.rect.width() * frame.chunk_size) * frame.scale;
+  const double height = static_cast<double>(frame.rect.height() * frame.chunk_size) * frame.scale;
+  if (width * height > static_cast<double>(kMaxPixels)) {
+    std::cerr << command << ": the image would have " << static_cast<int64_t>(width * height) << " pixels; at most "
+              << kMaxPixels << " (fewer chunks or a smaller --px-per-unit)\n";
+    return std::nullopt;
+  }
+  return Image(static_cast<int>(std::ceil(width)), static_cast<int>(std::ceil(height)));
+}
+
+int write_map(const Image& image, const std::string& out, const std::string& command) {
+  const std::string failure = image.write_png(out);
+  if (!failure.empty()) {
+    std::cerr << command << ": " << failure << '\n';
+    return kExitFailure;
+  }
+  std::cout << "wrote " << out << " (" << image.width() << " x " << image.height() << " px)\n";
+  return kExitOk;
 }
 
 }  // namespace chunkforge::tool

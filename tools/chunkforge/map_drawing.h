@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "chunkforge/v1/chunk.pb.h"
@@ -37,6 +39,11 @@ void draw_objects(Image& image, const std::vector<v1::Chunk>& chunks, const MapF
 // Structure boxes as outlines in their colours, once each (every chunk they touch has them).
 void draw_structures(Image& image, const std::vector<v1::Chunk>& chunks, const MapFrame& frame,
                      const v1::WorldInfo& info);
+// A blank image for the frame's rectangle, or nullopt after printing "<command>: ..." when it
+// would have more than kMaxPixels.
+std::optional<Image> map_image(const MapFrame& frame, const std::string& command);
+// Writes the PNG and says so; the exit code (world_options.h).
+int write_map(const Image& image, const std::string& out, const std::string& command);
 // The terrain step for a scale: one sample per pixel at most (a power of two dividing the
 // chunk size).
 int64_t terrain_step_for(double scale, int64_t chunk_size);
