@@ -201,7 +201,9 @@ TEST(EpochsTest, NoStructureIsCutAndChunksDoNotDependOnOrder) {
                            s.z < (c.z + 1) * 64 && static_cast<double>(s.z) + s.size_z > static_cast<double>(c.z * 64);
       if (!touches) continue;
       touched.push_back(epochs.epoch_of(c));
-      const auto it = std::find_if(list.begin(), list.end(), [&](const StructureInstance& t) { return t.id == id; });
+      const uint64_t wanted = id;  // clang 14 cannot capture a structured binding
+      const auto it =
+          std::find_if(list.begin(), list.end(), [&](const StructureInstance& t) { return t.id == wanted; });
       ASSERT_NE(it, list.end()) << "structure " << id << " missing from chunk (" << c.x << ", " << c.z << ")";
       EXPECT_EQ(it->y, s.y);
       EXPECT_EQ(it->type, s.type);

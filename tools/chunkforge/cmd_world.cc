@@ -150,7 +150,7 @@ int WorldCommand::preview(const Epochs& epochs, const Rect& rect) {
   const v1::WorldInfo info[2] = {describe_world(epochs.world(0)), describe_world(epochs.world(1))};
   for (int e = 0; e < 2; ++e) draw_terrain(*image, by_epoch[e], frame, info[e]);
   for (int e = 0; e < 2; ++e) draw_objects(*image, by_epoch[e], frame, info[e]);
-  for (int e = 0; e < 2; ++e) draw_structures(*image, by_epoch[e], frame, info[1]);
+  for (const std::vector<v1::Chunk>& chunks : by_epoch) draw_structures(*image, chunks, frame, info[1]);
   draw_seams(*image, epochs, frame);
   return write_map(*image, out_, "world upgrade");
 }
