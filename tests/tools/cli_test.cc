@@ -622,7 +622,7 @@ TEST_P(CliSubcommandTest, HelpWinsOverABadValue) {
 
 // Every subcommand; CliTest.TheSubcommandListIsWhatHelpLists holds it to `chunkforge --help`.
 constexpr const char* kSubcommands[] = {"validate", "info", "sample", "chunk", "region", "render", "quality",
-                                        "locate",   "lod",  "health", "edit",  "edits",  "map"};
+                                        "locate",   "lod",  "health", "edit",  "edits",  "map",    "world"};
 
 INSTANTIATE_TEST_SUITE_P(Cli, CliSubcommandTest, testing::ValuesIn(kSubcommands),
                          [](const testing::TestParamInfo<const char*>& test) { return std::string(test.param); });

@@ -90,6 +90,11 @@ CLI::App& WorldCommand::declare(CLI::App& parent) {
            "list): without --dry-run the command says so and changes nothing (exit 2).\n");
   app.require_subcommand(1);
   upgrade_ = app.add_subcommand("upgrade", "what adding a world as the next epoch would do");
+  set_help(*upgrade_,
+           "usage: chunkforge world upgrade CX0 CZ0 CX1 CZ1 (--data DIR | --store URI) --from OLD.json --to NEW.json\n"
+           "                                --dry-run [--out FILE.png] [--px-per-unit K]\n",
+           "What adding NEW as the next epoch would do (see chunkforge world --help); --dry-run is\n"
+           "required: applying an upgrade is not built yet.\n");
   add_corner_arguments(*upgrade_, corners_);
   add_store_options(*upgrade_, where_);
   upgrade_->add_option("--from", from_, "the world the store's servers run now")->required();
