@@ -25,9 +25,18 @@ void SeenRecorder::start() {
   writer_ = std::thread([this] { run(); });
 }
 
-void SeenRecorder::note(ChunkCoord c) {
+void SeenRecorder::note(ChunkCoord c, uint64_t client) {
+  const auto now = TokenBucket::Clock::now();
   std::lock_guard lock(mutex_);
   if (known_.epoch_of(c)) return;
+  if (!known_.region_seen(c)) {  // a map more in the store: the client's share
+    if (new_regions_.size() >= limits_.max_clients) new_regions_.clear();
+    auto bucket = new_regions_.try_emplace(client, limits_.new_regions_per_second, limits_.new_region_burst).first;
+    if (!bucket->second.take(now)) {
+      ++counts_.chunks_refused;
+      return;
+    }
+  }
   if (known_.regions() >= limits_.max_known_regions) known_ = SeenLand();
   known_.mark(c, epoch_);
   ++counts_.chunks_noted;

@@ -12,7 +12,10 @@
 // Bounded by design: the chunks this server already noted are remembered in at most
 // max_known_regions regions (then it starts afresh: a chunk noted again merges an OR the store
 // already holds), and at most max_pending_regions regions wait for the store; while the store
-// is down, notes in new regions past that are counted as lost, never held.
+// is down, notes in new regions past that are counted as lost, never held. The store grows by
+// a map per new region, so each client has its share of them: a token bucket of
+// new_regions_per_second (a walking player enters a region every few seconds, a teleport
+// spans a few), past which its notes in regions nobody brought in are refused and counted.
 //
 // Thread safety: note() and counts() from any thread; flush() from one thread at a time.
 #pragma once
@@ -24,17 +27,21 @@
 #include <functional>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 
 #include "chunkforge/seen_land.h"
 #include "edit_store.h"
+#include "log/client_log.h"  // TokenBucket
 
 namespace chunkforge::server {
 
 class SeenRecorder {
  public:
   struct Limits {
-    size_t max_known_regions = 65536;    // ~6 MiB at most
-    size_t max_pending_regions = 16384;  // ~1.5 MiB at most
+    size_t max_known_regions = 65536;                            // ~6 MiB at most
+    size_t max_pending_regions = 16384;                          // ~1.5 MiB at most
+    double new_regions_per_second = 16, new_region_burst = 256;  // each client's
+    size_t max_clients = 4096;                                   // buckets held, then afresh
     std::chrono::milliseconds interval{1000};
   };
   struct Counts {
@@ -42,6 +49,7 @@ class SeenRecorder {
     uint64_t maps_written = 0;    // region maps merged into the store
     uint64_t flush_failures = 0;  // transactions the store refused or did not answer
     uint64_t chunks_lost = 0;     // notes dropped while too many regions waited
+    uint64_t chunks_refused = 0;  // notes of clients past their share of new regions
     size_t pending_regions = 0;
   };
 
@@ -56,7 +64,8 @@ class SeenRecorder {
   // stop() ends it (once; no last flush: the caller flushes while the store may still answer).
   void start();
   void stop();
-  void note(ChunkCoord c);
+  // Chunk c was sent to `client` (the generation queue's id of its connection, client_of).
+  void note(ChunkCoord c, uint64_t client);
   // Merges what waits into the store now: true once stored (or when nothing waited). On a
   // failure what waited waits again, within max_pending_regions.
   bool flush();
@@ -71,6 +80,7 @@ class SeenRecorder {
   const std::function<bool()> store_up_;
   mutable std::mutex mutex_;
   SeenLand known_, pending_;
+  std::unordered_map<uint64_t, TokenBucket> new_regions_;  // by client
   Counts counts_;
   bool failing_ = false;    // the last flush failed (one log line per change)
   std::mutex flush_mutex_;  // one flush at a time: the writer's and a caller's

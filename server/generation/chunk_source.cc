@@ -65,7 +65,7 @@ ChunkSource::Fetched ChunkSource::fetch(const ChunkJob& job, Work kind, int64_t 
   Fetched fetched = join_or_queue(job.key, std::move(making), std::move(cancelled), std::move(on_ready));
   // A chunk a client asked for is land it sees (a prefetch: its next step's): recorded before
   // any epoch is added after it (docs/world-definition.md, "Epochs").
-  if (edits_ != nullptr && !fetched.refused) edits_->seen().note(job.coord);
+  if (edits_ != nullptr && !fetched.refused) edits_->seen().note(job.coord, client);
   return fetched;
 }
 

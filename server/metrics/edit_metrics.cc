@@ -59,6 +59,9 @@ void render_seen(MetricsPage& page, const SeenRecorder::Counts& seen) {
               seen.flush_failures);
   page.single("seen_chunks_lost_total", "counter",
               "Seen chunks not recorded: too many regions waited for a store that was down.", seen.chunks_lost);
+  page.single("seen_chunks_refused_total", "counter",
+              "Seen chunks not recorded: their client was past its share of new regions a second.",
+              seen.chunks_refused);
   page.single("seen_regions_pending", "gauge", "Regions of seen land waiting for the store.", seen.pending_regions);
 }
 

@@ -84,15 +84,16 @@ TEST_P(SeenLandRecordTest, ChunksTwoServersSendAreRecordedInTheStore) {
   EXPECT_TRUE(stored({{9, 9}}));
 }
 
-// A store that stopped answering: the recorder holds at most its bound of regions, counts the
-// rest as lost, and writes what it held once flushed to a store that answers.
+// A store that stopped answering: the recorder holds at most its bound of regions and counts the
+// rest as lost.
 TEST_P(SeenLandRecordTest, AStoreDownHoldsTheRecorderToItsBound) {
   stop();
   std::unique_ptr<EditStore> down = open_store(location());
   down->abort();
-  SeenRecorder recorder(*down, 0, SeenRecorder::Limits{.max_known_regions = 64, .max_pending_regions = 8});
-  for (int64_t k = 0; k < 1000; ++k) recorder.note({k * 16, 0});  // a region each
-  recorder.note({1, 0});                                          // a region that waits: held
+  SeenRecorder recorder(
+      *down, 0, SeenRecorder::Limits{.max_known_regions = 64, .max_pending_regions = 8, .new_region_burst = 2000});
+  for (int64_t k = 0; k < 1000; ++k) recorder.note({k * 16, 0}, 1);  // a region each
+  recorder.note({1, 0}, 1);                                          // a region that waits: held
   EXPECT_FALSE(recorder.flush());
   const SeenRecorder::Counts counts = recorder.counts();
   EXPECT_EQ(counts.pending_regions, 8u);
@@ -120,6 +121,27 @@ TEST_P(SeenLandRecordTest, AnUpgradesDryRunCountsAndDrawsWhatItWouldKeep) {
   const test::CommandResult applied = test::run_command(upgrade);
   EXPECT_EQ(applied.exit_code, 2) << applied.output;
   EXPECT_NE(applied.output.find("applying an upgrade is not built yet"), std::string::npos) << applied.output;
+}
+
+// Each client's share of new regions: one that teleports far every call is refused past its
+// burst and refill, while another client's notes, and notes in regions already brought in,
+// are taken; what was taken reaches the store.
+TEST_P(SeenLandRecordTest, AClientPastItsShareOfNewRegionsIsRefused) {
+  std::unique_ptr<EditStore> store = open_store(location());
+  SeenRecorder recorder(*store, 0, SeenRecorder::Limits{.new_regions_per_second = 1, .new_region_burst = 10});
+  constexpr uint64_t kTeleporter = 7, kWalker = 8;
+  for (int64_t k = 0; k < 100; ++k) recorder.note({k * 16, 1000}, kTeleporter);  // a new region each
+  for (int64_t x = 0; x < 16; ++x) recorder.note({x, 1000}, kTeleporter);        // its first region
+  recorder.note({0, -1000}, kWalker);
+  const SeenRecorder::Counts counts = recorder.counts();
+  EXPECT_GE(counts.chunks_refused, 89u);  // 100 regions, a burst of 10 (and at most a refill or so)
+  EXPECT_LE(counts.chunks_refused, 90u);
+  EXPECT_EQ(counts.chunks_noted, 100 - counts.chunks_refused + 15 + 1);
+  ASSERT_TRUE(recorder.flush());
+  const SeenLand seen = store->seen_land();
+  EXPECT_EQ(seen.epoch_of({0, -1000}), 0u);
+  EXPECT_EQ(seen.epoch_of({15, 1000}), 0u);
+  EXPECT_FALSE(seen.epoch_of({99 * 16, 1000}).has_value());
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, SeenLandRecordTest, testing::Values("sqlite", "postgres"),
