@@ -6,8 +6,8 @@
 // key of) is noted; once a second the chunks noted since are merged into the store's maps in
 // one transaction, off the generation threads.
 //
-//   SeenRecorder seen(store, /*epoch=*/0);
-//   seen.note({3, -2});        // cheap: a lookup, and a bit set the first time
+//   SeenRecorder seen(store, /*epoch=*/0, SeenRecorder::Limits{});
+//   seen.note({3, -2}, client);   // cheap: a lookup, and a bit set the first time
 //
 // Bounded by design: the chunks this server already noted are remembered in at most
 // max_known_regions regions (then it starts afresh: a chunk noted again merges an OR the store
@@ -20,7 +20,6 @@
 // Thread safety: note() and counts() from any thread; flush() from one thread at a time.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -38,8 +37,8 @@ namespace chunkforge::server {
 class SeenRecorder {
  public:
   struct Limits {
-    size_t max_known_regions = 65536;                            // ~6 MiB at most
-    size_t max_pending_regions = 16384;                          // ~1.5 MiB at most
+    size_t max_known_regions = 65536;                            // ~8 MiB at most
+    size_t max_pending_regions = 16384;                          // ~2 MiB at most
     double new_regions_per_second = 16, new_region_burst = 256;  // each client's
     size_t max_clients = 4096;                                   // buckets held, then afresh
     std::chrono::milliseconds interval{1000};
