@@ -118,6 +118,12 @@ TEST_P(SeenLandRecordTest, AnUpgradesDryRunCountsAndDrawsWhatItWouldKeep) {
   EXPECT_NE(r.output.find("in the rectangle (24 chunks): 6 kept, 18 new at the seam"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("(128 x 48 px)"), std::string::npos) << r.output;
 
+  const test::CommandResult huge =
+      test::run_command(std::string(CHUNKFORGE_CLI) + " world upgrade -100000 -100000 100000 100000 --store " +
+                        location() + worlds + " --dry-run");
+  EXPECT_EQ(huge.exit_code, 2) << huge.output;
+  EXPECT_NE(huge.output.find("more than 16777216 chunks"), std::string::npos) << huge.output;
+
   const test::CommandResult applied = test::run_command(upgrade);
   EXPECT_EQ(applied.exit_code, 2) << applied.output;
   EXPECT_NE(applied.output.find("applying an upgrade is not built yet"), std::string::npos) << applied.output;

@@ -116,6 +116,13 @@ int WorldCommand::run() {
   }
   const std::optional<Rect> rect = ordered_rect(corners_, "world upgrade");
   if (!rect) return kExitBadInput;
+  // Each chunk is looked up (and, with --out, generated): a bound a typo cannot run past.
+  constexpr double kMaxChunks = 1 << 24;
+  if (static_cast<double>(rect->width()) * static_cast<double>(rect->height()) > kMaxChunks) {
+    std::cerr << "world upgrade: the rectangle has more than " << static_cast<int64_t>(kMaxChunks)
+              << " chunks: give a smaller one\n";
+    return kExitBadInput;
+  }
   WorldResult from = load_world_file(from_), to = load_world_file(to_);
   for (const auto& [path, result] : {std::pair{from_, &from}, std::pair{to_, &to}}) {
     for (const FieldError& e : result->errors) std::cerr << quote_input(path) << ": " << e.to_string() << '\n';
