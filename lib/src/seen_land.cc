@@ -49,14 +49,18 @@ std::optional<uint32_t> SeenLand::epoch_in(const Region& region, unsigned bit) c
   return std::nullopt;
 }
 
+SeenLand::EpochBits& SeenLand::map_for(Region& region, uint32_t epoch) {
+  auto it =
+      std::lower_bound(region.begin(), region.end(), epoch, [](const EpochBits& m, uint32_t e) { return m.epoch < e; });
+  if (it == region.end() || it->epoch != epoch) it = region.insert(it, EpochBits{.epoch = epoch});
+  return *it;
+}
+
 uint32_t SeenLand::mark(ChunkCoord c, uint32_t epoch) {
   Region& region = regions_[region_of(c)];
   const unsigned bit = bit_of(c);
   if (const std::optional<uint32_t> seen = epoch_in(region, bit)) return *seen;
-  auto it =
-      std::lower_bound(region.begin(), region.end(), epoch, [](const EpochBits& m, uint32_t e) { return m.epoch < e; });
-  if (it == region.end() || it->epoch != epoch) it = region.insert(it, EpochBits{.epoch = epoch});
-  it->bits[bit >> 6] |= uint64_t{1} << (bit & 63);
+  map_for(region, epoch).bits[bit >> 6] |= uint64_t{1} << (bit & 63);
   ++chunks_;
   return epoch;
 }
@@ -79,12 +83,10 @@ void SeenLand::merge(int64_t region_x, int64_t region_z, uint32_t epoch, const B
     if (region.empty()) regions_.erase({region_x, region_z});
     return;
   }
-  auto it =
-      std::lower_bound(region.begin(), region.end(), epoch, [](const EpochBits& m, uint32_t e) { return m.epoch < e; });
-  if (it == region.end() || it->epoch != epoch) it = region.insert(it, EpochBits{.epoch = epoch});
+  EpochBits& m = map_for(region, epoch);
   for (size_t w = 0; w < fresh.size(); ++w) {
-    chunks_ += static_cast<size_t>(std::popcount(fresh[w] & ~it->bits[w]));
-    it->bits[w] |= fresh[w];
+    chunks_ += static_cast<size_t>(std::popcount(fresh[w] & ~m.bits[w]));
+    m.bits[w] |= fresh[w];
   }
 }
 

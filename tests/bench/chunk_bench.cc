@@ -8,8 +8,9 @@
 //   BM_EpochChunkCold/order:0|1/seen:0|1    a world with two epochs (chunkforge/epochs.h): the
 //       built-in world as epoch 0, run by version 3 as epoch 1, with players' land seen in
 //       epoch 0 far away (seen:0, the cost of asking the seen land) or a disc of 10 chunks'
-//       radius in the area's middle (seen:1, a sixth of the area's chunks at its seam): compare
-//       with BM_ChunkCold/version:3
+//       radius in the area's middle (seen:1: 317 of the area's 1,024 chunks seen, which are
+//       epoch 0's, version 2; nearly all the rest within the seam's reach): compare with
+//       BM_ChunkCold/version:3
 //   BM_EpochChunkStream/order:0|1/seen:0|1  the same through one EpochStream: compare with
 //       BM_ChunkStream/version:3
 // Each iteration is one chunk; the area wraps around, so later passes are as cold as the first

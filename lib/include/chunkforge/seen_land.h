@@ -87,6 +87,8 @@ class SeenLand {
   static RegionKey region_of(ChunkCoord c);
   static unsigned bit_of(ChunkCoord c);  // index within its region's map
   std::optional<uint32_t> epoch_in(const Region& region, unsigned bit) const;
+  // The region's map for `epoch`, added (empty, in epoch order) if it has none.
+  static EpochBits& map_for(Region& region, uint32_t epoch);
 
   std::unordered_map<RegionKey, Region, RegionHash> regions_;
   size_t chunks_ = 0;

@@ -40,7 +40,11 @@ std::pair<int64_t, int64_t> chunk_span(int64_t origin, double size, double grow,
 
 class EpochStream::Work {
  public:
-  explicit Work(const Epochs& epochs) : epochs_(epochs), size_(epochs.world(0).chunk_size()) {}
+  explicit Work(const Epochs& epochs) : epochs_(epochs), size_(epochs.world(0).chunk_size()) {
+    for (uint32_t e = 0; e <= epochs_.newest(); ++e) {
+      max_padding_ = std::max(max_padding_, epochs_.world(e).structures().max_padding());
+    }
+  }
 
   void watch_abandon(const std::atomic<bool>* abandon) {
     abandon_ = abandon;
@@ -130,7 +134,7 @@ class EpochStream::Work {
   // Whether `fresh` (its footprints grown by both paddings) overlaps an older state's
   // structure that stays in state e.
   bool overlaps_kept(uint32_t e, const Placed& fresh) {
-    const double grow = padding(fresh) + max_padding();
+    const double grow = padding(fresh) + max_padding_;
     const auto [x0, x1] = chunk_span(fresh.s.x, fresh.s.size_x, grow, size_);
     const auto [z0, z1] = chunk_span(fresh.s.z, fresh.s.size_z, grow, size_);
     for (int64_t cz = z0; cz <= z1; ++cz) {
@@ -149,12 +153,6 @@ class EpochStream::Work {
     const auto bx = static_cast<double>(b.s.x - a.s.x), bz = static_cast<double>(b.s.z - a.s.z);
     return bx - pb < a.s.size_x + pa && -pa < bx + b.s.size_x + pb && bz - pb < a.s.size_z + pa &&
            -pa < bz + b.s.size_z + pb;
-  }
-
-  double max_padding() const {
-    double most = 0;
-    for (uint32_t e = 0; e <= epochs_.newest(); ++e) most = std::max(most, epochs_.world(e).structures().max_padding());
-    return most;
   }
 
   // Whether object o of chunk c stands within its footprint of a kept structure around c.
@@ -221,6 +219,7 @@ class EpochStream::Work {
 
   const Epochs& epochs_;
   int64_t size_;
+  double max_padding_ = 0;  // over every epoch's structure types
   const std::atomic<bool>* abandon_ = nullptr;
   std::vector<std::unique_ptr<ChunkStream>> streams_;
   std::vector<std::unique_ptr<StructurePlanner>> planners_;
