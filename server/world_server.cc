@@ -30,12 +30,14 @@ WorldServer::WorldServer(const World& world, ServerOptions options)
       queue_(options_.threads, options_.limits.max_queued_jobs, options_.generation_nice,
              [this](double seconds) { metrics_.queue_waited(seconds); }),
       edits_(options_.store
-                 ? std::make_unique<EditService>(world, *options_.store,
-                                                 [this](double seconds) { metrics_.edits().commit_timed(seconds); })
+                 ? std::make_unique<EditService>(
+                       world, *options_.store, [this](double seconds) { metrics_.edits().commit_timed(seconds); },
+                       options_.epochs ? options_.epochs->newest() : 0)
                  : nullptr),
       source_(world, cache_, queue_, edits_.get(), options_.limits.max_radius,
               {[this](double seconds, double cpu_seconds) { metrics_.generated(seconds, cpu_seconds); },
-               [this] { metrics_.tile_made(); }}),
+               [this] { metrics_.tile_made(); }},
+              options_.epochs),
       service_(world, source_, metrics_, budget_, options_.limits,
                Auth{options_.auth_token, options_.write_token, options_.open_edits, options_.store_error,
                     options_.player_tokens, options_.player_edits_per_second},

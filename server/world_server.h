@@ -57,6 +57,9 @@ struct ServerOptions {
   // server serves the generated world and refuses edits. The write token edits; without one
   // nobody may, unless open_edits.
   std::shared_ptr<EditStore> store;
+  // The store's epochs when its world changed after launch (load_epochs; the newest is the
+  // server's world): chunks are made by their epoch's generator, blended at seams. Null: one.
+  std::shared_ptr<const Epochs> epochs;
   // Why there is no store although one was named (--store-optional); edits then get UNAVAILABLE.
   std::string store_error;
   std::string write_token;

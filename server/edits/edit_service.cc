@@ -11,6 +11,7 @@
 #include "chunkforge/v1/service.pb.h"
 #include "edits/chunk_log.h"
 #include "log/client_log.h"
+#include "world_epochs.h"
 
 namespace chunkforge::server {
 namespace {
@@ -58,6 +59,14 @@ std::string bind_store(EditStore& store, const World& world, bool rebind) {
   std::string error;
   store.write([&](EditStore::Transaction& tx) {
     const std::optional<std::string> bound = tx.meta(kWorldFingerprintKey);
+    const bool upgraded = tx.meta(kWorldEpochsKey).value_or("0") != "0";
+    if (bound && *bound != world.fingerprint() && upgraded && !rebind) {
+      error = "the store " + store.describe() + " runs a world upgraded to the world with fingerprint " + *bound +
+              " (its newest epoch), and this server's world has fingerprint " + world.fingerprint() +
+              ". Start with the world of the store's last upgrade (chunkforge world upgrade --to); or pass "
+              "--store-rebind to drop its epochs and serve this world alone";
+      return;
+    }
     if (bound && *bound != world.fingerprint() && store.last_seq() > 0 && !rebind) {
       error = "the store " + store.describe() + " holds edits of the world with fingerprint " + *bound +
               ", and this server's world has fingerprint " + world.fingerprint() +
@@ -65,16 +74,20 @@ std::string bind_store(EditStore& store, const World& world, bool rebind) {
               "use another store (a new --data directory)";
       return;
     }
-    if (bound != world.fingerprint()) tx.set_meta(kWorldFingerprintKey, world.fingerprint());
+    if (bound != world.fingerprint()) {
+      tx.set_meta(kWorldFingerprintKey, world.fingerprint());
+      if (upgraded) tx.set_meta(kWorldEpochsKey, "0");  // rebound: the epochs were another world's
+    }
   });
   return error;
 }
 
-EditService::EditService(const World& world, EditStore& store, CommitTimed commit_timed)
+EditService::EditService(const World& world, EditStore& store, CommitTimed commit_timed, uint32_t epoch)
     : world_(world),
       store_(store),
       health_(store.describe()),
-      seen_(store, 0, SeenRecorder::Limits{}, [this] { return health_.up(); }),
+      seen_(
+          store, epoch, SeenRecorder::Limits{}, [this] { return health_.up(); }, world.fingerprint()),
       commit_timed_(std::move(commit_timed)) {}
 
 EditService::~EditService() { stop(); }

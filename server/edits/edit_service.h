@@ -76,7 +76,9 @@ std::string bind_store(EditStore& store, const World& world, bool rebind);
 
 class EditService {
  public:
-  EditService(const World& world, EditStore& store, CommitTimed commit_timed = {});
+  // `epoch`: the world's newest epoch, in which chunks sent now are recorded seen (0 for a
+  // store whose world never changed).
+  EditService(const World& world, EditStore& store, CommitTimed commit_timed = {}, uint32_t epoch = 0);
   ~EditService();  // stops the threads; batches still waiting get UNAVAILABLE
 
   // Loads the index and starts the threads. Throws StoreError.

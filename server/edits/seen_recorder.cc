@@ -5,12 +5,15 @@
 
 #include <bit>
 #include <exception>
+#include <optional>
+#include <string>
 #include <utility>
 
 namespace chunkforge::server {
 
-SeenRecorder::SeenRecorder(EditStore& store, uint32_t epoch, Limits limits, std::function<bool()> store_up)
-    : store_(store), epoch_(epoch), limits_(limits), store_up_(std::move(store_up)) {}
+SeenRecorder::SeenRecorder(EditStore& store, uint32_t epoch, Limits limits, std::function<bool()> store_up,
+                           std::string world)
+    : store_(store), epoch_(epoch), limits_(limits), store_up_(std::move(store_up)), world_(std::move(world)) {}
 
 void SeenRecorder::stop() {
   {
@@ -56,11 +59,25 @@ bool SeenRecorder::flush() {
   }
   if (batch.regions() == 0) return true;
   try {
+    std::optional<std::string> bound;
     store_.write([&](EditStore::Transaction& tx) {
+      bound = tx.meta(kWorldFingerprintKey);
+      if (!world_.empty() && bound != world_) return;
       batch.for_each_map(
           [&](int64_t x, int64_t z, uint32_t epoch, const SeenLand::Bits& bits) { tx.merge_seen(x, z, epoch, bits); });
     });
     std::lock_guard lock(mutex_);
+    if (!world_.empty() && bound != world_) {
+      counts_.chunks_stale += batch.chunks_seen();
+      if (!stale_) {
+        spdlog::error(
+            "seen land: the store now runs the world with fingerprint {} (an upgrade), and this server "
+            "serves {}: what it sends is no longer recorded; restart it with the store's newest world",
+            bound.value_or("(none)"), world_);
+      }
+      stale_ = true;
+      return true;
+    }
     counts_.maps_written += batch.maps();
     if (failing_) spdlog::info("seen land: the store takes it again");
     failing_ = false;

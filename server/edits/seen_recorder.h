@@ -17,6 +17,10 @@
 // new_regions_per_second (a walking player enters a region every few seconds, a teleport
 // spans a few), past which its notes in regions nobody brought in are refused and counted.
 //
+// Marks are for the world the server serves: once the store is bound to another (an upgrade
+// added an epoch), a flush finds it in the same transaction and drops what waited, counted as
+// stale, for land of an epoch that is no longer the newest must never grow (epochs.h).
+//
 // Thread safety: note() and counts() from any thread; flush() from one thread at a time.
 #pragma once
 
@@ -25,6 +29,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <unordered_map>
 
@@ -49,12 +54,15 @@ class SeenRecorder {
     uint64_t flush_failures = 0;  // transactions the store refused or did not answer
     uint64_t chunks_lost = 0;     // notes dropped while too many regions waited
     uint64_t chunks_refused = 0;  // notes of clients past their share of new regions
+    uint64_t chunks_stale = 0;    // notes dropped: the store's world moved on (an upgrade)
     size_t pending_regions = 0;
   };
 
   // `store_up`: whether to try the store now (while it is down the edit service's tail alone
-  // tries it); null: always.
-  SeenRecorder(EditStore& store, uint32_t epoch, Limits limits, std::function<bool()> store_up = {});
+  // tries it); null: always. `world`: the fingerprint of the world served (the newest epoch),
+  // which the store must still be bound to; empty: not checked.
+  SeenRecorder(EditStore& store, uint32_t epoch, Limits limits, std::function<bool()> store_up = {},
+               std::string world = {});
   ~SeenRecorder() { stop(); }
   SeenRecorder(const SeenRecorder&) = delete;
   SeenRecorder& operator=(const SeenRecorder&) = delete;
@@ -77,11 +85,13 @@ class SeenRecorder {
   const uint32_t epoch_;
   const Limits limits_;
   const std::function<bool()> store_up_;
+  const std::string world_;
   mutable std::mutex mutex_;
   SeenLand known_, pending_;
   std::unordered_map<uint64_t, TokenBucket> new_regions_;  // by client
   Counts counts_;
   bool failing_ = false;    // the last flush failed (one log line per change)
+  bool stale_ = false;      // the store's world moved on (logged once)
   std::mutex flush_mutex_;  // one flush at a time: the writer's and a caller's
   std::condition_variable wake_;
   bool stopping_ = false;

@@ -31,29 +31,45 @@ double thread_cpu_seconds() {
 
 }  // namespace
 
-ChunkMaker::ChunkMaker(const World& world, size_t threads, const std::atomic<bool>* stopping, Observer observer)
+ChunkMaker::ChunkMaker(const World& world, size_t threads, const std::atomic<bool>* stopping, Observer observer,
+                       std::shared_ptr<const Epochs> epochs)
     : world_(world),
+      epochs_(std::move(epochs)),
       memo_cells_(std::max(kMinWorkerMemoCells, kMemoCells / std::max<size_t>(threads, 1))),
       stopping_(stopping),
       observer_(std::move(observer)) {}
 
-Bytes ChunkMaker::generate(ChunkCoord coord, const v1::ChunkOptions& options) const {
-  const auto start = std::chrono::steady_clock::now();
-  const double cpu_start = thread_cpu_seconds();
+ChunkMaker::Made ChunkMaker::make(ChunkCoord coord) const {
+  if (epochs_) {
+    thread_local std::unique_ptr<EpochStream> stream;
+    thread_local const Epochs* stream_epochs = nullptr;
+    if (!stream || stream_epochs != epochs_.get()) {
+      stream = std::make_unique<EpochStream>(epochs_);
+      stream_epochs = epochs_.get();
+    }
+    EpochChunk chunk = stream->generate(coord, stopping_);
+    return {std::move(chunk.data), &epochs_->world(chunk.epoch), &epochs_->shown(chunk.epoch)};
+  }
   thread_local std::unique_ptr<ChunkStream> stream;
   thread_local const World* stream_world = nullptr;
   if (!stream || stream_world != &world_) {
     stream = std::make_unique<ChunkStream>(world_, memo_cells_);
     stream_world = &world_;
   }
-  ChunkData data = stream->generate(coord, stopping_);
+  return {stream->generate(coord, stopping_), &world_, &world_};
+}
+
+Bytes ChunkMaker::generate(ChunkCoord coord, const v1::ChunkOptions& options) const {
+  const auto start = std::chrono::steady_clock::now();
+  const double cpu_start = thread_cpu_seconds();
+  Made made = make(coord);
   if (options.layers_size() > 0) {
     const auto& keep = options.layers();
-    std::erase_if(data.objects,
+    std::erase_if(made.data.objects,
                   [&](const ResourceObject& o) { return std::find(keep.begin(), keep.end(), o.layer) == keep.end(); });
   }
-  v1::Chunk chunk = encode_chunk(world_, data);
-  if (options.include_terrain()) add_terrain(world_, options.terrain_step(), chunk);
+  v1::Chunk chunk = encode_chunk(*made.world, made.data);
+  if (options.include_terrain()) add_terrain(*made.shown, options.terrain_step(), chunk);
   Bytes bytes = std::make_shared<const std::string>(canonical_bytes(chunk));
   if (observer_) {
     observer_(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
@@ -61,5 +77,7 @@ Bytes ChunkMaker::generate(ChunkCoord coord, const v1::ChunkOptions& options) co
   }
   return bytes;
 }
+
+bool ChunkMaker::newest_generates(ChunkCoord coord) const { return !epochs_ || epochs_->newest_generates(coord); }
 
 }  // namespace chunkforge::server

@@ -27,14 +27,14 @@ ChunkJob generated(const ChunkJob& job) {
 }  // namespace
 
 ChunkSource::ChunkSource(const World& world, ChunkCache& cache, GenerationQueue& queue, EditService* edits,
-                         uint32_t view_rings, Observers observers)
+                         uint32_t view_rings, Observers observers, std::shared_ptr<const Epochs> epochs)
     : world_(world),
       cache_(cache),
       queue_(queue),
       edits_(edits),
       view_rings_(view_rings),
       observers_(std::move(observers)),
-      maker_(world, queue.threads(), queue.stopping(), observers_.chunk_made) {
+      maker_(world, queue.threads(), queue.stopping(), observers_.chunk_made, std::move(epochs)) {
   if (edits_ != nullptr) listen_for_structure_changes();
 }
 

@@ -56,8 +56,9 @@ class ChunkSource {
   };
   // `edits` may be null (no store: every chunk is generated). `view_rings`: the largest view
   // radius, so that a prefetch and a tile come after every view's rings.
+  // `epochs`: the world's epochs when it changed after launch (ChunkMaker), else null.
   ChunkSource(const World& world, ChunkCache& cache, GenerationQueue& queue, EditService* edits, uint32_t view_rings,
-              Observers observers = {});
+              Observers observers = {}, std::shared_ptr<const Epochs> epochs = nullptr);
   ~ChunkSource();
   ChunkSource(const ChunkSource&) = delete;
   ChunkSource& operator=(const ChunkSource&) = delete;
@@ -92,6 +93,11 @@ class ChunkSource {
   // removing structures, and a removal edits every chunk the structure touches, so one of the
   // tile's own chunks among them. From the version index: no generation, no store.
   bool tile_pristine(const LodKey& key) const;
+
+  // Whether a client that generates with the (newest) world makes the chunk's generated base
+  // alone: not for land of an older epoch, nor new land within a seam's reach of it
+  // (docs/world-definition.md, "Epochs"), which it is sent whole.
+  bool client_generates(ChunkCoord coord) const { return maker_.newest_generates(coord); }
 
   // The job's bytes from the cache, or made on this thread and cached (when no one else is
   // making them: this one never waits for another's).

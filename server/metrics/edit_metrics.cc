@@ -62,6 +62,9 @@ void render_seen(MetricsPage& page, const SeenRecorder::Counts& seen) {
   page.single("seen_chunks_refused_total", "counter",
               "Seen chunks not recorded: their client was past its share of new regions a second.",
               seen.chunks_refused);
+  page.single("seen_chunks_stale_total", "counter",
+              "Seen chunks not recorded: the store's world was upgraded past the world this server serves.",
+              seen.chunks_stale);
   page.single("seen_regions_pending", "gauge", "Regions of seen land waiting for the store.", seen.pending_regions);
 }
 

@@ -101,9 +101,16 @@ void ChunkEditsReactor::start(const grpc::ByteBuffer* raw) {
   if (status.ok()) status = service().check_chunk_edits(request_, asked);
   if (!status.ok()) return fail(status);
   if (EditService* edits = service().edits()) {
-    std::set<std::pair<int64_t, int64_t>> seen;
+    std::set<std::pair<int64_t, int64_t>> once;
     for (const ChunkCoord& coord : asked) {
-      if (!seen.emplace(coord.x, coord.z).second) continue;
+      if (!once.emplace(coord.x, coord.z).second) continue;
+      if (!service().source().client_generates(coord)) {  // older land or a seam's: GetChunk sends it whole
+        v1::ChunkCoord& whole = *answer_.add_not_sent();
+        whole.set_x(coord.x);
+        whole.set_z(coord.z);
+        continue;
+      }
+      edits->seen().note(coord, client_of(context()));  // told to make it: what the client sees
       if (const uint64_t version = edits->version(coord); version > 0) edited_.emplace_back(coord, version);
     }
   }

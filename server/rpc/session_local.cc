@@ -29,7 +29,8 @@ void SessionReactor::answer_local(const v1::LocalGeneration& client) {
 
 void SessionReactor::request_local(const SessionView::Generation& generation) {
   const ChunkCoord key = generation.key;
-  if (service_.edits() != nullptr) service_.edits()->seen().note(key, client_);  // its key is what it sees
+  if (!service_.source().client_generates(key)) return request_chunk(generation);  // older land, or a seam's
+  if (service_.edits() != nullptr) service_.edits()->seen().note(key, client_);    // its key is what it sees
   const uint64_t version = service_.edits() ? service_.edits()->version({key.x, key.z}) : 0;
   if (version == 0) return view_.generated(key, pristine_marker(), 0);
   edited_waiting_.emplace_back(generation, version);

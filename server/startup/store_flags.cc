@@ -9,6 +9,7 @@
 
 #include "edits/edit_service.h"
 #include "startup/flag_files.h"
+#include "world_epochs.h"
 
 namespace chunkforge::server {
 
@@ -139,6 +140,12 @@ std::optional<int> apply_store_flags(const StoreFlags& flags, const World& world
       std::cerr << error << '\n';
       return 2;
     }
+    EpochsLoad epochs = load_epochs(*options.store, world);
+    if (!epochs.error.empty()) {
+      std::cerr << "edit store " << options.store->describe() << ": " << epochs.error << '\n';
+      return 2;
+    }
+    options.epochs = std::move(epochs.epochs);
   } catch (const StoreError& e) {
     std::cerr << "edit store: " << e.what() << '\n';
     return 1;

@@ -89,8 +89,13 @@ std::vector<StoredChange> chunk_log(PgConnection& c, ChunkCoord chunk, uint64_t 
       sql, {PgParam::integer(chunk.x), PgParam::integer(chunk.z), PgParam::integer(static_cast<int64_t>(after))}));
 }
 
-std::optional<std::string> read_meta(PgConnection& c, const std::string& key) {
-  PgResult r = c.query("SELECT value FROM meta WHERE key = $1", {PgParam::text(key)});
+// `lock`: inside a write transaction, the row is held until it commits, so that what the
+// transaction decides from the value (a seen-land merge from the bound world) cannot interleave
+// with another that changes it (an upgrade rebinding the store).
+std::optional<std::string> read_meta(PgConnection& c, const std::string& key, bool lock = false) {
+  PgResult r =
+      c.query(lock ? "SELECT value FROM meta WHERE key = $1 FOR SHARE" : "SELECT value FROM meta WHERE key = $1",
+              {PgParam::text(key)});
   if (r.rows() == 0) return std::nullopt;
   return r.bytes(0, 0);
 }
@@ -153,7 +158,7 @@ class PgTransaction final : public EditStore::Transaction {
       c_.query("DELETE FROM requests WHERE seq <= $1", {PgParam::integer(seq - kMaxRequests)});
     }
   }
-  std::optional<std::string> meta(const std::string& key) override { return read_meta(c_, key); }
+  std::optional<std::string> meta(const std::string& key) override { return read_meta(c_, key, true); }
   void set_meta(const std::string& key, const std::string& value) override {
     c_.query("INSERT INTO meta(key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
              {PgParam::text(key), PgParam::text(value)});

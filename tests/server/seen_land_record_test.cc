@@ -13,6 +13,7 @@
 #include "edits/seen_recorder.h"
 #include "support/eventually.h"
 #include "support/server_process.h"
+#include "world_epochs.h"
 
 namespace chunkforge::server {
 namespace {
@@ -103,7 +104,7 @@ TEST_P(SeenLandRecordTest, AStoreDownHoldsTheRecorderToItsBound) {
 }
 
 // `chunkforge world upgrade --dry-run` on the land a server recorded: what the next epoch would
-// keep and make, counted and drawn; without --dry-run it changes nothing and says why.
+// keep and make, counted and drawn; with the wrong --from it changes nothing and says why.
 TEST_P(SeenLandRecordTest, AnUpgradesDryRunCountsAndDrawsWhatItWouldKeep) {
   for (int64_t z = 0; z <= 2; ++z) {
     for (int64_t x = 0; x <= 2; ++x) ASSERT_TRUE(fetch(*stub_, x, z));
@@ -124,9 +125,14 @@ TEST_P(SeenLandRecordTest, AnUpgradesDryRunCountsAndDrawsWhatItWouldKeep) {
   EXPECT_EQ(huge.exit_code, 2) << huge.output;
   EXPECT_NE(huge.output.find("more than 16777216 chunks"), std::string::npos) << huge.output;
 
-  const test::CommandResult applied = test::run_command(upgrade);
-  EXPECT_EQ(applied.exit_code, 2) << applied.output;
-  EXPECT_NE(applied.output.find("applying an upgrade is not built yet"), std::string::npos) << applied.output;
+  // --from must be the store's world: nothing is added otherwise.
+  const test::CommandResult swapped =
+      test::run_command(std::string(CHUNKFORGE_CLI) + " world upgrade -1 -1 6 1 --store " + location() + " --to " +
+                        CHUNKFORGE_SOURCE_DIR + "/docs/worlds/default.json --from " + CHUNKFORGE_SOURCE_DIR +
+                        "/tests/lib/worlds/epoch_next.json");
+  EXPECT_EQ(swapped.exit_code, 2) << swapped.output;
+  EXPECT_NE(swapped.output.find("runs the world with fingerprint"), std::string::npos) << swapped.output;
+  EXPECT_EQ(open_store(location())->meta(kWorldEpochsKey), std::nullopt);
 }
 
 // Each client's share of new regions: one that teleports far every call is refused past its

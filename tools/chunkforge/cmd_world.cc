@@ -1,10 +1,12 @@
-// `chunkforge world upgrade --dry-run`: what adding a world as the next epoch of a store's world
-// would do (docs/world-definition.md, "Epochs"): the store's seen land kept, the rest made by
-// the new world, blended at the seam. Counts, and a picture of a rectangle as it would be.
-// Applying it needs the store's epoch list, which is not built yet: the command says so.
+// `chunkforge world upgrade`: adding a world as the next epoch of a store's world
+// (docs/world-definition.md, "Epochs"): the store's seen land kept, the rest made by the new
+// world, blended at the seam. Counts and a picture of a rectangle as it would be (--dry-run),
+// then the epoch added to the store, which its servers serve once restarted with the new world.
 #include <cmath>
+#include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "args.h"
 #include "chunkforge/encode.h"
@@ -14,6 +16,7 @@
 #include "edit_store.h"
 #include "map_drawing.h"
 #include "store_location.h"
+#include "world_epochs.h"
 #include "world_options.h"
 
 namespace chunkforge::tool {
@@ -28,12 +31,11 @@ struct Tally {
 
 Tally tally(const Epochs& epochs, const Rect& rect) {
   Tally t;
-  const int64_t reach = epochs.reach();
   for (int64_t z = rect.z0; z <= rect.z1; ++z) {
     for (int64_t x = rect.x0; x <= rect.x1; ++x) {
-      if (epochs.epoch_of({x, z}) == 0) {
+      if (epochs.epoch_of({x, z}) < epochs.newest()) {
         ++t.kept;
-      } else if (epochs.seen().any_before({x - reach, z - reach}, {x + reach, z + reach}, 1)) {
+      } else if (!epochs.newest_generates({x, z})) {
         ++t.seam;
       } else {
         ++t.beyond;
@@ -41,6 +43,21 @@ Tally tally(const Epochs& epochs, const Rect& rect) {
     }
   }
   return t;
+}
+
+// A world file as text and the World it makes; nullopt after printing why.
+std::optional<server::WorldFile> read_world(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) {
+    std::cerr << quote_input(path) << ": cannot be read\n";
+    return std::nullopt;
+  }
+  WorldResult r = load_world_json(text.str());
+  for (const FieldError& e : r.errors) std::cerr << quote_input(path) << ": " << e.to_string() << '\n';
+  if (!r.ok()) return std::nullopt;
+  return server::WorldFile{text.str(), std::move(*r.world)};
 }
 
 // The edges between seen and new chunks, in white.
@@ -68,6 +85,7 @@ class WorldCommand final : public Command {
 
  private:
   int preview(const Epochs& epochs, const Rect& rect);
+  int apply(server::EditStore& store, const server::WorldFile& from, const server::WorldFile& to, uint32_t epoch);
 
   CLI::App* upgrade_ = nullptr;
   StoreLocation where_;
@@ -78,23 +96,21 @@ class WorldCommand final : public Command {
 };
 
 CLI::App& WorldCommand::declare(CLI::App& parent) {
-  CLI::App& app = *parent.add_subcommand("world", "what changing a live world would do to it");
-  set_help(app,
-           "usage: chunkforge world upgrade CX0 CZ0 CX1 CZ1 (--data DIR | --store URI) --from OLD.json --to NEW.json\n"
-           "                                --dry-run [--out FILE.png] [--px-per-unit K]\n",
-           "Adding NEW as the next epoch of a world that runs OLD (docs/world-definition.md, \"Epochs\"):\n"
-           "the chunks players were sent (the store's seen land) keep their bytes, the rest is NEW's,\n"
-           "blended where it meets seen land. --dry-run prints how many chunks of the store and of the\n"
-           "rectangle are kept, at the seam and beyond it, and with --out draws the rectangle as it\n"
-           "would be, the seams in white. Applying an upgrade is not built yet (the store holds no epoch\n"
-           "list): without --dry-run the command says so and changes nothing (exit 2).\n");
+  CLI::App& app = *parent.add_subcommand("world", "change a live world: add an epoch");
+  const char* usage =
+      "usage: chunkforge world upgrade CX0 CZ0 CX1 CZ1 (--data DIR | --store URI) --from OLD.json --to NEW.json\n"
+      "                                [--dry-run] [--out FILE.png] [--px-per-unit K]\n";
+  set_help(app, usage,
+           "Adds NEW as the next epoch of a store's world, which runs OLD (docs/world-definition.md,\n"
+           "\"Epochs\"): the chunks players were sent (the store's seen land) and every edited chunk keep\n"
+           "their bytes, the rest is NEW's, blended where it meets older land. It prints how many\n"
+           "chunks of the store and of the rectangle are kept, at the seam and beyond it, and with --out\n"
+           "draws the rectangle as it would be, the seams in white; --dry-run stops there. Otherwise the\n"
+           "epoch is added in one transaction, and the servers serve it once restarted with NEW as\n"
+           "--world (until then what they send is no longer recorded: restart them promptly).\n");
   app.require_subcommand(1);
-  upgrade_ = app.add_subcommand("upgrade", "what adding a world as the next epoch would do");
-  set_help(*upgrade_,
-           "usage: chunkforge world upgrade CX0 CZ0 CX1 CZ1 (--data DIR | --store URI) --from OLD.json --to NEW.json\n"
-           "                                --dry-run [--out FILE.png] [--px-per-unit K]\n",
-           "What adding NEW as the next epoch would do (see chunkforge world --help); --dry-run is\n"
-           "required: applying an upgrade is not built yet.\n");
+  upgrade_ = app.add_subcommand("upgrade", "add a world as the next epoch (--dry-run: only show what changes)");
+  set_help(*upgrade_, usage, "See chunkforge world --help.\n");
   add_corner_arguments(*upgrade_, corners_);
   add_store_options(*upgrade_, where_);
   upgrade_->add_option("--from", from_, "the world the store's servers run now")->required();
@@ -109,11 +125,6 @@ CLI::App& WorldCommand::declare(CLI::App& parent) {
 }
 
 int WorldCommand::run() {
-  if (!dry_run_) {
-    std::cerr << "world upgrade: applying an upgrade is not built yet (the store holds no epoch list; "
-                 "docs/world-definition.md, \"Epochs\"): run it with --dry-run to see what it would do\n";
-    return kExitBadInput;
-  }
   const std::optional<Rect> rect = ordered_rect(corners_, "world upgrade");
   if (!rect) return kExitBadInput;
   // Each chunk is looked up (and, with --out, generated): a bound a typo cannot run past.
@@ -123,24 +134,56 @@ int WorldCommand::run() {
               << " chunks: give a smaller one\n";
     return kExitBadInput;
   }
-  WorldResult from = load_world_file(from_), to = load_world_file(to_);
-  for (const auto& [path, result] : {std::pair{from_, &from}, std::pair{to_, &to}}) {
-    for (const FieldError& e : result->errors) std::cerr << quote_input(path) << ": " << e.to_string() << '\n';
-    if (!result->ok()) return kExitBadInput;
-  }
+  std::optional<server::WorldFile> from = read_world(from_), to = read_world(to_);
+  if (!from || !to) return kExitBadInput;
+  std::unique_ptr<server::EditStore> store;
+  std::vector<World> worlds;
   SeenLand seen;
   try {
-    seen = server::open_store(where_.location())->seen_land();
+    store = server::open_store(where_.location());
+    server::StoredEpochs stored = server::read_epochs([&](const std::string& key) { return store->meta(key); });
+    if (!stored.error.empty()) {
+      std::cerr << "world upgrade: " << stored.error << '\n';
+      return kExitFailure;
+    }
+    for (server::WorldFile& f : stored.epochs) worlds.push_back(std::move(f.world));
+    seen = store->seen_land();
   } catch (const server::StoreError& e) {
     std::cerr << "world upgrade: " << e.what() << '\n';
     return kExitFailure;
   }
-  const size_t stored = seen.chunks_seen();
-  EpochsResult epochs = Epochs::create({std::move(*from.world), std::move(*to.world)}, std::move(seen));
+  if (!worlds.empty() && worlds.back().fingerprint() != from->world.fingerprint()) {
+    std::cerr << "world upgrade: the store's newest epoch is the world with fingerprint " << worlds.back().fingerprint()
+              << ", not --from's " << from->world.fingerprint() << ": give the world its servers run now\n";
+    return kExitBadInput;
+  }
+  if (worlds.empty()) worlds.push_back(from->world);
+  worlds.push_back(to->world);
+  const size_t stored_chunks = seen.chunks_seen();
+  EpochsResult epochs = Epochs::create(std::move(worlds), std::move(seen));
   for (const FieldError& e : epochs.errors) std::cerr << quote_input(to_) << ": " << e.to_string() << '\n';
   if (!epochs.ok()) return kExitBadInput;
-  std::cout << "seen land in the store: " << stored << " chunks, kept byte-identical\n";
-  return preview(*epochs.epochs, *rect);
+  std::cout << "seen land in the store: " << stored_chunks << " chunks, kept byte-identical\n";
+  if (const int code = preview(*epochs.epochs, *rect); code != kExitOk || dry_run_) return code;
+  return apply(*store, *from, *to, epochs.epochs->newest());
+}
+
+int WorldCommand::apply(server::EditStore& store, const server::WorldFile& from, const server::WorldFile& to,
+                        uint32_t epoch) {
+  std::string error;
+  try {
+    error = server::add_epoch(store, from, to);
+  } catch (const server::StoreError& e) {
+    std::cerr << "world upgrade: " << e.what() << " (nothing changed)\n";
+    return kExitFailure;
+  }
+  if (!error.empty()) {
+    std::cerr << "world upgrade: " << error << " (nothing changed)\n";
+    return kExitBadInput;
+  }
+  std::cout << "added epoch " << epoch << " (the world with fingerprint " << to.world.fingerprint()
+            << "): restart the servers with it as --world\n";
+  return kExitOk;
 }
 
 int WorldCommand::preview(const Epochs& epochs, const Rect& rect) {
@@ -149,20 +192,21 @@ int WorldCommand::preview(const Epochs& epochs, const Rect& rect) {
             << " new at the seam (within " << epochs.reach() << " chunks of seen land), " << t.beyond
             << " new beyond it\n";
   if (out_.empty()) return kExitOk;
-  const MapFrame frame{rect, epochs.world(1).chunk_size(), scale_};
+  const MapFrame frame{rect, epochs.world(0).chunk_size(), scale_};
   std::optional<Image> image = map_image(frame, "world upgrade");
   if (!image) return kExitBadInput;
-  // Each chunk drawn in its own epoch's colours; structures keep their type's index in both.
-  std::vector<v1::Chunk> by_epoch[2];
+  // Each chunk drawn in its own epoch's colours; structures keep their type's index in every one.
+  std::vector<std::vector<v1::Chunk>> by_epoch(epochs.newest() + 1);
   const int64_t step = terrain_step_for(scale_, frame.chunk_size);
   for (int64_t z = rect.z0; z <= rect.z1; ++z) {
     for (int64_t x = rect.x0; x <= rect.x1; ++x)
       by_epoch[epochs.epoch_of({x, z})].push_back(epochs.encode({x, z}, step));
   }
-  const v1::WorldInfo info[2] = {describe_world(epochs.world(0)), describe_world(epochs.world(1))};
-  for (int e = 0; e < 2; ++e) draw_terrain(*image, by_epoch[e], frame, info[e]);
-  for (int e = 0; e < 2; ++e) draw_objects(*image, by_epoch[e], frame, info[e]);
-  for (const std::vector<v1::Chunk>& chunks : by_epoch) draw_structures(*image, chunks, frame, info[1]);
+  std::vector<v1::WorldInfo> info;
+  for (uint32_t e = 0; e <= epochs.newest(); ++e) info.push_back(describe_world(epochs.world(e)));
+  for (size_t e = 0; e < info.size(); ++e) draw_terrain(*image, by_epoch[e], frame, info[e]);
+  for (size_t e = 0; e < info.size(); ++e) draw_objects(*image, by_epoch[e], frame, info[e]);
+  for (const std::vector<v1::Chunk>& chunks : by_epoch) draw_structures(*image, chunks, frame, info.back());
   draw_seams(*image, epochs, frame);
   return write_map(*image, out_, "world upgrade");
 }

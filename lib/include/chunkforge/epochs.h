@@ -70,6 +70,9 @@ class Epochs {
   uint32_t newest() const { return static_cast<uint32_t>(states_.size() - 1); }
   // The epoch chunk c belongs to: the one it was first seen in, or the newest.
   uint32_t epoch_of(ChunkCoord c) const;
+  // Whether chunk c is exactly the newest epoch's generator's chunk: of the newest epoch, with
+  // no older land within reach(). What a client that holds only the newest world makes alone.
+  bool newest_generates(ChunkCoord c) const;
   // Epoch e's world as defined: its catalogue, its fingerprint, the decisions of its generator.
   const World& world(uint32_t e) const { return states_[e].world; }
   // Epoch e's land as shown: its elevation blended toward the land of older epochs.

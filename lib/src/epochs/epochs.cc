@@ -110,6 +110,11 @@ EpochsResult Epochs::create(std::vector<World> worlds, SeenLand seen, double ban
 
 uint32_t Epochs::epoch_of(ChunkCoord c) const { return seen_->epoch_of(c).value_or(newest()); }
 
+bool Epochs::newest_generates(ChunkCoord c) const {
+  const int64_t r = reach();
+  return epoch_of(c) == newest() && !seen_->any_before({c.x - r, c.z - r}, {c.x + r, c.z + r}, newest());
+}
+
 v1::Chunk Epochs::encode(ChunkCoord c, int64_t terrain_step) const {
   const EpochChunk chunk = generate(c);
   v1::Chunk msg = encode_chunk(world(chunk.epoch), chunk.data);
