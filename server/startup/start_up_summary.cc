@@ -13,9 +13,14 @@ std::string on_off(bool on) { return on ? "on" : "off"; }
 
 StartUpLine world_line(const World& world, const ServerOptions& options, int port, int http_port) {
   return {false,
-          fmt::format("chunkforge-server: world {} (seed {}, generator {}, fingerprint {}) on port {} (http {}){}{}",
+          fmt::format("chunkforge-server: world {} (seed {}, generator {}, fingerprint {}{}) on port {} (http {}){}{}",
                       quote_input(world.definition().name()), world.seed(), world.generator_version(),
-                      world.fingerprint(), port, http_port, options.tls_cert_pem.empty() ? "" : ", TLS",
+                      world.fingerprint(),
+                      options.epochs ? fmt::format(", the newest epoch of {}, {} chunks seen",
+                                                   options.epochs->newest() + 1,
+                                                   options.epochs->seen().chunks_seen())
+                                     : "",
+                      port, http_port, options.tls_cert_pem.empty() ? "" : ", TLS",
                       options.auth_token.empty() ? "" : ", token required")};
 }
 
