@@ -2,7 +2,7 @@
 // "Epochs"), on SQLite and PostgreSQL: `chunkforge world upgrade` adds the next epoch; the land
 // players were sent and every edited chunk keep their bytes, land away from them is the new
 // world's own, the seam is the library's blend on both replicas in any order, clients that
-// generate are sent what they cannot make, and a server left on the old world records nothing.
+// generate (GetChunkEdits, sessions) are sent what they cannot make, and a server left on the old world records nothing.
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
@@ -62,6 +62,32 @@ class EpochsServedTest : public EditServerTest {
     v1::Chunk out;
     EXPECT_TRUE(stub.GetChunk(&context, request, &out).ok()) << c.x << "," << c.z;
     return canonical_bytes(out);
+  }
+  // What a session of a client that generates with `world` gets at chunk c, radius 1: chunks
+  // sent whole, and chunks it is told to make.
+  struct LocalView {
+    int loads = 0, pristine = 0;
+  };
+  static LocalView local_view(v1::WorldService::Stub& stub, const World& world, ChunkCoord c) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    auto session = stub.Session(&context);
+    v1::SessionUpdate update;
+    update.set_x(static_cast<double>(c.x * world.chunk_size() + 1));
+    update.set_z(static_cast<double>(c.z * world.chunk_size() + 1));
+    update.set_view_radius(1);
+    update.mutable_local_generation()->add_generator_versions(world.generator_version());
+    update.mutable_local_generation()->set_fingerprint(world.fingerprint());
+    EXPECT_TRUE(session->Write(update));
+    v1::SessionEvent event;
+    EXPECT_TRUE(session->Read(&event) && event.local_generation().accepted());
+    LocalView view;
+    while (view.loads + view.pristine < 9 && session->Read(&event)) {
+      if (event.has_load()) ++view.loads;
+      view.pristine += event.pristine().offsets_size() / 2;
+    }
+    context.TryCancel();
+    return view;
   }
   test::CommandResult upgrade(const std::string& from, const std::string& to) {
     return test::run_command(std::string(CHUNKFORGE_CLI) + " world upgrade 0 0 4 4 --store " + location() +
@@ -135,6 +161,12 @@ TEST_P(EpochsServedTest, AnUpgradeKeepsSeenLandAndEditsAndTwoReplicasServeTheNew
   ASSERT_EQ(answer.not_sent_size(), 2);
   EXPECT_EQ(answer.not_sent(0).x(), 1);
   EXPECT_EQ(answer.not_sent(1).x(), kSeam.x);
+  const LocalView near = local_view(*b.stub, test::next_epoch_world(), {1, 1});
+  EXPECT_EQ(near.loads, 9);
+  EXPECT_EQ(near.pristine, 0);
+  const LocalView far = local_view(*b.stub, test::next_epoch_world(), kFar);
+  EXPECT_EQ(far.loads, 0);
+  EXPECT_EQ(far.pristine, 9);
   for (Replica* r : {&a, &b, &plain}) r->server->shutdown(std::chrono::seconds(2));
 }
 
