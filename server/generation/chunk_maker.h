@@ -2,9 +2,9 @@
 //
 // Which generator makes a chunk, and the making: the world's generator (its version's pipeline),
 // or for a world that changed after launch the generator of the chunk's epoch with the seam's
-// rules (chunkforge/epochs.h), run on the calling generation thread with that thread's memos, the layers a request
-// keeps, the terrain grid it asks for, encoded into the canonical bytes. The one place that
-// calls the library's generator for the server.
+// rules (chunkforge/epochs.h), run on the calling generation thread with that thread's memos;
+// the layers a request keeps, the terrain grid it asks for, encoded into the canonical bytes.
+// The one place that calls the library's generator for the server.
 #pragma once
 
 #include <atomic>

@@ -11,17 +11,20 @@ namespace {
 
 std::string on_off(bool on) { return on ? "on" : "off"; }
 
+// A world upgraded after launch (docs/world-definition.md, "Epochs"): which epoch this is.
+std::string epochs_note(const ServerOptions& options) {
+  if (!options.epochs) return "";
+  return fmt::format(", the newest epoch of {}, {} chunks seen", options.epochs->newest() + 1,
+                     options.epochs->seen().chunks_seen());
+}
+
 StartUpLine world_line(const World& world, const ServerOptions& options, int port, int http_port) {
-  return {false,
-          fmt::format("chunkforge-server: world {} (seed {}, generator {}, fingerprint {}{}) on port {} (http {}){}{}",
-                      quote_input(world.definition().name()), world.seed(), world.generator_version(),
-                      world.fingerprint(),
-                      options.epochs ? fmt::format(", the newest epoch of {}, {} chunks seen",
-                                                   options.epochs->newest() + 1,
-                                                   options.epochs->seen().chunks_seen())
-                                     : "",
-                      port, http_port, options.tls_cert_pem.empty() ? "" : ", TLS",
-                      options.auth_token.empty() ? "" : ", token required")};
+  return {
+      false,
+      fmt::format("chunkforge-server: world {} (seed {}, generator {}, fingerprint {}{}) on port {} (http {}){}{}",
+                  quote_input(world.definition().name()), world.seed(), world.generator_version(), world.fingerprint(),
+                  epochs_note(options), port, http_port, options.tls_cert_pem.empty() ? "" : ", TLS",
+                  options.auth_token.empty() ? "" : ", token required")};
 }
 
 StartUpLine edits_line(const ServerOptions& options) {

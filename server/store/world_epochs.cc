@@ -57,7 +57,8 @@ StoredEpochs read_epochs(const std::function<std::optional<std::string>(const st
 
 std::string add_epoch(EditStore& store, const WorldFile& current, const WorldFile& next) {
   if (next.world.fingerprint() == current.world.fingerprint()) {
-    return "the new world is the world the store runs (fingerprint " + current.world.fingerprint() + "): nothing to add";
+    return "the new world is the world the store runs (fingerprint " + current.world.fingerprint() +
+           "): nothing to add";
   }
   if (const std::vector<FieldError> errors = validate_next_epoch(current.world, next.world); !errors.empty()) {
     return "the new world cannot follow the current one: " + joined(errors);

@@ -2,7 +2,8 @@
 // "Epochs"), on SQLite and PostgreSQL: `chunkforge world upgrade` adds the next epoch; the land
 // players were sent and every edited chunk keep their bytes, land away from them is the new
 // world's own, the seam is the library's blend on both replicas in any order, clients that
-// generate (GetChunkEdits, sessions) are sent what they cannot make, and a server left on the old world records nothing.
+// generate (GetChunkEdits, sessions) are sent what they cannot make, and a server left on the old world records
+// nothing.
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
@@ -22,8 +23,8 @@
 namespace chunkforge::server {
 namespace {
 
-constexpr ChunkCoord kEdited{40, 0};   // edited while nobody saw it
-constexpr ChunkCoord kSeam{4, 1};      // new land beside the seen square
+constexpr ChunkCoord kEdited{40, 0};  // edited while nobody saw it
+constexpr ChunkCoord kSeam{4, 1};     // new land beside the seen square
 constexpr ChunkCoord kFar{200, 200};  // new land beyond every seam's reach
 
 class EpochsServedTest : public EditServerTest {
@@ -90,8 +91,8 @@ class EpochsServedTest : public EditServerTest {
     return view;
   }
   test::CommandResult upgrade(const std::string& from, const std::string& to) {
-    return test::run_command(std::string(CHUNKFORGE_CLI) + " world upgrade 0 0 4 4 --store " + location() +
-                             " --from " + CHUNKFORGE_SOURCE_DIR + from + " --to " + CHUNKFORGE_SOURCE_DIR + to);
+    return test::run_command(std::string(CHUNKFORGE_CLI) + " world upgrade 0 0 4 4 --store " + location() + " --from " +
+                             CHUNKFORGE_SOURCE_DIR + from + " --to " + CHUNKFORGE_SOURCE_DIR + to);
   }
 };
 
@@ -115,6 +116,7 @@ TEST_P(EpochsServedTest, AnUpgradeKeepsSeenLandAndEditsAndTwoReplicasServeTheNew
   EXPECT_NE(wrong.output.find("give the world its servers run now"), std::string::npos) << wrong.output;
   const test::CommandResult applied = upgrade(old_world, new_world);
   ASSERT_EQ(applied.exit_code, 0) << applied.output;
+  EXPECT_NE(applied.output.find("9 chunks, and 1 more edited unseen"), std::string::npos) << applied.output;
   EXPECT_NE(applied.output.find("9 kept"), std::string::npos) << applied.output;
   EXPECT_NE(applied.output.find("added epoch 1"), std::string::npos) << applied.output;
   EXPECT_EQ(open_store(location())->seen_land().epoch_of(kEdited), 0u);  // its edits stay on epoch 0's base
@@ -131,7 +133,8 @@ TEST_P(EpochsServedTest, AnUpgradeKeepsSeenLandAndEditsAndTwoReplicasServeTheNew
   // world served alone (bytes compared whole, printed by neither on a failure).
   Replica a = replica(test::next_epoch_world()), b = replica(test::next_epoch_world());
   Replica plain = replica(test::next_epoch_world(), false);
-  EpochsResult epochs = Epochs::create({default_world(), test::next_epoch_world()}, open_store(location())->seen_land());
+  EpochsResult epochs =
+      Epochs::create({default_world(), test::next_epoch_world()}, open_store(location())->seen_land());
   ASSERT_TRUE(epochs.ok());
   const std::string seam_a = bytes(*a.stub, kSeam), far_a = bytes(*a.stub, kFar);
   EXPECT_TRUE(bytes(*b.stub, kFar) == far_a);

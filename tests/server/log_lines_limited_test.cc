@@ -22,7 +22,7 @@ TEST(LogLinesLimitedTest, OnlyOperatorLinesCallSpdlogDirectly) {
       {"world_server.cc", 3},         // client generation off, the store at start, cannot listen
       {"startup/store_flags.cc", 1},  // a store that could not be opened, with --store-optional
       {"edits/store_health.h", 2},    // the edit store down, and up again
-      {"edits/seen_recorder.cc", 2},  // seen land not stored, and stored again
+      {"edits/seen_recorder.cc", 3},  // seen land not stored, stored again, and refused once (an upgrade)
       {"http/http_endpoint.cc", 2},   // a bad --http address, cannot listen
       {"log/client_log.cc", 1},       // write_client_line: where the client's lines go
   };

@@ -139,6 +139,7 @@ int WorldCommand::run() {
   std::unique_ptr<server::EditStore> store;
   std::vector<World> worlds;
   SeenLand seen;
+  size_t stored_chunks = 0;
   try {
     store = server::open_store(where_.location());
     server::StoredEpochs stored = server::read_epochs([&](const std::string& key) { return store->meta(key); });
@@ -148,6 +149,10 @@ int WorldCommand::run() {
     }
     for (server::WorldFile& f : stored.epochs) worlds.push_back(std::move(f.world));
     seen = store->seen_land();
+    stored_chunks = seen.chunks_seen();
+    // Edited chunks are kept as the upgrade will keep them: seen in the current epoch.
+    const auto current = static_cast<uint32_t>(worlds.empty() ? 0 : worlds.size() - 1);
+    for (const auto& [chunk, version] : store->versions()) seen.mark(chunk, current);
   } catch (const server::StoreError& e) {
     std::cerr << "world upgrade: " << e.what() << '\n';
     return kExitFailure;
@@ -159,11 +164,12 @@ int WorldCommand::run() {
   }
   if (worlds.empty()) worlds.push_back(from->world);
   worlds.push_back(to->world);
-  const size_t stored_chunks = seen.chunks_seen();
+  const size_t edited_only = seen.chunks_seen() - stored_chunks;
   EpochsResult epochs = Epochs::create(std::move(worlds), std::move(seen));
   for (const FieldError& e : epochs.errors) std::cerr << quote_input(to_) << ": " << e.to_string() << '\n';
   if (!epochs.ok()) return kExitBadInput;
-  std::cout << "seen land in the store: " << stored_chunks << " chunks, kept byte-identical\n";
+  std::cout << "seen land in the store: " << stored_chunks << " chunks, and " << edited_only
+            << " more edited unseen: kept byte-identical\n";
   if (const int code = preview(*epochs.epochs, *rect); code != kExitOk || dry_run_) return code;
   return apply(*store, *from, *to, epochs.epochs->newest());
 }
