@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "chunkforge/world.h"
@@ -47,8 +48,8 @@ class EditServerTest : public testing::TestWithParam<std::string> {
     options.cache_mb = 64;
     options.store = open_store(location());
     ASSERT_EQ(bind_store(*options.store, default_world(), false), "");
-    options.write_token = write_token;
-    options.auth_token = read_token;
+    options.write_token = std::move(write_token);
+    options.auth_token = std::move(read_token);
     server_ = std::make_unique<WorldServer>(default_world(), options);
     ASSERT_TRUE(server_->start());
     stub_ = v1::WorldService::NewStub(
