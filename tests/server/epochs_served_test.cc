@@ -171,6 +171,15 @@ TEST_P(EpochsServedTest, AnUpgradeKeepsSeenLandAndEditsAndTwoReplicasServeTheNew
   EXPECT_EQ(far.loads, 0);
   EXPECT_EQ(far.pristine, 9);
   for (Replica* r : {&a, &b, &plain}) r->server->shutdown(std::chrono::seconds(2));
+
+  // A third epoch follows the second (here the first world back): the list grows.
+  const test::CommandResult third = upgrade(new_world, old_world);
+  ASSERT_EQ(third.exit_code, 0) << third.output;
+  EXPECT_NE(third.output.find("added epoch 2"), std::string::npos) << third.output;
+  const EpochsLoad three = load_epochs(*open_store(location()), default_world());
+  ASSERT_EQ(three.error, "");
+  EXPECT_EQ(three.epochs->newest(), 2u);
+  EXPECT_EQ(three.epochs->world(1).fingerprint(), test::next_epoch_world().fingerprint());
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, EpochsServedTest, testing::Values("sqlite", "postgres"),

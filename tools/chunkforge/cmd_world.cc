@@ -78,6 +78,39 @@ void draw_seams(Image& image, const Epochs& epochs, const MapFrame& frame) {
   }
 }
 
+// The store's side of an upgrade: the world it is bound to, its epochs so far, and its seen
+// land with every edited chunk marked as the upgrade marks it (seen in the current epoch).
+struct StoreLand {
+  std::unique_ptr<server::EditStore> store;
+  std::optional<std::string> bound;
+  std::vector<World> worlds;
+  SeenLand seen;
+  size_t seen_chunks = 0;  // recorded seen, before the edited ones are marked
+};
+
+// nullopt after printing why.
+std::optional<StoreLand> read_store_land(const std::string& location) {
+  StoreLand land;
+  try {
+    land.store = server::open_store(location);
+    land.bound = land.store->meta(server::kWorldFingerprintKey);
+    server::StoredEpochs stored = server::read_epochs([&](const std::string& key) { return land.store->meta(key); });
+    if (!stored.error.empty()) {
+      std::cerr << "world upgrade: " << stored.error << '\n';
+      return std::nullopt;
+    }
+    for (server::WorldFile& f : stored.epochs) land.worlds.push_back(std::move(f.world));
+    land.seen = land.store->seen_land();
+    land.seen_chunks = land.seen.chunks_seen();
+    const auto current = static_cast<uint32_t>(land.worlds.empty() ? 0 : land.worlds.size() - 1);
+    for (const auto& [chunk, version] : land.store->versions()) land.seen.mark(chunk, current);
+  } catch (const server::StoreError& e) {
+    std::cerr << "world upgrade: " << e.what() << '\n';
+    return std::nullopt;
+  }
+  return land;
+}
+
 class WorldCommand final : public Command {
  public:
   CLI::App& declare(CLI::App& parent) override;
@@ -136,42 +169,24 @@ int WorldCommand::run() {
   }
   std::optional<server::WorldFile> from = read_world(from_), to = read_world(to_);
   if (!from || !to) return kExitBadInput;
-  std::unique_ptr<server::EditStore> store;
-  std::vector<World> worlds;
-  SeenLand seen;
-  size_t stored_chunks = 0;
-  try {
-    store = server::open_store(where_.location());
-    server::StoredEpochs stored = server::read_epochs([&](const std::string& key) { return store->meta(key); });
-    if (!stored.error.empty()) {
-      std::cerr << "world upgrade: " << stored.error << '\n';
-      return kExitFailure;
-    }
-    for (server::WorldFile& f : stored.epochs) worlds.push_back(std::move(f.world));
-    seen = store->seen_land();
-    stored_chunks = seen.chunks_seen();
-    // Edited chunks are kept as the upgrade will keep them: seen in the current epoch.
-    const auto current = static_cast<uint32_t>(worlds.empty() ? 0 : worlds.size() - 1);
-    for (const auto& [chunk, version] : store->versions()) seen.mark(chunk, current);
-  } catch (const server::StoreError& e) {
-    std::cerr << "world upgrade: " << e.what() << '\n';
-    return kExitFailure;
-  }
-  if (!worlds.empty() && worlds.back().fingerprint() != from->world.fingerprint()) {
-    std::cerr << "world upgrade: the store's newest epoch is the world with fingerprint " << worlds.back().fingerprint()
-              << ", not --from's " << from->world.fingerprint() << ": give the world its servers run now\n";
+  std::optional<StoreLand> land = read_store_land(where_.location());
+  if (!land) return kExitFailure;
+  if (land->bound && *land->bound != from->world.fingerprint()) {
+    std::cerr << "world upgrade: the store runs the world with fingerprint " << *land->bound << ", not --from's "
+              << from->world.fingerprint() << ": give the world its servers run now\n";
     return kExitBadInput;
   }
+  std::vector<World> worlds = std::move(land->worlds);
   if (worlds.empty()) worlds.push_back(from->world);
   worlds.push_back(to->world);
-  const size_t edited_only = seen.chunks_seen() - stored_chunks;
-  EpochsResult epochs = Epochs::create(std::move(worlds), std::move(seen));
+  const size_t stored_chunks = land->seen_chunks, edited_only = land->seen.chunks_seen() - stored_chunks;
+  EpochsResult epochs = Epochs::create(std::move(worlds), std::move(land->seen));
   for (const FieldError& e : epochs.errors) std::cerr << quote_input(to_) << ": " << e.to_string() << '\n';
   if (!epochs.ok()) return kExitBadInput;
   std::cout << "seen land in the store: " << stored_chunks << " chunks, and " << edited_only
             << " more edited unseen: kept byte-identical\n";
   if (const int code = preview(*epochs.epochs, *rect); code != kExitOk || dry_run_) return code;
-  return apply(*store, *from, *to, epochs.epochs->newest());
+  return apply(*land->store, *from, *to, epochs.epochs->newest());
 }
 
 int WorldCommand::apply(server::EditStore& store, const server::WorldFile& from, const server::WorldFile& to,
