@@ -40,9 +40,7 @@ void set_coord(v1::ChunkCoord& to, ChunkCoord from) {
 // server refused local generation (recorded) or predates the call.
 Result<std::optional<AskedEdits>> ask_edits(Client::Impl& impl, const std::shared_ptr<BaseGenerator>& generator,
                                             v1::GetChunkEditsRequest& request) {
-  v1::LocalGeneration& ask = *request.mutable_local_generation();
-  for (uint32_t version : generator->generator_versions()) ask.add_generator_versions(version);
-  ask.set_fingerprint(generator->fingerprint());
+  describe_generator(*generator, *request.mutable_local_generation());
   v1::ChunkEdits answer;
   const grpc::Status status = with_retries(impl.options, [&] {
     grpc::ClientContext context;
@@ -58,6 +56,7 @@ Result<std::optional<AskedEdits>> ask_edits(Client::Impl& impl, const std::share
     return std::optional<AskedEdits>();
   }
   if (!status.ok()) return to_status(status);
+  if (Status kept = generator->add_older_land(answer.older_land()); !kept.ok()) return kept;
   AskedEdits asked;
   for (v1::ChunkChange& change : *answer.mutable_edited()) {
     const ChunkCoord c{change.chunk().x(), change.chunk().z()};

@@ -15,6 +15,7 @@
 #include "chunkforge/client/base_generator.h"
 #include "chunkforge/client/chunk.h"
 #include "chunkforge/v1/edit.pb.h"
+#include "chunkforge/v1/service.pb.h"
 
 namespace chunkforge::client {
 
@@ -32,5 +33,9 @@ struct LocalChunk {
 // not exist).
 LocalChunk make_local_chunk(BaseGenerator& generator, ChunkCoord coord, const ChunkOptions& options,
                             const v1::ChunkChange* edited, const std::atomic<bool>* abandon);
+
+// What `generator` makes, as a Session's first update or a GetChunkEdits request tells the server:
+// its generator versions, its world's fingerprint and the older epochs it holds.
+void describe_generator(const BaseGenerator& generator, v1::LocalGeneration& ask);
 
 }  // namespace chunkforge::client

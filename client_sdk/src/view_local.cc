@@ -4,6 +4,8 @@
 // server's load would be. Changes to a chunk still being generated wait for it.
 #include "view_session_impl.h"
 
+#include "local_chunk.h"
+
 namespace chunkforge::client {
 
 void ViewSession::Impl::ask_local(v1::SessionUpdate& update, std::vector<Action>& actions) {
@@ -16,8 +18,7 @@ void ViewSession::Impl::ask_local(v1::SessionUpdate& update, std::vector<Action>
                    actions);
   }
   v1::LocalGeneration& ask = *update.mutable_local_generation();
-  for (uint32_t version : options.generator->generator_versions()) ask.add_generator_versions(version);
-  ask.set_fingerprint(fingerprint);
+  describe_generator(*options.generator, ask);
   ask.set_generates_tiles(options.generator->generates_tiles());
 }
 
@@ -40,6 +41,18 @@ void ViewSession::Impl::refused(const std::string& reason, std::vector<Action>& 
   actions.push_back([this, reason] {
     if (callbacks.on_error) callbacks.on_error({StatusCode::failed_precondition, "local generation: " + reason});
   });
+}
+
+void ViewSession::Impl::receive_older_land(const std::string& bytes, std::unique_lock<std::mutex>& lock) {
+  if (!options.generator) return;
+  Status kept = options.generator->add_older_land(bytes);
+  if (kept.ok()) return;
+  std::vector<Action> actions;
+  actions.push_back([this, kept = std::move(kept)] {
+    if (callbacks.on_error)
+      callbacks.on_error({kept.code, "local generation: the server's older land: " + kept.message});
+  });
+  run_unlocked(std::move(actions), lock);
 }
 
 void ViewSession::Impl::receive_pristine(const v1::PristineChunks& pristine) {

@@ -183,6 +183,7 @@ void ViewSession::Impl::receive(v1::SessionEvent event, std::unique_lock<std::mu
   }
   if (event.has_change()) receive_change(event.change(), lock);
   if (event.has_local_generation()) receive_local_answer(event.local_generation(), lock);
+  if (!event.older_land().empty()) receive_older_land(event.older_land(), lock);
   if (event.has_pristine()) receive_pristine(event.pristine());
   if (event.has_edited()) receive_edited(event.edited());
   if (event.has_lod_tile()) receive_tile(std::make_shared<v1::LodTile>(std::move(*event.mutable_lod_tile())), lock);

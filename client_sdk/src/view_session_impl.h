@@ -239,6 +239,8 @@ struct ViewSession::Impl {
   // Records why chunks are not generated here, and tells on_error once per reason.
   void refused(const std::string& reason, std::vector<Action>& actions);
   void receive_pristine(const v1::PristineChunks& pristine);
+  // SessionEvent.older_land, given to the generator before the event's chunks are made.
+  void receive_older_land(const std::string& bytes, std::unique_lock<std::mutex>& lock);
   void receive_edited(const v1::ChunkChange& edited);
   // What the generation threads finished: loaded (then the changes that waited for it), or
   // fetched from the server when an edited chunk failed its check.

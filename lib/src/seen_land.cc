@@ -128,6 +128,27 @@ bool SeenLand::any_before(ChunkCoord lo, ChunkCoord hi, uint32_t epoch) const {
   return false;
 }
 
+void SeenLand::merge(const SeenLand& other) {
+  other.for_each_map([this](int64_t x, int64_t z, uint32_t epoch, const Bits& bits) { merge(x, z, epoch, bits); });
+}
+
+SeenLand SeenLand::excerpt(ChunkCoord lo, ChunkCoord hi, uint32_t epoch) const {
+  SeenLand out;
+  if (epoch == 0 || regions_.empty()) return out;
+  const RegionKey r0 = region_of(lo), r1 = region_of(hi);
+  for (int64_t rz = r0.z; rz <= r1.z; ++rz) {
+    for (int64_t rx = r0.x; rx <= r1.x; ++rx) {
+      const auto it = regions_.find({rx, rz});
+      if (it == regions_.end()) continue;
+      for (const EpochBits& m : it->second) {
+        if (m.epoch >= epoch) break;
+        out.merge(rx, rz, m.epoch, m.bits);
+      }
+    }
+  }
+  return out;
+}
+
 size_t SeenLand::maps() const {
   size_t n = 0;
   for (const auto& [key, region] : regions_) n += region.size();

@@ -36,6 +36,8 @@ class ChunkMaker {
   // Whether `coord` is the newest epoch's generator's chunk (always, for a world that never
   // changed): what a client that generates with the newest world makes on its own.
   bool newest_generates(ChunkCoord coord) const;
+  // The world's epochs (null: it never changed).
+  const std::shared_ptr<const Epochs>& epochs() const { return epochs_; }
 
  private:
   // The chunk's data on this thread, with the world that encodes it and the land as shown.

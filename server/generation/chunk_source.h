@@ -96,8 +96,13 @@ class ChunkSource {
 
   // Whether a client that generates with the (newest) world makes the chunk's generated base
   // alone: not for land of an older epoch, nor new land within a seam's reach of it
-  // (docs/world-definition.md, "Epochs"), which it is sent whole.
-  bool client_generates(ChunkCoord coord) const { return maker_.newest_generates(coord); }
+  // (docs/world-definition.md, "Epochs"), which it is sent whole. A client that holds every
+  // epoch (`holds_epochs`: LocalGeneration.older_epochs accepted) makes every chunk.
+  bool client_generates(ChunkCoord coord, bool holds_epochs) const {
+    return holds_epochs || maker_.newest_generates(coord);
+  }
+  // The world's epochs (null: it never changed).
+  const std::shared_ptr<const Epochs>& epochs() const { return maker_.epochs(); }
 
   // The job's bytes from the cache, or made on this thread and cached (when no one else is
   // making them: this one never waits for another's).

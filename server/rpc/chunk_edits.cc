@@ -5,10 +5,12 @@
 // the store on the generation queue, as a view's chunks are, never on a gRPC thread.
 //
 // Bounded: at most two regions' squares of chunks asked (the listed ones and a region), at most
-// kMaxAnswerBytes of changes answered (the rest named in not_sent, unread), one queued job per call
-// at a time under the queue's bound, each reading at most kLogsPerJob logs, abandoned once its
-// client leaves.
+// kMaxAnswerBytes of changes answered (the rest named in not_sent, unread) and about
+// kMaxOlderLandMaps maps of older land, one queued job per call at a time under the queue's
+// bound, each reading at most kLogsPerJob logs, abandoned once its client leaves.
 #include <atomic>
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -19,6 +21,7 @@
 #include "log/client_log.h"
 #include "rpc/unary_call.h"
 #include "rpc/world_service.h"
+#include "session/older_land_sent.h"
 #include "session/session_events.h"
 
 namespace chunkforge::server {
@@ -31,6 +34,45 @@ constexpr size_t kMaxAnswerBytes = size_t{512} << 10;
 // meanwhile, so that a call over many edited chunks never holds a worker long (a session reads
 // at most 8 at once too).
 constexpr size_t kLogsPerJob = 8;
+
+// The older land the answer carries (ChunkEdits.older_land): about this many (region, epoch)
+// maps at most, 52 bytes each (one chunk's land may pass it by a few). Once reached, the chunks
+// left that need more are named in not_sent instead.
+constexpr size_t kMaxOlderLandMaps = 4096;
+
+// The older land of one answer, gathered region by region: each asked chunk's region is looked
+// at once, whatever the number of chunks asked in it.
+class OlderLandAnswer {
+ public:
+  explicit OlderLandAnswer(const Epochs& epochs) : epochs_(epochs) {}
+
+  // Adds the land `coord` needs; false, adding nothing, when that would pass kMaxOlderLandMaps.
+  bool add(ChunkCoord coord) {
+    const RegionKey region{coord.x >> SeenLand::kRegionShift, coord.z >> SeenLand::kRegionShift};
+    if (const auto it = decided_.find(region); it != decided_.end()) return it->second;
+    std::vector<std::pair<RegionKey, SeenLand>> needed;
+    for_each_region_near(epochs_, region, [&](RegionKey k) {
+      if (added_.contains(k)) return;
+      SeenLand maps = older_maps(epochs_, k);
+      if (maps.maps() > 0) needed.emplace_back(k, std::move(maps));
+    });
+    const bool fits = needed.empty() || land_.maps() < kMaxOlderLandMaps;
+    for (auto& [k, maps] : needed) {
+      if (!fits) break;
+      land_.merge(maps);
+      added_.insert(k);
+    }
+    decided_.emplace(region, fits);
+    return fits;
+  }
+  std::string bytes() const { return land_.maps() == 0 ? std::string() : land_.encode(); }
+
+ private:
+  const Epochs& epochs_;
+  std::map<RegionKey, bool> decided_;  // an asked chunk's region: whether its land is in
+  std::set<RegionKey> added_;
+  SeenLand land_;
+};
 
 // One call: the client's leaving raises the call's cancellation flag, which the reading job
 // watches. Every path ends through answer_edits() or fail(), exactly once.
@@ -101,10 +143,15 @@ void ChunkEditsReactor::start(const grpc::ByteBuffer* raw) {
   if (status.ok()) status = service().check_chunk_edits(request_, asked);
   if (!status.ok()) return fail(status);
   if (EditService* edits = service().edits()) {
+    const bool holds_epochs = !request_.local_generation().older_epochs().empty();
+    std::optional<OlderLandAnswer> older_land;
+    if (holds_epochs) older_land.emplace(*service().source().epochs());
     std::set<std::pair<int64_t, int64_t>> once;
     for (const ChunkCoord& coord : asked) {
       if (!once.emplace(coord.x, coord.z).second) continue;
-      if (!service().source().client_generates(coord)) {  // older land or a seam's: GetChunk sends it whole
+      const bool makes =
+          service().source().client_generates(coord, holds_epochs) && (!older_land || older_land->add(coord));
+      if (!makes) {  // older land or a seam's: GetChunk sends it whole
         v1::ChunkCoord& whole = *answer_.add_not_sent();
         whole.set_x(coord.x);
         whole.set_z(coord.z);
@@ -113,6 +160,7 @@ void ChunkEditsReactor::start(const grpc::ByteBuffer* raw) {
       edits->seen().note(coord, client_of(context()));  // told to make it: what the client sees
       if (const uint64_t version = edits->version(coord); version > 0) edited_.emplace_back(coord, version);
     }
+    if (older_land) answer_.set_older_land(older_land->bytes());
   }
   if (edited_.empty()) return answer_edits();
   // The answer grows over many jobs: its most is held from the start, as if written.

@@ -3,6 +3,7 @@
 // shares it (--client-generation, docs/client-generation.md).
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "log/client_log.h"
 #include "rpc/unary_call.h"
@@ -33,8 +34,12 @@ void WorldService::disclose(bool publish_seed, bool share_definition) {
   info.ParseFromString(*info_bytes_);
   if (share_definition) {
     *info.mutable_definition() = world_.definition();
+    if (const Epochs* epochs = source().epochs().get()) {
+      for (uint32_t e = 0; e < epochs->newest(); ++e) *info.add_older_epochs() = epochs->world(e).definition();
+    }
     definition_bytes_ = std::make_shared<const std::string>(info.SerializeAsString());
     info.clear_definition();
+    info.clear_older_epochs();
   }
   if (!publish_seed) info.clear_seed();
   info_bytes_ = std::make_shared<const std::string>(info.SerializeAsString());
@@ -54,6 +59,36 @@ std::string WorldService::local_generation_refusal(const v1::LocalGeneration& cl
   if (client.fingerprint() != world_.fingerprint()) {
     return "the client's world fingerprint " + quote_client(client.fingerprint()) + " is not the world's \"" +
            world_.fingerprint() + "\": generate from the definition GetWorldInfo gives now";
+  }
+  return client.older_epochs().empty() ? "" : older_epochs_refusal(client);
+}
+
+// A client that says it holds the older epochs: it must hold exactly the world's, each with its
+// generator version.
+std::string WorldService::older_epochs_refusal(const v1::LocalGeneration& client) const {
+  const Epochs* epochs = source_.epochs().get();
+  std::vector<std::string> fingerprints;
+  for (uint32_t e = 0; epochs != nullptr && e < epochs->newest(); ++e) {
+    fingerprints.push_back(epochs->world(e).fingerprint());
+  }
+  const auto& held = client.older_epochs();
+  if (static_cast<size_t>(held.size()) != fingerprints.size()) {
+    return "the client holds " + std::to_string(held.size()) + " older epochs, the world has " +
+           std::to_string(fingerprints.size()) + ": generate from the definitions GetWorldInfo gives now";
+  }
+  for (size_t e = 0; e < fingerprints.size(); ++e) {
+    if (held[static_cast<int>(e)] != fingerprints[e]) {
+      return "the client's epoch " + std::to_string(e) + " fingerprint " + quote_client(held[static_cast<int>(e)]) +
+             " is not the world's \"" + fingerprints[e] + "\": generate from the definitions GetWorldInfo gives now";
+    }
+  }
+  const auto& versions = client.generator_versions();
+  for (uint32_t e = 0; e < fingerprints.size(); ++e) {
+    const uint32_t version = epochs->world(e).generator_version();
+    if (std::find(versions.begin(), versions.end(), version) == versions.end()) {
+      return "epoch " + std::to_string(e) + "'s generator version " + std::to_string(version) +
+             " is not among the client's " + quote_client_list(versions) + ": send no older_epochs";
+    }
   }
   return "";
 }

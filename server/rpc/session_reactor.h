@@ -34,6 +34,7 @@
 #include "rpc/stream_call.h"
 #include "rpc/world_service.h"
 #include "session/look_ahead.h"
+#include "session/older_land_sent.h"
 #include "session/session_view.h"
 #include "session/tile_view.h"
 
@@ -190,7 +191,8 @@ class SessionReactor final
   // The edited chunk's event; null when the store could not give its log (StoreUnavailable:
   // delivered() retries it after the store's backoff); whole_chunk() when the change would be
   // larger than the chunk it leads to (the chunk goes instead: request_chunk).
-  static Bytes edited_bytes(EditService& edits, ChunkCoord key, uint64_t version);
+  // `older_land`: SessionEvent.older_land for it (empty: none).
+  static Bytes edited_bytes(EditService& edits, ChunkCoord key, uint64_t version, const std::string& older_land);
   static Bytes whole_chunk();
   void edited_read(const SessionView::Generation& generation, Bytes bytes, uint64_t version);
 
@@ -223,6 +225,7 @@ class SessionReactor final
   // for their log and logs being read; a ready edited chunk met while batching pristine ones.
   bool local_ = false;
   bool local_tiles_ = false;                   // it also makes the pristine LOD tiles (LocalGeneration.generates_tiles)
+  std::optional<OlderLandSent> older_land_;    // it holds the older epochs: their land sent so far
   uint32_t view_radius_ = 0, lod_radius_ = 0;  // the last update's (update_interval)
   std::string answer_;
   std::deque<std::pair<SessionView::Generation, uint64_t>> edited_waiting_;

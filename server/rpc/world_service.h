@@ -218,6 +218,7 @@ class WorldService final : public WorldServiceBase {
   // the server keeps its definition, or the client cannot make this world's chunks (another
   // fingerprint, no generator version of the world's). "" when it may.
   std::string local_generation_refusal(const v1::LocalGeneration& client) const;
+  std::string older_epochs_refusal(const v1::LocalGeneration& client) const;
   // The live sessions' positions (the live map shows them with --map-players).
   PlayerPositions& players() { return players_; }
   // The live sessions, told to reconnect elsewhere when the server drains (drain_sessions).

@@ -114,8 +114,9 @@ std::string local_answer_event(bool accepted, const std::string& reason) {
   return event.SerializeAsString();
 }
 
-std::string pristine_event(ChunkCoord origin, const std::vector<ChunkCoord>& chunks) {
+std::string pristine_event(ChunkCoord origin, const std::vector<ChunkCoord>& chunks, const std::string& older_land) {
   v1::SessionEvent event;
+  if (!older_land.empty()) event.set_older_land(older_land);
   v1::PristineChunks& pristine = *event.mutable_pristine();
   pristine.mutable_origin()->set_x(origin.x);
   pristine.mutable_origin()->set_z(origin.z);

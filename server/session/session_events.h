@@ -50,7 +50,9 @@ std::string reconnect_event(const std::string& reason);
 std::string local_answer_event(bool accepted, const std::string& reason);
 
 // SessionEvent{pristine: {origin, offsets}} of `chunks`, in order, as offsets from `origin`.
-// Offsets must fit an int32 (chunks of one view around its centre do).
-std::string pristine_event(ChunkCoord origin, const std::vector<ChunkCoord>& chunks);
+// Offsets must fit an int32 (chunks of one view around its centre do). `older_land`: the
+// event's older_land (empty: none).
+std::string pristine_event(ChunkCoord origin, const std::vector<ChunkCoord>& chunks,
+                           const std::string& older_land = {});
 
 }  // namespace chunkforge::server

@@ -3,6 +3,8 @@
 
 #include <charconv>
 
+#include "chunkforge/world_limits.h"
+
 namespace chunkforge::server {
 namespace {
 
@@ -78,6 +80,14 @@ std::string add_epoch(EditStore& store, const WorldFile& current, const WorldFil
     }
     if (!stored.epochs.empty() && stored.epochs.back().world.fingerprint() != current.world.fingerprint()) {
       error = "the store's newest epoch is not its bound world: rebind it, or use another store";
+      return;
+    }
+    size_t definitions = next.world.definition().ByteSizeLong();
+    if (stored.epochs.empty()) definitions += current.world.definition().ByteSizeLong();
+    for (const WorldFile& f : stored.epochs) definitions += f.world.definition().ByteSizeLong();
+    if (definitions > kMaxEpochsDefinitionBytes) {
+      error = "the epochs' definitions would be " + std::to_string(definitions) + " bytes together, past " +
+              std::to_string(kMaxEpochsDefinitionBytes) + " (what one GetWorldInfo carries to a client)";
       return;
     }
     if (stored.epochs.empty()) {

@@ -30,6 +30,7 @@
 #include "support/eventually.h"
 #include "support/lying_generator.h"
 #include "support/store_server.h"
+#include "support/view_copies.h"
 
 namespace chunkforge::client {
 namespace {
@@ -41,37 +42,7 @@ using test::LyingGenerator;
 
 Position centre_of(ChunkCoord c) { return {static_cast<double>(c.x) * 64 + 32, static_cast<double>(c.z) * 64 + 32}; }
 
-// The copies the game holds, through the callbacks; errors as the session reported them.
-struct Copies {
-  std::mutex mutex;
-  std::map<ChunkCoord, Chunk> held;
-  std::vector<std::string> errors;
-
-  ViewCallbacks callbacks() {
-    ViewCallbacks c;
-    c.on_load = [this](const Chunk& chunk) {
-      std::lock_guard lock(mutex);
-      held.insert_or_assign(chunk.coord(), chunk);
-    };
-    c.on_unload = [this](ChunkCoord coord) {
-      std::lock_guard lock(mutex);
-      held.erase(coord);
-    };
-    c.on_change = [this](const Chunk& chunk, const ChunkChangeInfo&) {
-      std::lock_guard lock(mutex);
-      held.insert_or_assign(chunk.coord(), chunk);
-    };
-    c.on_error = [this](const Status& s) {
-      std::lock_guard lock(mutex);
-      errors.push_back(s.message);
-    };
-    return c;
-  }
-  std::map<ChunkCoord, Chunk> snapshot() {
-    std::lock_guard lock(mutex);
-    return held;
-  }
-};
+using test::Copies;
 
 class LocalSessionTest : public testing::TestWithParam<std::string> {
  protected:

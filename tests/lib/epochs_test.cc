@@ -224,5 +224,39 @@ TEST(EpochsTest, NoStructureIsCutAndChunksDoNotDependOnOrder) {
   }
 }
 
+// A client that holds every epoch's world gets only the older land near the chunks it makes
+// (Epochs::older_land): with it, and nothing else seen, it makes each of them byte for byte as
+// the whole record does. The record here also holds a second patch of older land far away and
+// land seen in the newest epoch, which no excerpt near the first patch carries.
+TEST(EpochsTest, TheOlderLandNearAChunkIsAllItsMakerNeeds) {
+  SeenLand seen = test::seen_disc();
+  for (int64_t x = 40; x <= 44; ++x) {
+    for (int64_t z = 0; z <= 3; ++z) seen.mark({x, z}, 0);
+  }
+  for (int64_t x = 9; x <= 12; ++x) seen.mark({x, 0}, 1);
+  const EpochsResult whole = Epochs::create({default_world(), test::next_epoch_world()}, seen);
+  ASSERT_TRUE(whole.ok());
+  std::vector<ChunkCoord> asked;
+  for (int64_t x = -9; x <= 19; ++x) asked.insert(asked.end(), {{x, 0}, {x, 5}});  // the disc's regions end at 15
+  for (int64_t x = 34; x <= 50; x += 2) asked.insert(asked.end(), {{x, 1}, {x, 40}});
+  size_t near_older = 0;
+  for (const ChunkCoord c : asked) {
+    const SeenLand land = whole.epochs->older_land(c, c);
+    EXPECT_EQ(land.epochs() <= 1, true);  // the newest epoch's marks stay behind
+    const EpochsResult mine = Epochs::create({default_world(), test::next_epoch_world()}, land);
+    ASSERT_TRUE(mine.ok());
+    near_older += land.chunks_seen() > 0;
+    EXPECT_EQ(canonical_bytes(mine.epochs->encode(c, 8)), canonical_bytes(whole.epochs->encode(c, 8)))
+        << c.x << ", " << c.z;
+  }
+  std::printf("reach %lld chunks; %zu of %zu chunks asked need older land\n",
+              static_cast<long long>(whole.epochs->reach()), near_older, asked.size());
+  EXPECT_GT(near_older, 10u);
+  EXPECT_LT(near_older, asked.size());
+  // Far from both patches there is nothing to send.
+  EXPECT_EQ(whole.epochs->older_land({200, 200}, {210, 210}).maps(), 0u);
+  EXPECT_LT(whole.epochs->older_land({0, 0}, {0, 0}).chunks_seen(), seen.chunks_seen());
+}
+
 }  // namespace
 }  // namespace chunkforge

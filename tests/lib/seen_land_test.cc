@@ -94,6 +94,28 @@ TEST(SeenLandTest, MergedMapsKeepEachChunkInItsEarliestEpoch) {
   EXPECT_EQ(merged, marked);
 }
 
+// An excerpt holds whole regions, only the epochs below the one asked; merged back, it adds
+// nothing to the record it came from.
+TEST(SeenLandTest, AnExcerptHoldsTheWholeRegionsAndOlderEpochsOnly) {
+  SeenLand seen;
+  seen.mark({0, 0}, 0);
+  seen.mark({15, 15}, 1);  // region (0, 0)
+  seen.mark({16, 0}, 0);   // region (1, 0)
+  seen.mark({-1, 0}, 2);   // region (-1, 0), the newest epoch's
+  seen.mark({100, 0}, 0);  // far away
+  const SeenLand part = seen.excerpt({-1, 0}, {16, 0}, 2);
+  EXPECT_EQ(part.epoch_of({0, 0}), 0u);
+  EXPECT_EQ(part.epoch_of({15, 15}), 1u);  // outside [lo, hi], inside a region it spans
+  EXPECT_EQ(part.epoch_of({16, 0}), 0u);
+  EXPECT_FALSE(part.epoch_of({-1, 0}));
+  EXPECT_FALSE(part.epoch_of({100, 0}));
+  EXPECT_EQ(part.chunks_seen(), 3u);
+  EXPECT_EQ(seen.excerpt({-1, 0}, {16, 0}, 0).maps(), 0u);
+  SeenLand back = seen;
+  back.merge(part);
+  EXPECT_EQ(back, seen);
+}
+
 // What a walked area costs: a player's trail 17 chunks wide (a radius-8 view) over 400 chunks
 // of travel, then a town of 64 x 64 chunks.
 TEST(SeenLandTest, WalkedLandCostsAboutABitAChunk) {

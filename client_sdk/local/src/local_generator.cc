@@ -29,8 +29,8 @@ LocalGenerator::LocalGenerator(World world, const LocalGeneratorOptions& options
 
 std::vector<uint32_t> LocalGenerator::generator_versions() const { return local_generator_versions(); }
 
-void LocalGenerator::check_request(ChunkCoord coord, const ChunkOptions& options) const {
-  const auto chunk_size = static_cast<uint32_t>(world_.chunk_size());
+void check_chunk_request(const World& world, ChunkCoord coord, const ChunkOptions& options) {
+  const auto chunk_size = static_cast<uint32_t>(world.chunk_size());
   const int64_t limit = chunk_limit(chunk_size);
   for (const auto& [name, value] : {std::pair{"coord.x", coord.x}, std::pair{"coord.z", coord.z}}) {
     if (value < -limit || value > limit) {
@@ -45,8 +45,8 @@ void LocalGenerator::check_request(ChunkCoord coord, const ChunkOptions& options
                                 " (got " + std::to_string(step) + ")");
   }
   for (uint32_t id : options.layers) {
-    if (id >= world_.resources().size()) {
-      throw std::invalid_argument("options.layers: layer ids are in [0, " + std::to_string(world_.resources().size()) +
+    if (id >= world.resources().size()) {
+      throw std::invalid_argument("options.layers: layer ids are in [0, " + std::to_string(world.resources().size()) +
                                   ") (got " + std::to_string(id) + ")");
     }
   }
@@ -54,7 +54,7 @@ void LocalGenerator::check_request(ChunkCoord coord, const ChunkOptions& options
 
 std::shared_ptr<const v1::Chunk> LocalGenerator::generate(ChunkCoord coord, const ChunkOptions& options,
                                                           const std::atomic<bool>* abandon) {
-  check_request(coord, options);
+  check_chunk_request(world_, coord, options);
   const chunkforge::ChunkCoord at{coord.x, coord.z};
   std::optional<StreamPool::Lease> lease = pool_.acquire(at, abandon);
   if (!lease) return nullptr;
@@ -68,13 +68,18 @@ std::shared_ptr<const v1::Chunk> LocalGenerator::generate(ChunkCoord coord, cons
     throw;
   }
   lease.reset();  // encoding needs no memo: another thread may have the stream now
+  return finish_chunk(world_, world_, std::move(data), options);
+}
+
+std::shared_ptr<const v1::Chunk> finish_chunk(const World& world, const World& shown, ChunkData data,
+                                              const ChunkOptions& options) {
   if (!options.layers.empty()) {
     const auto& keep = options.layers;
     std::erase_if(data.objects,
                   [&](const ResourceObject& o) { return std::find(keep.begin(), keep.end(), o.layer) == keep.end(); });
   }
-  auto chunk = std::make_shared<v1::Chunk>(encode_chunk(world_, data));
-  if (options.include_terrain) add_terrain(world_, options.terrain_step == 0 ? 1 : options.terrain_step, *chunk);
+  auto chunk = std::make_shared<v1::Chunk>(encode_chunk(world, data));
+  if (options.include_terrain) add_terrain(shown, options.terrain_step == 0 ? 1 : options.terrain_step, *chunk);
   return chunk;
 }
 

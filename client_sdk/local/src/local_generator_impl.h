@@ -33,14 +33,19 @@ class LocalGenerator final : public BaseGenerator {
   size_t streams() const { return pool_.streams(); }
 
  private:
-  // Throws std::invalid_argument, with the server's message, for a request it would refuse.
-  void check_request(ChunkCoord coord, const ChunkOptions& options) const;
-
   const World world_;
   StreamPool pool_;  // refers to world_: declared after it
 };
 
 // Every generator version this build can generate, oldest first.
 std::vector<uint32_t> local_generator_versions();
+
+// Throws std::invalid_argument, with the server's message, for a request the server of `world`
+// would refuse.
+void check_chunk_request(const World& world, ChunkCoord coord, const ChunkOptions& options);
+// The chunk's message as GetChunk sends it: `options`' layers kept, encoded by `world`, its
+// terrain grid from the land as `shown` (the world itself, or an epoch's blended land).
+std::shared_ptr<const v1::Chunk> finish_chunk(const World& world, const World& shown, ChunkData data,
+                                              const ChunkOptions& options);
 
 }  // namespace chunkforge::client

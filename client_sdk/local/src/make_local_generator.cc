@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "chunkforge/v1/info.pb.h"
+#include "epochs_generator.h"
 #include "local_generator_impl.h"
 
 namespace chunkforge::client {
@@ -56,6 +57,43 @@ Result<World> world_of(const v1::WorldInfo& info) {
   return world;
 }
 
+// Older epoch k's world (WorldInfo.older_epochs[k]), or why this library cannot make it.
+Result<World> older_world_of(const v1::WorldInfo& info, int k) {
+  const std::string field = "older_epochs[" + std::to_string(k) + "]";
+  const v1::WorldDefinition& definition = info.older_epochs(k);
+  const std::vector<uint32_t> versions = local_generator_versions();
+  if (std::find(versions.begin(), versions.end(), definition.generator_version()) == versions.end()) {
+    return Status{StatusCode::failed_precondition,
+                  field + ".generator_version: the world's epoch " + std::to_string(k) + " is made by version " +
+                      std::to_string(definition.generator_version()) + ", and this library generates versions " +
+                      listed(versions) + "; let the server send chunks, or update the SDK"};
+  }
+  WorldResult built = World::create(definition);
+  if (!built.ok()) {
+    return Status{StatusCode::invalid_argument, field + ": does not validate: " + built.errors.front().to_string()};
+  }
+  return std::move(*built.world);
+}
+
+// The generator of a world with older epochs: every epoch's world, checked as the server's
+// Epochs checks them, with no older land yet.
+Result<std::shared_ptr<BaseGenerator>> epochs_generator(const v1::WorldInfo& info, World newest,
+                                                        const LocalGeneratorOptions& options) {
+  std::vector<World> worlds;
+  for (int k = 0; k < info.older_epochs_size(); ++k) {
+    Result<World> older = older_world_of(info, k);
+    if (!older) return older.status();
+    worlds.push_back(std::move(*older));
+  }
+  worlds.push_back(std::move(newest));
+  EpochsResult epochs = Epochs::create(worlds, SeenLand());
+  if (!epochs.ok()) {
+    return Status{StatusCode::invalid_argument, "older_epochs: " + epochs.errors.front().to_string()};
+  }
+  return std::shared_ptr<BaseGenerator>(
+      std::make_shared<EpochsGenerator>(std::move(worlds), std::move(epochs.epochs), options.max_streams));
+}
+
 }  // namespace
 
 Result<std::shared_ptr<BaseGenerator>> make_local_generator(const v1::WorldInfo& info, LocalGeneratorOptions options) {
@@ -67,6 +105,7 @@ Result<std::shared_ptr<BaseGenerator>> make_local_generator(const v1::WorldInfo&
   }
   Result<World> world = world_of(info);
   if (!world) return world.status();
+  if (info.older_epochs_size() > 0) return epochs_generator(info, std::move(*world), options);
   return std::shared_ptr<BaseGenerator>(std::make_shared<LocalGenerator>(std::move(*world), options));
 }
 

@@ -89,6 +89,11 @@ class Epochs {
   };
   const Reach& reaches() const { return reach_; }
   int64_t reach() const { return reach_.all; }
+  // All a holder of every epoch's world needs besides to make the chunks of [lo, hi] (inclusive
+  // corners) exactly: the older epochs' maps of every region within reach() of them. An Epochs
+  // created with the same worlds and any seen land holding these maps (land of the newest epoch,
+  // or older land further away, changes none of those chunks) makes the same bytes for them.
+  SeenLand older_land(ChunkCoord lo, ChunkCoord hi) const;
   // Epoch e's elevation blend toward older land (null for epoch 0).
   const ElevationBlend* blend(uint32_t e) const { return blends_[e].get(); }
 

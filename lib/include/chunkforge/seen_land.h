@@ -47,6 +47,11 @@ class SeenLand {
   // and a chunk recorded in a later epoch moves to this one, since a sight in an earlier epoch
   // came first (two replicas may record one chunk in two epochs around an epoch's addition).
   void merge(int64_t region_x, int64_t region_z, uint32_t epoch, const Bits& bits);
+  // Every map of `other` merged in, as merge() merges each.
+  void merge(const SeenLand& other);
+  // The maps of epochs below `epoch` of every region holding a chunk of [lo, hi] (inclusive
+  // corners; whole regions). Its cost grows with the regions [lo, hi] spans: keep it small.
+  SeenLand excerpt(ChunkCoord lo, ChunkCoord hi, uint32_t epoch) const;
   // Calls fn(region_x, region_z, epoch, bits) for every map, by (z, x, epoch).
   void for_each_map(const std::function<void(int64_t, int64_t, uint32_t, const Bits&)>& fn) const;
   // Whether the region holding c has a chunk seen.

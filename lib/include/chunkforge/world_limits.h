@@ -20,6 +20,9 @@ inline constexpr size_t kMaxWorldFileBytes = size_t{1} << 20;
 // The definition's protobuf encoding (what the fingerprint hashes): a definition built in code
 // rather than parsed from a file meets the same bound.
 inline constexpr size_t kMaxDefinitionBytes = size_t{1} << 20;
+// All epochs' definitions of a world that changed after launch, together (protobuf encoding):
+// what one WorldInfo carries to a client that generates, well under gRPC's 4 MB default.
+inline constexpr size_t kMaxEpochsDefinitionBytes = size_t{3} << 20;
 
 // WorldDefinition.name: free text, counted in bytes of UTF-8.
 inline constexpr size_t kMaxWorldNameBytes = 256;

@@ -115,6 +115,11 @@ bool Epochs::newest_generates(ChunkCoord c) const {
   return epoch_of(c) == newest() && !seen_->any_before({c.x - r, c.z - r}, {c.x + r, c.z + r}, newest());
 }
 
+SeenLand Epochs::older_land(ChunkCoord lo, ChunkCoord hi) const {
+  const int64_t r = reach();
+  return seen_->excerpt({lo.x - r, lo.z - r}, {hi.x + r, hi.z + r}, newest());
+}
+
 v1::Chunk Epochs::encode(ChunkCoord c, int64_t terrain_step) const {
   const EpochChunk chunk = generate(c);
   v1::Chunk msg = encode_chunk(world(chunk.epoch), chunk.data);

@@ -16,10 +16,12 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "chunkforge/client/chunk.h"
 #include "chunkforge/client/lod_tile.h"
+#include "chunkforge/client/status.h"
 
 namespace chunkforge::v1 {
 class Chunk;
@@ -39,6 +41,19 @@ class BaseGenerator {
   // chunk nobody edited. Null if `abandon` was raised before it was done.
   virtual std::shared_ptr<const v1::Chunk> generate(ChunkCoord coord, const ChunkOptions& options,
                                                     const std::atomic<bool>* abandon = nullptr) = 0;
+
+  // A world that changed after launch (docs/client-generation.md, "Worlds that changed"): the
+  // fingerprints of its older epochs this generator also makes (WorldInfo.older_epochs), oldest
+  // first. Empty (the default): it makes the newest world only, and the server sends the chunks
+  // of older land and seams whole.
+  virtual std::vector<std::string> older_epochs() const { return {}; }
+  // Older land the server sent (SessionEvent.older_land, ChunkEdits.older_land), kept for the
+  // chunks made after: called before the chunks it came with are made. An error, keeping
+  // nothing, for bytes it cannot read; a generator without older epochs ignores it.
+  virtual Status add_older_land(std::string_view bytes) {
+    (void)bytes;
+    return {};
+  }
 
   // LOD tiles (docs/lod.md). A generator that makes them says so, and a ViewSession with a LOD
   // radius then gets the tiles no edit changed as keys and makes them here; one that does not
