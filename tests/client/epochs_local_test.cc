@@ -40,7 +40,8 @@ class EpochsLocalTest : public testing::TestWithParam<std::string> {
     EditBatch batch;
     batch.add_object(kEdited, NewObject{.x = 10.5f, .z = 20.25f});
     ASSERT_TRUE(before.edit(batch));
-    ASSERT_TRUE(test::eventually([&] { return server::open_store(store_.location())->seen_land().chunks_seen() == 25; }));
+    ASSERT_TRUE(
+        test::eventually([&] { return server::open_store(store_.location())->seen_land().chunks_seen() == 25; }));
     ASSERT_EQ(store_.upgrade("/tests/lib/worlds/epoch_next.json"), "");
     ASSERT_EQ(store_.start(), "");
     plain_.emplace(connect());
@@ -93,11 +94,15 @@ TEST_P(EpochsLocalTest, RegionsAndChunksOfOlderLandAndItsSeamAreMadeHere) {
   options.terrain_step = 8;
   std::vector<std::string> made;
   const ChunkCoord centre{3, 0};  // the square's east edge: older land, the seam, new land
-  ASSERT_TRUE(local.stream_region(centre, 4, options, [&](const Chunk& chunk) {
-    made.push_back(canonical_bytes(chunk.message()));
-    EXPECT_EQ(made.back(), served(chunk.coord(), options)) << chunk.coord().x << ", " << chunk.coord().z;
-    return true;
-  }).ok());
+  ASSERT_TRUE(local
+                  .stream_region(centre, 4, options,
+                                 [&](const Chunk& chunk) {
+                                   made.push_back(canonical_bytes(chunk.message()));
+                                   EXPECT_EQ(made.back(), served(chunk.coord(), options))
+                                       << chunk.coord().x << ", " << chunk.coord().z;
+                                   return true;
+                                 })
+                  .ok());
   EXPECT_EQ(made.size(), 81u);
   const Result<Chunk> edited = local.chunk(kEdited, options);
   ASSERT_TRUE(edited);

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "chunkforge/client/base_generator.h"
@@ -46,6 +47,8 @@ class LyingGenerator : public client::BaseGenerator {
   std::string fingerprint() const override {
     return other_fingerprint.empty() ? real_->fingerprint() : other_fingerprint;
   }
+  std::vector<std::string> older_epochs() const override { return real_->older_epochs(); }
+  client::Status add_older_land(std::string_view bytes) override { return real_->add_older_land(bytes); }
   std::shared_ptr<const v1::Chunk> generate(client::ChunkCoord coord, const client::ChunkOptions& options,
                                             const std::atomic<bool>* abandon) override {
     if (held && coord == *held) hold(abandon);

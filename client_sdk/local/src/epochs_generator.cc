@@ -26,8 +26,8 @@ Status EpochsGenerator::add_older_land(std::string_view bytes) {
   std::optional<SeenLand> land = SeenLand::decode(bytes, error);
   if (!land) return {StatusCode::data_loss, "older land does not decode: " + error};
   if (land->epochs() >= worlds_.size()) {
-    return {StatusCode::data_loss, "older land names epoch " + std::to_string(land->epochs() - 1) + ", and the world has " +
-                                       std::to_string(worlds_.size() - 1) + " older epochs"};
+    return {StatusCode::data_loss, "older land names epoch " + std::to_string(land->epochs() - 1) +
+                                       ", and the world has " + std::to_string(worlds_.size() - 1) + " older epochs"};
   }
   std::lock_guard lock(mutex_);
   SeenLand more = held_;

@@ -55,9 +55,9 @@ class EpochsGenerator final : public BaseGenerator {
   const std::vector<World> worlds_;
   const size_t max_idle_;
   mutable std::mutex mutex_;
-  SeenLand held_;                                     // the older land sent so far
-  std::shared_ptr<const Epochs> epochs_;              // built from worlds_ and held_
-  std::vector<std::unique_ptr<EpochStream>> idle_;    // of epochs_
+  SeenLand held_;                                   // the older land sent so far
+  std::shared_ptr<const Epochs> epochs_;            // built from worlds_ and held_
+  std::vector<std::unique_ptr<EpochStream>> idle_;  // of epochs_
 };
 
 }  // namespace chunkforge::client

@@ -16,6 +16,12 @@
 // Memory: at most max_streams x memo_cells scatter cells (docs/client-generation.md has the
 // figures), besides the chunks the caller keeps.
 //
+// A world that changed after launch (WorldInfo.older_epochs; docs/client-generation.md, "Worlds
+// that changed") gets a generator of every epoch: it keeps the older land the server sends
+// (add_older_land, 52 bytes a region and epoch) and makes each chunk as the server's epochs do.
+// Its streams are the library's EpochStreams with their own memo bounds (memo_cells does not
+// apply): one per generation running at once, at most max_streams kept idle between calls.
+//
 // A request the server would refuse with INVALID_ARGUMENT (a coordinate beyond the supported
 // world, a terrain step that does not divide the chunk size, a layer id the catalogue lacks)
 // makes generate() throw std::invalid_argument with the server's message: there is no such chunk.
@@ -47,9 +53,11 @@ struct LocalGeneratorOptions {
 // A generator of the world `info` describes; `info` must carry its definition (what
 // Client::world_info_with_definition returns). Refused, with a Status saying why:
 //   FAILED_PRECONDITION  no definition (the server must answer include_definition); a generator
-//                        version this library lacks; a definition whose fingerprint or generator
-//                        version differs from the info's (its chunks would differ)
-//   INVALID_ARGUMENT     a definition that does not validate, or options out of range
+//                        version this library lacks, the newest epoch's or an older one's; a
+//                        definition whose fingerprint or generator version differs from the
+//                        info's (its chunks would differ)
+//   INVALID_ARGUMENT     a definition that does not validate (an older epoch's too, or epochs
+//                        that cannot follow each other), or options out of range
 Result<std::shared_ptr<BaseGenerator>> make_local_generator(const v1::WorldInfo& info,
                                                             LocalGeneratorOptions options = {});
 
