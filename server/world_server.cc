@@ -151,7 +151,7 @@ HttpHandler WorldServer::start_map() {
     };
   }
   map_ = std::make_unique<map::MapService>(options);
-  map_->set_world(world_, "chunkforge-server");
+  map_->set_world(world_, "chunkforge-server", options_.epochs);
   return map_handler(*map_);
 }
 

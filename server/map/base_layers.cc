@@ -41,36 +41,44 @@ double hill_light(const TileTerrain& t, int x, int y, double units_per_pixel) {
 
 // Materials and biomes colour each pixel from its own sample: drawn square by square, with no
 // tile-sized copy of the terrain (visit_tile_terrain).
-TileImage draw_materials(const World& world, const TileKey& key, const std::atomic<bool>* abandon) {
-  const std::vector<Rgb> colors = catalog_colors(world.definition().materials());
+TileImage draw_materials(const World& world, const TileKey& key, const std::atomic<bool>* abandon,
+                         const Epochs* epochs) {
+  const std::vector<Rgb> colors = sample_colors(world, epochs, false);
   const double sea_level = world.definition().terrain().sea_level();
   TileImage image(true);
-  visit_tile_terrain(world, key, abandon, [&](const TerrainGrid& g, int px, int py, int block) {
-    for (int j = 0; j < g.size; ++j) {
-      for (int i = 0; i < g.size; ++i) {
-        const size_t k = g.index(i, j);
-        image.fill(px + i * block, py + j * block, block,
-                   opaque(relief(colors[g.material[k]], g.elevation()[k], sea_level)));
-      }
-    }
-  });
+  visit_tile_terrain(
+      world, key, abandon,
+      [&](const TerrainGrid& g, int px, int py, int block) {
+        for (int j = 0; j < g.size; ++j) {
+          for (int i = 0; i < g.size; ++i) {
+            const size_t k = g.index(i, j);
+            image.fill(px + i * block, py + j * block, block,
+                       opaque(relief(colors[g.material[k]], g.elevation()[k], sea_level)));
+          }
+        }
+      },
+      epochs);
   return image;
 }
 
-TileImage draw_biomes(const World& world, const TileKey& key, const std::atomic<bool>* abandon) {
-  const std::vector<Rgb> colors = catalog_colors(world.definition().biomes());
+TileImage draw_biomes(const World& world, const TileKey& key, const std::atomic<bool>* abandon, const Epochs* epochs) {
+  const std::vector<Rgb> colors = sample_colors(world, epochs, true);
   TileImage image(true);
-  visit_tile_terrain(world, key, abandon, [&](const TerrainGrid& g, int px, int py, int block) {
-    for (int j = 0; j < g.size; ++j) {
-      for (int i = 0; i < g.size; ++i)
-        image.fill(px + i * block, py + j * block, block, opaque(colors[g.biome[g.index(i, j)]]));
-    }
-  });
+  visit_tile_terrain(
+      world, key, abandon,
+      [&](const TerrainGrid& g, int px, int py, int block) {
+        for (int j = 0; j < g.size; ++j) {
+          for (int i = 0; i < g.size; ++i)
+            image.fill(px + i * block, py + j * block, block, opaque(colors[g.biome[g.index(i, j)]]));
+        }
+      },
+      epochs);
   return image;
 }
 
-TileImage draw_elevation(const World& world, const TileKey& key, const std::atomic<bool>* abandon) {
-  const TileTerrain t = sample_tile_terrain(world, key, abandon);
+TileImage draw_elevation(const World& world, const TileKey& key, const std::atomic<bool>* abandon,
+                         const Epochs* epochs) {
+  const TileTerrain t = sample_tile_terrain(world, key, abandon, epochs);
   const double sea_level = world.definition().terrain().sea_level();
   TileImage image(true);
   for (int y = 0; y < kTilePixels; ++y) {

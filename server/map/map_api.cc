@@ -56,11 +56,13 @@ std::string layer_json(const LayerInfo& l, const std::string& name, const std::s
          ",\"overlay\":" + (l.overlay ? "true" : "false") + ",\"min_zoom\":" + std::to_string(l.min_zoom) + "}";
 }
 
-// Every layer the page can show: the families, and one per resource layer where a family takes
-// one ("density.forest", "objects.forest").
-std::string layers_json(const World& world) {
+// Every layer the page can show: the families (the epochs overlay only for a world that changed
+// after launch), and one per resource layer where a family takes one ("density.forest",
+// "objects.forest").
+std::string layers_json(const World& world, bool epochs) {
   std::string out = "[";
   for (const LayerInfo& l : kLayers) {
+    if (l.layer == Layer::kEpochs && !epochs) continue;  // a world that never changed: nothing to draw
     if (l.resource != ResourcePart::kRequired) out += (out.size() > 1 ? "," : "") + layer_json(l, l.name, l.title);
     if (l.resource == ResourcePart::kNone) continue;
     for (const ResourceLayer& r : world.resources().all()) {
@@ -141,7 +143,7 @@ std::string status_json(const World& world, const std::string& source, const std
          ",\"max_zoom\":" + std::to_string(kMaxZoom) + ",\"watching\":" + flag(features.watching) +
          ",\"edits\":" + flag(features.edits) + ",\"players\":" + flag(features.players) +
          ",\"moderation\":" + flag(features.moderation) + ",\"errors\":" + error_list +
-         ",\"layers\":" + layers_json(world) + ",\"structures\":" + names_of(d.structures()) + "}";
+         ",\"layers\":" + layers_json(world, features.epochs) + ",\"structures\":" + names_of(d.structures()) + "}";
 }
 
 std::pair<int, std::string> point_json(const World& world, const std::string& query) {

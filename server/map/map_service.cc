@@ -128,11 +128,11 @@ MapService::MapService(MapOptions options)
 
 MapService::~MapService() = default;
 
-void MapService::set_world(const World& world, std::string source) {
+void MapService::set_world(const World& world, std::string source, std::shared_ptr<const Epochs> epochs) {
   auto shared = std::make_shared<const World>(world);
   std::lock_guard lock(mutex_);
   if (state_.world && state_.world->fingerprint() != world.fingerprint()) cache_.clear();
-  state_ = State{std::move(shared), std::move(source), {}};
+  state_ = State{std::move(shared), std::move(epochs), std::move(source), {}};
 }
 
 void MapService::set_errors(std::vector<std::string> errors) {
@@ -194,7 +194,7 @@ void MapService::dispatch(MapRoute route, const MapRequest& request, const std::
     case MapRoute::kStatus:
       return reply(json(200, status_json(*world, now.source, now.errors,
                                          {options_.watching, bool(options_.edited_chunks), bool(options_.players),
-                                          bool(options_.moderation), options_.publish_seed})));
+                                          bool(options_.moderation), options_.publish_seed, now.epochs != nullptr})));
     case MapRoute::kPoint: {
       auto [status, body] = point_json(*world, query);  // microseconds: answered here
       return reply(json(status, std::move(body)));
@@ -255,13 +255,17 @@ void MapService::serve_page(const std::string& query, const MapReplyFn& reply) c
 
 void MapService::serve_tile(const MapRequest& request, const std::string& path, MapReplyFn reply,
                             const Cancelled& cancelled) {
-  const std::shared_ptr<const World> world = state().world;
+  const State now = state();
+  const std::shared_ptr<const World> world = now.world;
+  const std::shared_ptr<const Epochs> epochs = now.epochs;
   std::vector<std::string> resources;
   for (const ResourceLayer& r : world->resources().all()) resources.push_back(r.name);
   auto parsed = parse_tile_path(path, resources);
   if (auto* reason = std::get_if<std::string>(&parsed)) return reply(text(400, *reason + "\n"));
   const TileKey key = std::get<TileKey>(parsed);
-  const std::string etag = tile_etag(world->fingerprint(), key);
+  // The epochs' count in the tag: a store rebound to the same world without them draws otherwise.
+  const std::string etag =
+      tile_etag(world->fingerprint() + (epochs ? "-e" + std::to_string(epochs->newest() + 1) : ""), key);
   const std::vector<std::pair<std::string, std::string>> headers = {{"ETag", etag}, {"Cache-Control", "no-cache"}};
   if (request.if_none_match == etag) {
     ++tiles_not_modified_;
@@ -275,8 +279,9 @@ void MapService::serve_tile(const MapRequest& request, const std::string& path, 
   const TilePlace centre{static_cast<double>(key.world_x0()) + half, static_cast<double>(key.world_z0()) + half};
   on_pool(
       std::move(reply), cancelled,
-      [this, world, key, etag, headers, cancelled] {
-        auto png = std::make_shared<const std::string>(render_tile(*world, key, cancelled.get(), &chunks_).png());
+      [this, world, epochs, key, etag, headers, cancelled] {
+        auto png = std::make_shared<const std::string>(
+            render_tile(*world, key, cancelled.get(), &chunks_, epochs.get()).png());
         ++tiles_rendered_;
         cache_.insert(etag, png);
         return MapReply{200, "image/png", *png, headers};

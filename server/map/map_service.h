@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "chunkforge/chunk.h"
+#include "chunkforge/epochs.h"
 #include "chunkforge/v1/chunk.pb.h"
 #include "chunkforge/world.h"
 #include "tile_cache.h"
@@ -163,8 +164,10 @@ class MapService {
   explicit MapService(MapOptions options);
   ~MapService();
 
-  // Shows `world` from now on (clearing any errors); `source` names it on the page.
-  void set_world(const World& world, std::string source);
+  // Shows `world` from now on (clearing any errors); `source` names it on the page. `epochs`:
+  // its epochs when it changed after launch (the newest is `world`), drawn by the base layers
+  // and the epochs overlay.
+  void set_world(const World& world, std::string source, std::shared_ptr<const Epochs> epochs = nullptr);
   // The world file is broken: the page lists `errors`; the last good world stays shown.
   void set_errors(std::vector<std::string> errors);
 
@@ -177,6 +180,7 @@ class MapService {
  private:
   struct State {
     std::shared_ptr<const World> world;
+    std::shared_ptr<const Epochs> epochs;
     std::string source;
     std::vector<std::string> errors;
   };
@@ -209,6 +213,7 @@ class MapService {
 // What the page may show beside the world (/api/status): each true when the server offers it.
 struct MapFeatures {
   bool watching = false, edits = false, players = false, moderation = false, publish_seed = true;
+  bool epochs = false;  // the world changed after launch: the epochs overlay is listed
 };
 
 // The JSON bodies (map_api.cc): the world and layers; the terrain at a point; the nearest

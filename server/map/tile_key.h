@@ -34,7 +34,7 @@ inline constexpr int64_t kWorldLimit = int64_t{1} << 40;  // as `chunkforge loca
 // Bump when drawing changes: it is part of every ETag, so browsers drop their stale tiles.
 inline constexpr int kRendererVersion = 2;
 
-enum class Layer { kMaterials, kBiomes, kElevation, kStructures, kObjects, kGrid, kDensity, kCount };
+enum class Layer { kMaterials, kBiomes, kElevation, kStructures, kObjects, kGrid, kDensity, kEpochs, kCount };
 
 // Whether a layer's URL name takes a resource layer after a dot ("density.forest").
 enum class ResourcePart { kNone, kOptional, kRequired };
@@ -60,6 +60,7 @@ inline constexpr std::array<LayerInfo, static_cast<size_t>(Layer::kCount)> kLaye
     {Layer::kObjects, "objects", "Objects (resources)", true, 0, ResourcePart::kOptional, "Objects"},
     {Layer::kGrid, "grid", "Chunk grid", true, kMinZoom},
     {Layer::kDensity, "density", "Density", true, kMinZoom, ResourcePart::kRequired, "Density"},
+    {Layer::kEpochs, "epochs", "Epochs and seams", true, kMinZoom},
 }};
 static_assert(kLayers.size() == static_cast<size_t>(Layer::kCount), "one record per layer");
 

@@ -3,16 +3,17 @@
 
 namespace chunkforge::map {
 
-TileImage render_tile(const World& world, const TileKey& key, const std::atomic<bool>* abandon, TileChunks* chunks) {
+TileImage render_tile(const World& world, const TileKey& key, const std::atomic<bool>* abandon, TileChunks* chunks,
+                      const Epochs* epochs) {
   const LayerInfo& info = layer_info(key.layer);
   if (key.z < info.min_zoom) return TileImage(!info.overlay);
   switch (key.layer) {
     case Layer::kMaterials:
-      return draw_materials(world, key, abandon);
+      return draw_materials(world, key, abandon, epochs);
     case Layer::kBiomes:
-      return draw_biomes(world, key, abandon);
+      return draw_biomes(world, key, abandon, epochs);
     case Layer::kElevation:
-      return draw_elevation(world, key, abandon);
+      return draw_elevation(world, key, abandon, epochs);
     case Layer::kStructures:
       return draw_structures(world, key, abandon);
     case Layer::kObjects:
@@ -21,6 +22,8 @@ TileImage render_tile(const World& world, const TileKey& key, const std::atomic<
       return draw_grid(world, key);
     case Layer::kDensity:
       return draw_density(world, key, abandon);
+    case Layer::kEpochs:
+      return draw_epochs(world, key, abandon, epochs);
     case Layer::kCount:
       break;
   }

@@ -11,6 +11,10 @@
 // Sample (x, y) stands at the pixel's lowest corner, as in `chunkforge render`. Samples come
 // from Terrain::lattice over the pixel lattice in squares (batched noise, the same bits as
 // Terrain::sample), at any zoom: also where pixels lie whole chunks apart.
+// In a world that changed after launch (`epochs`, whose newest is `world`), each sample is the
+// land of its chunk's epoch as that epoch's chunks show it (Epochs::shown): older land as it
+// was, the newest epoch's blended at its seams. An older epoch's biome and material ids are
+// renumbered after the newest's (EpochIds), so that sample_colors colours every sample.
 // Thread-safe (reads an immutable World). Throws GenerationAbandoned once `abandon` reads true.
 #pragma once
 
@@ -20,6 +24,8 @@
 #include <functional>
 #include <vector>
 
+#include "chunkforge/catalog_colors.h"
+#include "chunkforge/epochs.h"
 #include "chunkforge/world.h"
 #include "tile_key.h"
 
@@ -38,17 +44,28 @@ struct TileTerrain {
   }
 };
 
+// Where each older epoch's biome and material ids start among a tile's samples: after the
+// newest epoch's catalogue, then epoch 0's, 1's, ... (by epoch, oldest first).
+struct EpochIds {
+  std::vector<uint32_t> biomes, materials;
+};
+EpochIds epoch_ids(const Epochs& epochs);
+// The colours of every biome (or material) id a sample may hold: the world's catalogue, then in
+// a world with epochs each older epoch's, as EpochIds numbers them.
+std::vector<Rgb> sample_colors(const World& world, const Epochs* epochs, bool biomes);
+
 // Throws GenerationAbandoned once `abandon` (may be null) reads true: a render's check between
 // steps.
 void throw_if_abandoned(const std::atomic<bool>* abandon);
 
-TileTerrain sample_tile_terrain(const World& world, const TileKey& key, const std::atomic<bool>* abandon);
+TileTerrain sample_tile_terrain(const World& world, const TileKey& key, const std::atomic<bool>* abandon,
+                                const Epochs* epochs = nullptr);
 
 // The same samples square by square, without the copy: `visit(grid, px, py, block)` for each
 // lattice square, whose sample (i, j) covers the `block` x `block` pixels from
 // (px + i * block, py + j * block). For layers that colour each pixel from its own sample alone.
 using SquareVisitor = std::function<void(const TerrainGrid& grid, int px, int py, int block)>;
 void visit_tile_terrain(const World& world, const TileKey& key, const std::atomic<bool>* abandon,
-                        const SquareVisitor& visit);
+                        const SquareVisitor& visit, const Epochs* epochs = nullptr);
 
 }  // namespace chunkforge::map

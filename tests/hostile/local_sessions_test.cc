@@ -123,9 +123,9 @@ TEST(HostileScenario, LocalSessionsJumpingOverEditedChunks) {
 // middle (256 logs read from the store per call, on the generation queue), every other call
 // given up after 5 ms (abandoned: queued or reading).
 void flood_chunk_edits(ServerProcess& server, const v1::LocalGeneration& local, std::atomic<int>& answered,
-                       std::stop_token stop, int64_t centre_x = 0) {
+                       std::stop_token stop, int64_t centre_x = 0, int thread_count = 8) {
   std::vector<std::jthread> threads;
-  for (int t = 0; t < 8; ++t) {
+  for (int t = 0; t < thread_count; ++t) {
     threads.emplace_back([&, t] {
       auto stub = v1::WorldService::NewStub(server.channel());
       v1::GetChunkEditsRequest request;
@@ -177,7 +177,8 @@ void edit_one_a_region(ServerProcess& server) {
 
 // Sessions hold both epochs and jump across the upgraded land, each update to another spot of
 // it (a new set of regions: the server's record of what it sent fills and starts afresh);
-// GetChunkEdits is flooded over the same land meanwhile.
+// GetChunkEdits is flooded over the same land meanwhile by 2 threads (with the sessions, about
+// what local_sessions and chunk_edits each load the server with).
 TEST(HostileScenario, EpochSessionsJumpingOverOlderLand) {
   const std::string data = test::unique_temp_dir("hostile_epochs_data");
   v1::LocalGeneration local;
@@ -207,7 +208,7 @@ TEST(HostileScenario, EpochSessionsJumpingOverOlderLand) {
   };
   scenario.attack(8s, [&](std::stop_token stop) {
     std::jthread flood(
-        [&](std::stop_token inner) { flood_chunk_edits(scenario.server(), local, answered, inner, 40); });
+        [&](std::stop_token inner) { flood_chunk_edits(scenario.server(), local, answered, inner, 40, 2); });
     jump_locally(scenario.server(), local, seen, stop, across);
   });
   scenario.expect_within_bounds();
