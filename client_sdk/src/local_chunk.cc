@@ -11,7 +11,7 @@ namespace chunkforge::client {
 void describe_generator(const BaseGenerator& generator, v1::LocalGeneration& ask) {
   for (uint32_t version : generator.generator_versions()) ask.add_generator_versions(version);
   ask.set_fingerprint(generator.fingerprint());
-  for (const std::string& epoch : generator.older_epochs()) ask.add_older_epochs(epoch);
+  for (const std::string& epoch : generator.older_epochs()) ask.mutable_older_epochs()->append(epoch);
 }
 
 LocalChunk make_local_chunk(BaseGenerator& generator, ChunkCoord coord, const ChunkOptions& options,

@@ -46,7 +46,8 @@ class OlderLandAnswer {
  public:
   explicit OlderLandAnswer(const Epochs& epochs) : epochs_(epochs) {}
 
-  // Adds the land `coord` needs; false, adding nothing, when that would pass kMaxOlderLandMaps.
+  // Adds the land `coord` needs; false, adding nothing, once the answer holds kMaxOlderLandMaps
+  // maps and `coord` needs more.
   bool add(ChunkCoord coord) {
     const RegionKey region{coord.x >> SeenLand::kRegionShift, coord.z >> SeenLand::kRegionShift};
     if (const auto it = decided_.find(region); it != decided_.end()) return it->second;

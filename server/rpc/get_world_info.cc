@@ -3,6 +3,7 @@
 // shares it (--client-generation, docs/client-generation.md).
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "log/client_log.h"
@@ -71,14 +72,18 @@ std::string WorldService::older_epochs_refusal(const v1::LocalGeneration& client
   for (uint32_t e = 0; epochs != nullptr && e < epochs->newest(); ++e) {
     fingerprints.push_back(epochs->world(e).fingerprint());
   }
-  const auto& held = client.older_epochs();
-  if (static_cast<size_t>(held.size()) != fingerprints.size()) {
-    return "the client holds " + std::to_string(held.size()) + " older epochs, the world has " +
-           std::to_string(fingerprints.size()) + ": generate from the definitions GetWorldInfo gives now";
+  const std::string& held = client.older_epochs();  // 16 hex digits an epoch
+  constexpr size_t kDigits = 16;
+  if (held.size() != fingerprints.size() * kDigits) {
+    return "the client's older epochs are " + std::to_string(held.size()) + " characters, the world's " +
+           std::to_string(fingerprints.size()) +
+           " fingerprints of 16 hex digits: generate from the definitions "
+           "GetWorldInfo gives now";
   }
   for (size_t e = 0; e < fingerprints.size(); ++e) {
-    if (held[static_cast<int>(e)] != fingerprints[e]) {
-      return "the client's epoch " + std::to_string(e) + " fingerprint " + quote_client(held[static_cast<int>(e)]) +
+    if (const std::string_view fingerprint = std::string_view(held).substr(e * kDigits, kDigits);
+        fingerprint != fingerprints[e]) {
+      return "the client's epoch " + std::to_string(e) + " fingerprint " + quote_client(fingerprint) +
              " is not the world's \"" + fingerprints[e] + "\": generate from the definitions GetWorldInfo gives now";
     }
   }

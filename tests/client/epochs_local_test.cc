@@ -163,14 +163,16 @@ TEST_P(EpochsLocalTest, AGeneratorOrAClientWithoutAnEpochIsRefusedWithTheReason)
   v1::LocalGeneration ask;
   ask.add_generator_versions(3);  // the newest epoch's only
   ask.set_fingerprint(generator->fingerprint());
-  ask.add_older_epochs(generator->older_epochs().front());
+  ask.set_older_epochs(generator->older_epochs().front());
   EXPECT_NE(refusal(ask).find("epoch 0's generator version 2 is not among the client's [3]"), std::string::npos)
       << refusal(ask);
   ask.add_generator_versions(2);
   EXPECT_EQ(refusal(ask), "");
-  ask.set_older_epochs(0, "0123456789abcdef");
+  ask.set_older_epochs("0123456789abcdef");
   EXPECT_NE(refusal(ask).find("epoch 0 fingerprint \"0123456789abcdef\" is not the world's"), std::string::npos)
       << refusal(ask);
+  ask.set_older_epochs("0123");
+  EXPECT_NE(refusal(ask).find("older epochs are 4 characters"), std::string::npos) << refusal(ask);
   ask.clear_older_epochs();
   EXPECT_EQ(refusal(ask), "");  // the newest world only: older land comes whole
 }

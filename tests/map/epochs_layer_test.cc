@@ -56,7 +56,8 @@ TEST(EpochsMapTest, BaseLayersDrawEachChunkAsItsEpochShowsIt) {
     EXPECT_GT(older, 3000);
     EXPECT_GT(seam_differs, 100) << "the seam is blended";
     const TileKey far = tile(layer, 10, 10);  // chunks 160..175: far beyond every seam's reach
-    EXPECT_TRUE(same_pixels(render_tile(newest, far, nullptr, nullptr, &epochs), render_tile(newest, far, nullptr, nullptr)));
+    EXPECT_TRUE(
+        same_pixels(render_tile(newest, far, nullptr, nullptr, &epochs), render_tile(newest, far, nullptr, nullptr)));
   }
 }
 
@@ -97,8 +98,7 @@ TEST(EpochsMapTest, ThePageListsTheOverlayOnlyForAWorldWithEpochs) {
   MapFeatures features;
   EXPECT_EQ(status_json(test::next_epoch_world(), "test", {}, features).find("\"epochs\""), std::string::npos);
   features.epochs = true;
-  EXPECT_NE(status_json(test::next_epoch_world(), "test", {}, features).find("\"name\":\"epochs\""),
-            std::string::npos);
+  EXPECT_NE(status_json(test::next_epoch_world(), "test", {}, features).find("\"name\":\"epochs\""), std::string::npos);
 }
 
 }  // namespace
