@@ -41,11 +41,6 @@ Status EpochsGenerator::add_older_land(std::string_view bytes) {
   return {};
 }
 
-size_t EpochsGenerator::chunks_held() const {
-  std::lock_guard lock(mutex_);
-  return held_.chunks_seen();
-}
-
 EpochsGenerator::Borrowed EpochsGenerator::borrow() {
   std::lock_guard lock(mutex_);
   if (idle_.empty()) return {std::make_unique<EpochStream>(epochs_), epochs_};

@@ -39,9 +39,6 @@ class EpochsGenerator final : public BaseGenerator {
   std::shared_ptr<const v1::LodTile> generate_tile(const LodKey& key,
                                                    const std::atomic<bool>* abandon = nullptr) override;
 
-  // The land it holds now.
-  size_t chunks_held() const;
-
  private:
   // A stream of the current Epochs (an idle one, or a new one), with that Epochs.
   struct Borrowed {
