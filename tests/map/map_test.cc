@@ -37,7 +37,7 @@ TEST(TileKeyTest, RejectsBadPathsWithAReason) {
   EXPECT_EQ(
       reason("/tiles/lava/0/0/0.png"),
       "unknown layer \"lava\": one of materials, biomes, elevation, structures, objects, objects.<resource>, grid, "
-      "density.<resource>");
+      "density.<resource>, epochs");
   EXPECT_EQ(reason("/tiles/materials/5/0/0.png"), "zoom must be in [-8, 4] (got 5)");
   EXPECT_EQ(reason("/tiles/materials/-9/0/0.png"), "zoom must be in [-8, 4] (got -9)");
   EXPECT_EQ(reason("/tiles/materials/x/0/0.png"), "zoom must be an integer (got \"x\")");

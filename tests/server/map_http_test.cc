@@ -98,7 +98,7 @@ TEST_F(MapHttpTest, BadTileRequestsGet400WithAReason) {
       {"/tiles/materials/-8/1000000000/0.png", "the tile lies past the world limit of +-2^40 units\n"},
       {"/tiles/nope/0/0/0.png",
        "unknown layer \"nope\": one of materials, biomes, elevation, structures, objects, "
-       "objects.<resource>, grid, density.<resource>\n"},
+       "objects.<resource>, grid, density.<resource>, epochs\n"},
       {"/tiles/density.lava/0/0/0.png", "unknown resource layer \"lava\": one of forest, iron, coal, boulders\n"},
       {"/tiles/density/0/0/0.png",
        "layer density needs a resource layer: density.<resource>, <resource> one of "
