@@ -104,7 +104,8 @@ std::optional<uint32_t> SeenLand::epoch_of(ChunkCoord c) const {
   return epoch_in(it->second, bit_of(c));
 }
 
-bool SeenLand::any_before(ChunkCoord lo, ChunkCoord hi, uint32_t epoch) const {
+template <typename Fn>
+bool SeenLand::find_map_before(ChunkCoord lo, ChunkCoord hi, uint32_t epoch, Fn&& fn) const {
   if (epoch == 0 || regions_.empty()) return false;
   const RegionKey r0 = region_of(lo), r1 = region_of(hi);
   for (int64_t rz = r0.z; rz <= r1.z; ++rz) {
@@ -113,19 +114,24 @@ bool SeenLand::any_before(ChunkCoord lo, ChunkCoord hi, uint32_t epoch) const {
       if (it == regions_.end()) continue;
       for (const EpochBits& m : it->second) {
         if (m.epoch >= epoch) break;
-        // The map's rows and columns that fall inside [lo, hi].
-        for (int64_t z = std::max(lo.z, rz * kRegionSide); z <= std::min(hi.z, rz * kRegionSide + kRegionSide - 1);
-             ++z) {
-          for (int64_t x = std::max(lo.x, rx * kRegionSide); x <= std::min(hi.x, rx * kRegionSide + kRegionSide - 1);
-               ++x) {
-            const unsigned bit = bit_of({x, z});
-            if (((m.bits[bit >> 6] >> (bit & 63)) & 1) != 0) return true;
-          }
-        }
+        if (fn(rx, rz, m)) return true;
       }
     }
   }
   return false;
+}
+
+bool SeenLand::any_before(ChunkCoord lo, ChunkCoord hi, uint32_t epoch) const {
+  return find_map_before(lo, hi, epoch, [&](int64_t rx, int64_t rz, const EpochBits& m) {
+    // The map's rows and columns that fall inside [lo, hi].
+    for (int64_t z = std::max(lo.z, rz * kRegionSide); z <= std::min(hi.z, rz * kRegionSide + kRegionSide - 1); ++z) {
+      for (int64_t x = std::max(lo.x, rx * kRegionSide); x <= std::min(hi.x, rx * kRegionSide + kRegionSide - 1); ++x) {
+        const unsigned bit = bit_of({x, z});
+        if (((m.bits[bit >> 6] >> (bit & 63)) & 1) != 0) return true;
+      }
+    }
+    return false;
+  });
 }
 
 void SeenLand::merge(const SeenLand& other) {
@@ -134,18 +140,10 @@ void SeenLand::merge(const SeenLand& other) {
 
 SeenLand SeenLand::excerpt(ChunkCoord lo, ChunkCoord hi, uint32_t epoch) const {
   SeenLand out;
-  if (epoch == 0 || regions_.empty()) return out;
-  const RegionKey r0 = region_of(lo), r1 = region_of(hi);
-  for (int64_t rz = r0.z; rz <= r1.z; ++rz) {
-    for (int64_t rx = r0.x; rx <= r1.x; ++rx) {
-      const auto it = regions_.find({rx, rz});
-      if (it == regions_.end()) continue;
-      for (const EpochBits& m : it->second) {
-        if (m.epoch >= epoch) break;
-        out.merge(rx, rz, m.epoch, m.bits);
-      }
-    }
-  }
+  find_map_before(lo, hi, epoch, [&](int64_t rx, int64_t rz, const EpochBits& m) {
+    out.merge(rx, rz, m.epoch, m.bits);
+    return false;
+  });
   return out;
 }
 

@@ -21,6 +21,7 @@
 #include "chunkforge/v1/info.pb.h"
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "support/eventually.h"
+#include "support/local_client.h"
 #include "support/store_server.h"
 #include "support/view_copies.h"
 
@@ -47,17 +48,8 @@ class EpochsLocalTest : public testing::TestWithParam<std::string> {
     plain_.emplace(connect());
   }
 
-  Client connect() {
-    Result<Client> client = Client::connect(store_.target());
-    EXPECT_TRUE(client) << client.status().to_string();
-    return std::move(*client);
-  }
-
-  std::shared_ptr<BaseGenerator> generator() {
-    Result<std::shared_ptr<BaseGenerator>> made = make_local_generator(*plain_);
-    EXPECT_TRUE(made) << made.status().to_string();
-    return made ? *made : nullptr;
-  }
+  Client connect() { return test::connect_client(store_.target()); }
+  std::shared_ptr<BaseGenerator> generator() { return test::local_generator(*plain_); }
 
   std::string served(ChunkCoord c, const ChunkOptions& options) {
     Result<Chunk> chunk = plain_->chunk(c, options);

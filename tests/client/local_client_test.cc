@@ -28,6 +28,7 @@
 #include "chunkforge/v1/service.grpc.pb.h"
 #include "chunkforge/world.h"
 #include "edits/edit_service.h"
+#include "support/local_client.h"
 #include "support/lying_generator.h"
 #include "support/store_server.h"
 
@@ -45,17 +46,8 @@ class LocalClientTest : public testing::TestWithParam<std::string> {
     local_.emplace(connect());
   }
 
-  Client connect() {
-    Result<Client> client = Client::connect(target_);
-    EXPECT_TRUE(client) << client.status().to_string();
-    return std::move(*client);
-  }
-
-  std::shared_ptr<BaseGenerator> generator() {
-    Result<std::shared_ptr<BaseGenerator>> made = make_local_generator(*plain_);
-    EXPECT_TRUE(made) << made.status().to_string();
-    return made ? *made : nullptr;
-  }
+  Client connect() { return test::connect_client(target_); }
+  std::shared_ptr<BaseGenerator> generator() { return test::local_generator(*plain_); }
 
   // The chunks of a region, in the order they came.
   static std::vector<std::string> region(Client& client, ChunkCoord centre, uint32_t radius,

@@ -92,6 +92,10 @@ class SeenLand {
   static RegionKey region_of(ChunkCoord c);
   static unsigned bit_of(ChunkCoord c);  // index within its region's map
   std::optional<uint32_t> epoch_in(const Region& region, unsigned bit) const;
+  // Calls fn(region_x, region_z, map) for each map of an epoch below `epoch` of the regions
+  // holding a chunk of [lo, hi], until fn returns true; whether one did.
+  template <typename Fn>
+  bool find_map_before(ChunkCoord lo, ChunkCoord hi, uint32_t epoch, Fn&& fn) const;
   // The region's map for `epoch`, added (empty, in epoch order) if it has none.
   static EpochBits& map_for(Region& region, uint32_t epoch);
 
