@@ -67,7 +67,7 @@ class LocalSessionTest : public testing::TestWithParam<std::string> {
   }
   std::shared_ptr<LyingGenerator> liar() { return std::make_shared<LyingGenerator>(generator()); }
 
-  void watch(ChunkCoord at, uint32_t radius, std::shared_ptr<BaseGenerator> generator, ChunkOptions chunk = {}) {
+  void watch(ChunkCoord at, uint32_t radius, std::shared_ptr<BaseGenerator> generator, const ChunkOptions& chunk = {}) {
     ViewOptions view;
     view.view_radius = radius;
     view.chunk = chunk;

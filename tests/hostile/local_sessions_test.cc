@@ -61,7 +61,7 @@ std::pair<double, double> middle_or_far(int64_t k, size_t s) {
   return {static_cast<double>(k) * 1e5, static_cast<double>(s) * 1e7};
 }
 
-void jump_locally(ServerProcess& server, const v1::LocalGeneration& local, Seen& seen, std::stop_token stop,
+void jump_locally(ServerProcess& server, const v1::LocalGeneration& local, Seen& seen, const std::stop_token& stop,
                   const Where& where = middle_or_far, int readers = 16) {
   struct Jumper {
     grpc::ClientContext context;
@@ -110,7 +110,7 @@ TEST(HostileScenario, LocalSessionsJumpingOverEditedChunks) {
   edit_the_middle(scenario.server());
   const v1::LocalGeneration local = declared(scenario.server());
   Seen seen;
-  scenario.attack(8s, [&](std::stop_token stop) { jump_locally(scenario.server(), local, seen, stop); });
+  scenario.attack(8s, [&](const std::stop_token& stop) { jump_locally(scenario.server(), local, seen, stop); });
   scenario.expect_within_bounds();
   std::printf("hostile local_sessions: %d accepted, %d pristine entries, %d edited chunks\n", seen.accepted.load(),
               seen.pristine.load(), seen.edited.load());
@@ -123,8 +123,9 @@ TEST(HostileScenario, LocalSessionsJumpingOverEditedChunks) {
 // middle (256 logs read from the store per call, on the generation queue), every other call
 // given up after 5 ms (abandoned: queued or reading).
 void flood_chunk_edits(ServerProcess& server, const v1::LocalGeneration& local, std::atomic<int>& answered,
-                       std::stop_token stop, int64_t centre_x = 0, int thread_count = 8) {
+                       const std::stop_token& stop, int64_t centre_x = 0, int thread_count = 8) {
   std::vector<std::jthread> threads;
+  threads.reserve(static_cast<size_t>(thread_count));
   for (int t = 0; t < thread_count; ++t) {
     threads.emplace_back([&, t] {
       auto stub = v1::WorldService::NewStub(server.channel());
@@ -150,7 +151,8 @@ TEST(HostileScenario, ChunkEditsFloodOverEditedChunks) {
   edit_the_middle(scenario.server());
   const v1::LocalGeneration local = declared(scenario.server());
   std::atomic<int> answered{0};
-  scenario.attack(8s, [&](std::stop_token stop) { flood_chunk_edits(scenario.server(), local, answered, stop); });
+  scenario.attack(8s,
+                  [&](const std::stop_token& stop) { flood_chunk_edits(scenario.server(), local, answered, stop); });
   scenario.expect_within_bounds();
   std::printf("hostile chunk_edits: %d answers with edited chunks\n", answered.load());
   EXPECT_GT(answered, 0) << "the flood never reached the store's logs";
@@ -207,9 +209,9 @@ TEST(HostileScenario, EpochSessionsJumpingOverOlderLand) {
     const auto spot = [](int64_t n) { return static_cast<double>((n * 7919) % 480 - 240) * 64; };
     return std::pair{spot(k * 17 + static_cast<int64_t>(s)), spot(k * 31 + static_cast<int64_t>(s) * 3)};
   };
-  scenario.attack(8s, [&](std::stop_token stop) {
+  scenario.attack(8s, [&](const std::stop_token& stop) {
     std::jthread flood(
-        [&](std::stop_token inner) { flood_chunk_edits(scenario.server(), local, answered, inner, 40, 2); });
+        [&](const std::stop_token& inner) { flood_chunk_edits(scenario.server(), local, answered, inner, 40, 2); });
     jump_locally(scenario.server(), local, seen, stop, across, 8);
   });
   scenario.expect_within_bounds();
