@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "chunkforge/coord.h"
+#include "chunkforge/hash.h"
 #include "tile_renderer.h"
 #include "tile_terrain.h"
 
@@ -35,8 +36,10 @@ class ChunkKinds {
   }
 
  private:
-  struct Hash {
-    size_t operator()(ChunkCoord c) const { return std::hash<int64_t>()(c.x * 0x9E3779B97F4A7C15LL ^ c.z); }
+  struct Hash {  // as SeenLand's regions are hashed: unsigned, so no multiplication overflows
+    size_t operator()(ChunkCoord c) const {
+      return static_cast<size_t>(mix64(mix64(static_cast<uint64_t>(c.x)) ^ static_cast<uint64_t>(c.z)));
+    }
   };
   const Epochs& epochs_;
   std::unordered_map<ChunkCoord, int, Hash> kinds_;
