@@ -120,11 +120,12 @@ struct OctaveRun {
 
 // Adds one octave to every row of acc (rows of `stride` doubles); `rows` are the grid rows'
 // coordinates scaled to the octave; lo and hi are scratch rows of that length, allocated once
-// per grid rather than per octave.
+// per grid rather than per octave. The grid rows inside one lattice cell go to the kernel
+// together (RowsInputs): they share both lattice rows.
 void accumulate_octave(const OctaveRun& o, const Columns& cols, int nx, const perlin_rows::ScaledCoords& rows, int nz,
                        LatticeRow& lo, LatticeRow& hi, double* acc, size_t stride) {
   bool have_rows = false;
-  for (int j = 0; j < nz; ++j) {
+  for (int j = 0; j < nz;) {
     const int64_t zc = rows.cell[j];
     if (!have_rows || zc != lo.zc) {
       if (have_rows && zc == hi.zc) {
@@ -135,10 +136,23 @@ void accumulate_octave(const OctaveRun& o, const Columns& cols, int nx, const pe
       build_lattice_row(o.seed, cols, nx, zc + 1, hi);
       have_rows = true;
     }
-    const perlin_rows::RowInputs in{lo.view(),     hi.view(),    cols.u,   rows.frac[j],
-                                    rows.frac1[j], rows.fade[j], o.weight, acc + static_cast<size_t>(j) * stride,
-                                    stride,        o.first,      o.finish};
-    perlin_rows::accumulate_row(in);
+    int end = j + 1;
+    while (end < nz && rows.cell[end] == zc) ++end;
+    const perlin_rows::RowsInputs in{lo.view(),
+                                     hi.view(),
+                                     cols.u,
+                                     rows.frac + j,
+                                     rows.frac1 + j,
+                                     rows.fade + j,
+                                     static_cast<size_t>(end - j),
+                                     o.weight,
+                                     acc + static_cast<size_t>(j) * stride,
+                                     stride,
+                                     stride,
+                                     o.first,
+                                     o.finish};
+    perlin_rows::accumulate_rows(in);
+    j = end;
   }
 }
 

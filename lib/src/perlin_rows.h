@@ -1,7 +1,7 @@
 // The batched 2D Perlin grid's inner loop as vector code (perlin_rows_simd.cc, Highway with
-// runtime dispatch): one grid row of one octave, and the final offset/amplitude step. The
-// caller (noise_grid_batched.cc) prepares per-column tables so that the kernel only loads,
-// multiplies, adds and stores: the same IEEE operations, in the same order, as
+// runtime dispatch): the grid rows of one octave inside one lattice cell, and the final
+// offset/amplitude step. The caller (noise_grid_batched.cc) prepares per-column tables so that the
+// kernel only loads, multiplies, adds and stores: the same IEEE operations, in the same order, as
 // perlin2_cell() + Fractal::finish() in noise.cc, so every lane equals the scalar path's bits.
 #pragma once
 
@@ -61,16 +61,20 @@ struct FinishSpec {
   double norm;
 };
 
-struct RowInputs {
+// The grid rows of one octave that lie in one lattice cell (z between zc and zc + 1): they share
+// the two lattice rows' tables and differ in fz alone.
+struct RowsInputs {
   LatticeRowView lo;  // lattice row zc: corners 00 and 10
   LatticeRowView hi;  // lattice row zc + 1: corners 01 and 11
   const double* u;    // fade(fx_i)
-  double fz;          // the row's fraction in its lattice cell
-  double fz1;         // fz - 1.0
-  double v;           // fade(fz)
-  double weight;      // the octave's weight
-  double* acc;        // the row's running sums: acc[i] += weight * perlin
-  size_t n;           // a multiple of kPadLanes
+  const double* fz;   // each row's fraction in the cell
+  const double* fz1;  // fz - 1.0
+  const double* v;    // fade(fz)
+  size_t rows;
+  double weight;  // the octave's weight
+  double* acc;    // the first row's running sums: row r at acc + r * stride
+  size_t stride;
+  size_t n;  // columns: a multiple of kPadLanes
   // The first octave: acc is not read, the sum starts at 0.0 (0.0 + x, as the scalar sum does:
   // it turns -0.0 into +0.0), so the accumulator need not be zeroed beforehand.
   bool first = false;
@@ -79,9 +83,9 @@ struct RowInputs {
   const FinishSpec* finish = nullptr;
 };
 
-// acc[i] += weight * lerp(lerp(n00, n10, u), lerp(n01, n11, u), v) for i < n (see `first` and
-// `finish` above for the first and last octaves).
-void accumulate_row(const RowInputs& in);
+// acc[r * stride + i] += weight * lerp(lerp(n00, n10, u), lerp(n01, n11, u), v[r]) for r < rows,
+// i < n (see `first` and `finish` above for the first and last octaves).
+void accumulate_rows(const RowsInputs& in);
 // The row's tables for the first columns that fill whole vectors, where the instruction set
 // multiplies 64-bit integers (AVX-512; elsewhere none): returns how many it did.
 size_t hash_row(const HashRowInputs& in);

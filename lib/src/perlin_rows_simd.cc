@@ -36,33 +36,42 @@ HWY_INLINE V Grad(V gx_times_x, V gz, V z) {
   return hn::Add(gx_times_x, hn::Mul(gz, z));
 }
 
-// The row's perlin values times the octave's weight, added to the running sums (0.0 for the
+// The rows' perlin values times the octave's weight, added to the running sums (0.0 for the
 // first octave) and finished after the last one: kFirst and kFinish select the variant once per
-// row rather than per vector.
+// call rather than per vector. Column by column, the rows inside: a column's nine table vectors
+// are loaded once for all the rows of the cell, and only the sums move.
 template <bool kFirst, bool kFinish>
-HWY_INLINE void AccumulateRowAs(const RowInputs& in) {
+HWY_INLINE void AccumulateRowsAs(const RowsInputs& in) {
   const hn::ScalableTag<double> d;
-  const auto fz = hn::Set(d, in.fz), fz1 = hn::Set(d, in.fz1), v = hn::Set(d, in.v);
   const auto weight = hn::Set(d, in.weight);
   const FinishSpec spec = kFinish ? *in.finish : FinishSpec{};
   const auto off = hn::Set(d, spec.offset), amp = hn::Set(d, spec.amplitude), nrm = hn::Set(d, spec.norm);
+  // Locals, not in's fields: the stores to acc could alias `in` for all the compiler knows.
+  const double *row_fz = in.fz, *row_fz1 = in.fz1, *row_v = in.v;
+  const size_t rows = in.rows, stride = in.stride;
   for (size_t i = 0; i < in.n; i += hn::Lanes(d)) {
-    const auto n00 = Grad(hn::LoadU(d, in.lo.aa + i), hn::LoadU(d, in.lo.ga + i), fz);
-    const auto n10 = Grad(hn::LoadU(d, in.lo.ab + i), hn::LoadU(d, in.lo.gb + i), fz);
-    const auto n01 = Grad(hn::LoadU(d, in.hi.aa + i), hn::LoadU(d, in.hi.ga + i), fz1);
-    const auto n11 = Grad(hn::LoadU(d, in.hi.ab + i), hn::LoadU(d, in.hi.gb + i), fz1);
+    const auto aa0 = hn::LoadU(d, in.lo.aa + i), ga0 = hn::LoadU(d, in.lo.ga + i);
+    const auto ab0 = hn::LoadU(d, in.lo.ab + i), gb0 = hn::LoadU(d, in.lo.gb + i);
+    const auto aa1 = hn::LoadU(d, in.hi.aa + i), ga1 = hn::LoadU(d, in.hi.ga + i);
+    const auto ab1 = hn::LoadU(d, in.hi.ab + i), gb1 = hn::LoadU(d, in.hi.gb + i);
     const auto u = hn::LoadU(d, in.u + i);
-    const auto noise = Lerp(Lerp(n00, n10, u), Lerp(n01, n11, u), v);
-    const auto sum = hn::Add(kFirst ? hn::Zero(d) : hn::LoadU(d, in.acc + i), hn::Mul(weight, noise));
-    hn::StoreU(kFinish ? hn::Add(off, hn::Mul(amp, hn::Div(sum, nrm))) : sum, d, in.acc + i);
+    double* acc = in.acc + i;
+    for (size_t r = 0; r < rows; ++r, acc += stride) {
+      const auto fz = hn::Set(d, row_fz[r]), fz1 = hn::Set(d, row_fz1[r]);
+      const auto n00 = Grad(aa0, ga0, fz), n10 = Grad(ab0, gb0, fz);
+      const auto n01 = Grad(aa1, ga1, fz1), n11 = Grad(ab1, gb1, fz1);
+      const auto noise = Lerp(Lerp(n00, n10, u), Lerp(n01, n11, u), hn::Set(d, row_v[r]));
+      const auto sum = hn::Add(kFirst ? hn::Zero(d) : hn::LoadU(d, acc), hn::Mul(weight, noise));
+      hn::StoreU(kFinish ? hn::Add(off, hn::Mul(amp, hn::Div(sum, nrm))) : sum, d, acc);
+    }
   }
 }
 
-void AccumulateRow(const RowInputs& in) {
+void AccumulateRows(const RowsInputs& in) {
   if (in.first) {
-    in.finish ? AccumulateRowAs<true, true>(in) : AccumulateRowAs<true, false>(in);
+    in.finish ? AccumulateRowsAs<true, true>(in) : AccumulateRowsAs<true, false>(in);
   } else {
-    in.finish ? AccumulateRowAs<false, true>(in) : AccumulateRowAs<false, false>(in);
+    in.finish ? AccumulateRowsAs<false, true>(in) : AccumulateRowsAs<false, false>(in);
   }
 }
 
@@ -171,13 +180,13 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace chunkforge::perlin_rows {
 
-HWY_EXPORT(AccumulateRow);
+HWY_EXPORT(AccumulateRows);
 HWY_EXPORT(ScaleCoords);
 HWY_EXPORT(HashRow);
 HWY_EXPORT(Finish);
 HWY_EXPORT(TargetName);
 
-void accumulate_row(const RowInputs& in) { HWY_DYNAMIC_DISPATCH(AccumulateRow)(in); }
+void accumulate_rows(const RowsInputs& in) { HWY_DYNAMIC_DISPATCH(AccumulateRows)(in); }
 size_t hash_row(const HashRowInputs& in) { return HWY_DYNAMIC_DISPATCH(HashRow)(in); }
 size_t scale_coords(const Coord* in, size_t n, double factor, const ScaledCoords& out) {
   return HWY_DYNAMIC_DISPATCH(ScaleCoords)(in, n, factor, out);
