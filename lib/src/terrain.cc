@@ -8,6 +8,7 @@
 
 #include "chunkforge/float_environment.h"
 #include "chunkforge/v1/world.pb.h"
+#include "decision_box.h"
 #include "proto_convert.h"
 
 namespace chunkforge {
@@ -223,19 +224,56 @@ void Terrain::classify_grid(Coord x0, Coord z0, int64_t step, TerrainGrid& g) co
   // needed, and the same bits (Fractal::grid == Fractal::at).
   const size_t count = g.values[kElevation].size();
   std::vector<std::vector<double>> detail(materials_.size());
-  for (size_t id = 0; id < materials_.size(); ++id) {
+  std::vector<uint32_t> detailed;  // the materials with a detail noise
+  for (uint32_t id = 0; id < materials_.size(); ++id) {
     if (!materials_[id].noise) continue;
     detail[id].resize(count);
     materials_[id].noise->grid(x0, z0, step, g.size, g.size, detail[id].data());
+    detailed.push_back(id);
   }
+  // Neighbouring samples mostly classify alike: each rule set's answer is reused while the
+  // values stay where no rule's interval ends (decision_box.h). A material's axes are the
+  // fields, then the detail noises; its box holds for one biome.
+  const AxisEnds biome_ends = biome_axis_ends();
+  const AxisEnds material_ends = material_axis_ends(detailed);
+  DecisionBox biome_box(biome_ends), material_box(material_ends);
+  uint32_t material_box_biome = 0;
+  std::vector<double> material_axes(material_ends.axes());
   g.biome.resize(count);
   g.material.resize(count);
+  std::array<const double*, kTerrainFieldCount> fields;
+  for (size_t f = 0; f < kTerrainFieldCount; ++f) fields[f] = g.values[f].data();
   TerrainPoint p;
   for (size_t k = 0; k < count; ++k) {
-    for (size_t f = 0; f < kTerrainFieldCount; ++f) p.values[f] = g.values[f][k];
-    g.biome[k] = p.biome = classify_biome(p.values);
-    g.material[k] = classify_material(p, [&](uint32_t id) { return detail[id][k]; });
+    for (size_t f = 0; f < kTerrainFieldCount; ++f) material_axes[f] = p.values[f] = fields[f][k];
+    if (!biome_box.holds(p.values.data())) biome_box.around(p.values.data(), classify_biome(p.values));
+    g.biome[k] = p.biome = biome_box.answer();
+    for (size_t n = 0; n < detailed.size(); ++n) material_axes[kTerrainFieldCount + n] = detail[detailed[n]][k];
+    if (p.biome != material_box_biome || !material_box.holds(material_axes.data())) {
+      material_box.around(material_axes.data(), classify_material(p, [&](uint32_t id) { return detail[id][k]; }));
+      material_box_biome = p.biome;
+    }
+    g.material[k] = material_box.answer();
   }
+}
+
+AxisEnds Terrain::biome_axis_ends() const {
+  AxisEnds ends(kTerrainFieldCount);
+  for (const TerrainBounds& b : biomes_) {
+    for (size_t f = 0; f < kTerrainFieldCount; ++f) ends.add(f, b.of(f));
+  }
+  ends.seal();
+  return ends;
+}
+
+AxisEnds Terrain::material_axis_ends(const std::vector<uint32_t>& detailed) const {
+  AxisEnds ends(kTerrainFieldCount + detailed.size());
+  for (const MaterialRule& m : materials_) {
+    for (size_t f = 0; f < kTerrainFieldCount; ++f) ends.add(f, m.fields.of(f));
+  }
+  for (size_t n = 0; n < detailed.size(); ++n) ends.add(kTerrainFieldCount + n, materials_[detailed[n]].noise_range);
+  ends.seal();
+  return ends;
 }
 
 }  // namespace chunkforge

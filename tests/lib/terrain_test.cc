@@ -43,6 +43,18 @@ TEST(TerrainTest, GridEqualsPointSamplesAtEveryStep) {
   expect_grid_matches_samples(world.terrain(), far, -far, 4, world.chunk_size());
 }
 
+// Materials with detail noise and many rule ends (the classification reuses answers between
+// neighbouring samples, decision_box.h): every sample's biome and material still sample()'s.
+TEST(TerrainTest, EverythingWorldGridEqualsPointSamples) {
+  const WorldResult r = load_world_file(CHUNKFORGE_SOURCE_DIR "/tests/lib/worlds/golden_everything.json");
+  ASSERT_TRUE(r.ok());
+  const World& world = *r.world;
+  for (int64_t step : {1, 2, 8}) {
+    expect_grid_matches_samples(world.terrain(), 0, 0, step, world.chunk_size());
+    expect_grid_matches_samples(world.terrain(), 5, -9, step, world.chunk_size());
+  }
+}
+
 // A lattice off the chunk grid (a map tile's pixels): odd corners, steps that do not divide the
 // chunk size, and steps wider than a chunk, each sample equal to sample() bit for bit.
 TEST(TerrainTest, LatticeAnywhereEqualsPointSamples) {
