@@ -138,19 +138,19 @@ void accumulate_octave(const OctaveRun& o, const Columns& cols, int nx, const pe
     }
     int end = j + 1;
     while (end < nz && rows.cell[end] == zc) ++end;
-    const perlin_rows::RowsInputs in{lo.view(),
-                                     hi.view(),
-                                     cols.u,
-                                     rows.frac + j,
-                                     rows.frac1 + j,
-                                     rows.fade + j,
-                                     static_cast<size_t>(end - j),
-                                     o.weight,
-                                     acc + static_cast<size_t>(j) * stride,
-                                     stride,
-                                     stride,
-                                     o.first,
-                                     o.finish};
+    const perlin_rows::RowsInputs in{.lo = lo.view(),
+                                     .hi = hi.view(),
+                                     .u = cols.u,
+                                     .fz = rows.frac + j,
+                                     .fz1 = rows.frac1 + j,
+                                     .v = rows.fade + j,
+                                     .rows = static_cast<size_t>(end - j),
+                                     .weight = o.weight,
+                                     .acc = acc + static_cast<size_t>(j) * stride,
+                                     .stride = stride,
+                                     .n = stride,
+                                     .first = o.first,
+                                     .finish = o.finish};
     perlin_rows::accumulate_rows(in);
     j = end;
   }
