@@ -18,8 +18,7 @@
 #include <hwy/highway.h>
 
 HWY_BEFORE_NAMESPACE();
-namespace chunkforge::perlin_rows {
-namespace HWY_NAMESPACE {
+namespace chunkforge::perlin_rows::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 static_assert(HWY_MAX_BYTES / sizeof(double) <= kPadLanes, "rows are padded for at most 8 lanes");
@@ -173,8 +172,7 @@ void Finish(double* values, size_t n, double offset, double amplitude, double no
 
 const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace chunkforge::perlin_rows
+}  // namespace chunkforge::perlin_rows::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE

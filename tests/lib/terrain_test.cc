@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <thread>
 
@@ -11,7 +13,7 @@
 namespace chunkforge {
 namespace {
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool same_bits(double a, double b) { return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b); }
 
 void expect_grid_matches_samples(const Terrain& terrain, int64_t cx, int64_t cz, int64_t step, int64_t chunk_size) {
   const TerrainGrid g = terrain.grid(cx, cz, step);
@@ -145,8 +147,9 @@ TEST(TerrainTest, SameGridFromConcurrentThreads) {
   const TerrainGrid expected = t.grid(2, 3, 1);
   std::vector<TerrainGrid> results(4);
   std::vector<std::thread> threads;
-  for (size_t k = 0; k < results.size(); ++k) {
-    threads.emplace_back([&, k] { results[k] = t.grid(2, 3, 1); });
+  threads.reserve(results.size());
+  for (TerrainGrid& result : results) {
+    threads.emplace_back([&] { result = t.grid(2, 3, 1); });
   }
   for (std::thread& th : threads) th.join();
   for (const TerrainGrid& g : results) {
