@@ -233,11 +233,10 @@ void Terrain::classify_grid(Coord x0, Coord z0, int64_t step, TerrainGrid& g) co
   }
   // Neighbouring samples mostly classify alike: each rule set's answer is reused while the
   // values stay where no rule's interval ends (decision_box.h). A material's axes are the
-  // fields, then the detail noises; its box holds for one biome.
+  // fields, the biome, then the detail noises.
   const AxisEnds biome_ends = biome_axis_ends();
   const AxisEnds material_ends = material_axis_ends(detailed);
   DecisionBox biome_box(biome_ends), material_box(material_ends);
-  uint32_t material_box_biome = 0;
   std::vector<double> material_axes(material_ends.axes());
   g.biome.resize(count);
   g.material.resize(count);
@@ -246,14 +245,11 @@ void Terrain::classify_grid(Coord x0, Coord z0, int64_t step, TerrainGrid& g) co
   TerrainPoint p;
   for (size_t k = 0; k < count; ++k) {
     for (size_t f = 0; f < kTerrainFieldCount; ++f) material_axes[f] = p.values[f] = fields[f][k];
-    if (!biome_box.holds(p.values.data())) biome_box.around(p.values.data(), classify_biome(p.values));
-    g.biome[k] = p.biome = biome_box.answer();
-    for (size_t n = 0; n < detailed.size(); ++n) material_axes[kTerrainFieldCount + n] = detail[detailed[n]][k];
-    if (p.biome != material_box_biome || !material_box.holds(material_axes.data())) {
-      material_box.around(material_axes.data(), classify_material(p, [&](uint32_t id) { return detail[id][k]; }));
-      material_box_biome = p.biome;
-    }
-    g.material[k] = material_box.answer();
+    g.biome[k] = p.biome = biome_box.answer(p.values.data(), [&] { return classify_biome(p.values); });
+    material_axes[kBiomeAxis] = p.biome;
+    for (size_t n = 0; n < detailed.size(); ++n) material_axes[kBiomeAxis + 1 + n] = detail[detailed[n]][k];
+    g.material[k] = material_box.answer(
+        material_axes.data(), [&] { return classify_material(p, [&](uint32_t id) { return detail[id][k]; }); });
   }
 }
 
@@ -267,11 +263,14 @@ AxisEnds Terrain::biome_axis_ends() const {
 }
 
 AxisEnds Terrain::material_axis_ends(const std::vector<uint32_t>& detailed) const {
-  AxisEnds ends(kTerrainFieldCount + detailed.size());
+  AxisEnds ends(kBiomeAxis + 1 + detailed.size());
   for (const MaterialRule& m : materials_) {
     for (size_t f = 0; f < kTerrainFieldCount; ++f) ends.add(f, m.fields.of(f));
   }
-  for (size_t n = 0; n < detailed.size(); ++n) ends.add(kTerrainFieldCount + n, materials_[detailed[n]].noise_range);
+  // Between every two biome ids: a box holds one biome.
+  for (size_t id = 0; id + 1 < biomes_.size(); ++id)
+    ends.add(kBiomeAxis, Interval{.min = static_cast<double>(id) + 0.5});
+  for (size_t n = 0; n < detailed.size(); ++n) ends.add(kBiomeAxis + 1 + n, materials_[detailed[n]].noise_range);
   ends.seal();
   return ends;
 }

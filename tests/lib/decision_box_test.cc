@@ -90,5 +90,29 @@ TEST(DecisionBoxTest, ReusedAnswersAreTheRulesOwn) {
   }
 }
 
+// answer(): the rules' answer whatever the walk: boxes reused while samples agree, none built
+// once most samples have missed (big jumps), the last one still used where it holds.
+TEST(DecisionBoxTest, AnswersAreTheRulesOwnWhetherBoxesPayOrNot) {
+  std::mt19937_64 rng(4646);
+  std::uniform_int_distribution<int> tick(-8, 8), jump(-400, 400);
+  const std::vector<Rule> rules = {{Interval{-1.0, 1.0}, Interval{-0.5, 2.0}, Interval{}},
+                                   {Interval{.min = 0.5}, Interval{}, Interval{.max = -1.0}},
+                                   {Interval{}, Interval{-2.0, 0.0}, Interval{0.0, 0.25}}};
+  const AxisEnds ends = ends_of(rules);
+  DecisionBox box(ends);
+  Values v{0.0, 0.0, 0.0};
+  int full = 0;
+  for (int step = 0; step < 3000; ++step) {  // small steps, then big jumps, then small again
+    const size_t axis = static_cast<size_t>(step) % kAxes;
+    v[axis] = step >= 1000 && step < 2000 ? jump(rng) / 100.0 : v[axis] + tick(rng) / 64.0;
+    const uint32_t answer = box.answer(v.data(), [&] {
+      ++full;
+      return first_match(rules, v);
+    });
+    ASSERT_EQ(answer, first_match(rules, v)) << "step " << step;
+    if (step == 999) EXPECT_LT(full, 500) << "boxes reused while samples agree";
+  }
+}
+
 }  // namespace
 }  // namespace chunkforge

@@ -122,8 +122,9 @@ class Terrain {
   void fill_noise_fields(Coord x0, Coord z0, int64_t step, TerrainGrid& g) const;
   void fill_elevation_and_slope(Coord x0, Coord z0, int64_t step, TerrainGrid& g) const;
   void classify_grid(Coord x0, Coord z0, int64_t step, TerrainGrid& g) const;
-  // The interval ends of the biome rules by field, and of the material rules by field, then by
-  // the detail noises of the materials `detailed` (decision_box.h).
+  // The interval ends of the biome rules by field, and of the material rules by field, then the
+  // biome (kBiomeAxis), then the detail noises of the materials `detailed` (decision_box.h).
+  static constexpr size_t kBiomeAxis = kTerrainFieldCount;
   AxisEnds biome_axis_ends() const;
   AxisEnds material_axis_ends(const std::vector<uint32_t>& detailed) const;
 
