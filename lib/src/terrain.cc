@@ -8,7 +8,6 @@
 
 #include "chunkforge/float_environment.h"
 #include "chunkforge/v1/world.pb.h"
-#include "decision_box.h"
 #include "proto_convert.h"
 
 namespace chunkforge {
@@ -224,55 +223,19 @@ void Terrain::classify_grid(Coord x0, Coord z0, int64_t step, TerrainGrid& g) co
   // needed, and the same bits (Fractal::grid == Fractal::at).
   const size_t count = g.values[kElevation].size();
   std::vector<std::vector<double>> detail(materials_.size());
-  std::vector<uint32_t> detailed;  // the materials with a detail noise
-  for (uint32_t id = 0; id < materials_.size(); ++id) {
+  for (size_t id = 0; id < materials_.size(); ++id) {
     if (!materials_[id].noise) continue;
     detail[id].resize(count);
     materials_[id].noise->grid(x0, z0, step, g.size, g.size, detail[id].data());
-    detailed.push_back(id);
   }
-  // Neighbouring samples mostly classify alike: each rule set's answer is reused while the
-  // values stay where no rule's interval ends (decision_box.h). A material's axes are the
-  // fields, the biome, then the detail noises.
-  const AxisEnds biome_ends = biome_axis_ends();
-  const AxisEnds material_ends = material_axis_ends(detailed);
-  DecisionBox biome_box(biome_ends), material_box(material_ends);
-  std::vector<double> material_axes(material_ends.axes());
   g.biome.resize(count);
   g.material.resize(count);
-  std::array<const double*, kTerrainFieldCount> fields;
-  for (size_t f = 0; f < kTerrainFieldCount; ++f) fields[f] = g.values[f].data();
   TerrainPoint p;
   for (size_t k = 0; k < count; ++k) {
-    for (size_t f = 0; f < kTerrainFieldCount; ++f) material_axes[f] = p.values[f] = fields[f][k];
-    g.biome[k] = p.biome = biome_box.answer(p.values.data(), [&] { return classify_biome(p.values); });
-    material_axes[kBiomeAxis] = p.biome;
-    for (size_t n = 0; n < detailed.size(); ++n) material_axes[kBiomeAxis + 1 + n] = detail[detailed[n]][k];
-    g.material[k] = material_box.answer(
-        material_axes.data(), [&] { return classify_material(p, [&](uint32_t id) { return detail[id][k]; }); });
+    for (size_t f = 0; f < kTerrainFieldCount; ++f) p.values[f] = g.values[f][k];
+    g.biome[k] = p.biome = classify_biome(p.values);
+    g.material[k] = classify_material(p, [&](uint32_t id) { return detail[id][k]; });
   }
-}
-
-AxisEnds Terrain::biome_axis_ends() const {
-  AxisEnds ends(kTerrainFieldCount);
-  for (const TerrainBounds& b : biomes_) {
-    for (size_t f = 0; f < kTerrainFieldCount; ++f) ends.add(f, b.of(f));
-  }
-  ends.seal();
-  return ends;
-}
-
-AxisEnds Terrain::material_axis_ends(const std::vector<uint32_t>& detailed) const {
-  AxisEnds ends(kBiomeAxis + 1 + detailed.size());
-  for (const MaterialRule& m : materials_) {
-    for (size_t f = 0; f < kTerrainFieldCount; ++f) ends.add(f, m.fields.of(f));
-  }
-  // Between every two biome ids: a box holds one biome.
-  for (size_t id = 0; id + 1 < biomes_.size(); ++id)
-    ends.add(kBiomeAxis, Interval{.min = static_cast<double>(id) + 0.5});
-  for (size_t n = 0; n < detailed.size(); ++n) ends.add(kBiomeAxis + 1 + n, materials_[detailed[n]].noise_range);
-  ends.seal();
-  return ends;
 }
 
 }  // namespace chunkforge

@@ -45,8 +45,8 @@ TEST(TerrainTest, GridEqualsPointSamplesAtEveryStep) {
   expect_grid_matches_samples(world.terrain(), far, -far, 4, world.chunk_size());
 }
 
-// Materials with detail noise and many rule ends (the classification reuses answers between
-// neighbouring samples, decision_box.h): every sample's biome and material still sample()'s.
+// A world with materials that have detail noise, every biome and material rule kind: the
+// grid's classification (detail noises batched) gives every sample sample()'s answers.
 TEST(TerrainTest, EverythingWorldGridEqualsPointSamples) {
   const WorldResult r = load_world_file(CHUNKFORGE_SOURCE_DIR "/tests/lib/worlds/golden_everything.json");
   ASSERT_TRUE(r.ok());

@@ -32,8 +32,6 @@
 
 namespace chunkforge {
 
-class AxisEnds;  // lib/src/decision_box.h
-
 struct TerrainPoint {
   TerrainValues values{};  // by row of kTerrainFields
   uint32_t biome = 0;      // index into WorldDefinition.biomes
@@ -122,11 +120,6 @@ class Terrain {
   void fill_noise_fields(Coord x0, Coord z0, int64_t step, TerrainGrid& g) const;
   void fill_elevation_and_slope(Coord x0, Coord z0, int64_t step, TerrainGrid& g) const;
   void classify_grid(Coord x0, Coord z0, int64_t step, TerrainGrid& g) const;
-  // The interval ends of the biome rules by field, and of the material rules by field, then the
-  // biome (kBiomeAxis), then the detail noises of the materials `detailed` (decision_box.h).
-  static constexpr size_t kBiomeAxis = kTerrainFieldCount;
-  AxisEnds biome_axis_ends() const;
-  AxisEnds material_axis_ends(const std::vector<uint32_t>& detailed) const;
 
   int64_t chunk_size_;
   std::array<Fractal, kTerrainFieldCount> noise_;  // by field; unused for derived fields
