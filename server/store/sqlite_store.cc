@@ -55,8 +55,9 @@ const char* const kMigrations[] = {
     "CREATE TABLE players(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);",
     // 5: seen land (chunkforge/seen_land.h): per region of 16 x 16 chunks and epoch, the map of
     // its chunks first seen then, as four 64-bit words (integers, so that a merge is an OR).
-    "CREATE TABLE seen(rx INTEGER NOT NULL, rz INTEGER NOT NULL, epoch INTEGER NOT NULL, b0 INTEGER NOT NULL,"
-    "  b1 INTEGER NOT NULL, b2 INTEGER NOT NULL, b3 INTEGER NOT NULL, PRIMARY KEY (rx, rz, epoch));",
+    // (One statement in parentheses: clang warns of a last element made of two literals.)
+    ("CREATE TABLE seen(rx INTEGER NOT NULL, rz INTEGER NOT NULL, epoch INTEGER NOT NULL, b0 INTEGER NOT NULL,"
+     "  b1 INTEGER NOT NULL, b2 INTEGER NOT NULL, b3 INTEGER NOT NULL, PRIMARY KEY (rx, rz, epoch));"),
 };
 static_assert(std::size(kMigrations) == kStoreSchemaVersion, "one migration per schema version");
 
