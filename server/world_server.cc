@@ -109,6 +109,10 @@ std::string WorldServer::metrics_page() const {
   more.single("memory_limit_bytes", "gauge",
               "The memory this process may use: its cgroup's limit, else the machine's memory (read at start).",
               memory_limit_bytes_);
+  more.single("calls_finish_waiting", "gauge",
+              "Calls whose status waits for a place among the calls finishing (FinishGate): clients ending calls "
+              "faster than gRPC completes them.",
+              service_.finishes_waiting());
   return metrics_.render(cache_.stats(), options_.cache_mb << 20, queue_, budget_, edits_.get()) + more.out.str();
 }
 

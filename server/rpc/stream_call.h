@@ -106,8 +106,11 @@ class StreamCall : public GrpcReactor {
     slots_ = nullptr;
     static_cast<Reactor*>(this)->released();
     close_call(service_.metrics(), method_, status, started_);
-    this->Finish(status);
+    service_.finish_gate().finish([this, status] { this->Finish(status); });
   }
+
+  // For OnDone, without the mutex: the call's place in the finish gate goes to the next call.
+  void done_finishing() { service_.finish_gate().done(); }
 
   // For OnDone: late work, room and stall callbacks find no reactor from now on.
   void detach() {

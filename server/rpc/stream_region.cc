@@ -55,6 +55,7 @@ class RegionReactor final : public StreamCall<RegionReactor, grpc::ServerWriteRe
       std::lock_guard lock(state_->mutex);
       detach();
     }
+    done_finishing();
     delete this;
   }
 

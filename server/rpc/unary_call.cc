@@ -57,7 +57,7 @@ void UnaryCall::fail(const grpc::Status& status) { end(status); }
 
 void UnaryCall::end(const grpc::Status& status) {
   close_call(service_.metrics(), method_, status, started_);
-  Finish(status);
+  service_.finish_gate().finish([this, status] { Finish(status); });
 }
 
 void UnaryCall::OnDone() {
@@ -66,6 +66,7 @@ void UnaryCall::OnDone() {
     live_->context = nullptr;
   }
   charge_.release();  // written, or the call is over: gRPC holds the answer no longer
+  service_.finish_gate().done();
   delete this;
 }
 

@@ -23,6 +23,7 @@ WorldService::WorldService(const World& world, ChunkSource& source, Metrics& met
       sessions_(limits.max_sessions),
       streams_(limits.max_streams),
       locates_(limits.max_locates != 0 ? limits.max_locates : 2 * static_cast<uint32_t>(source.threads())),
+      finish_gate_(limits.max_finishing_calls),
       info_bytes_(std::make_shared<const std::string>(describe_world(world).SerializeAsString())) {}
 
 uint64_t client_of(const grpc::CallbackServerContext& context) { return std::hash<std::string>{}(context.peer()) | 1; }

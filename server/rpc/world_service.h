@@ -34,6 +34,7 @@
 #include "edits/serial_lane.h"
 #include "generation/chunk_source.h"
 #include "metrics/metrics.h"
+#include "rpc/finish_gate.h"
 #include "rpc/live_calls.h"
 #include "session/player_positions.h"
 #include "session/session_drain.h"
@@ -60,6 +61,9 @@ struct Limits {
   // 64 by 75 to 160; 500 walking players had no errors at either (docs/server.md, "One budget for
   // every byte held for a client").
   size_t grpc_memory_bytes = size_t{64} << 20;
+  // Calls at once between their Finish and gRPC's OnDone (FinishGate): past it a call's status
+  // waits with its stream open, which holds its connection to its bound of streams.
+  size_t max_finishing_calls = 1024;
   // A Session reads no further updates while it owes more unloads than this (the client is not
   // reading): HTTP/2 flow control then holds the client back.
   size_t max_owed_unloads = 4096;
@@ -225,6 +229,9 @@ class WorldService final : public WorldServiceBase {
   SessionDrain& session_drain() { return drain_; }
   // The calls under way, reactor by reactor (WorldServer::shutdown waits for none).
   LiveCalls& live_calls() { return live_calls_; }
+  // Every call's Finish passes it, and every call's OnDone gives its place back.
+  FinishGate& finish_gate() { return finish_gate_; }
+  size_t finishes_waiting() const { return finish_gate_.waiting(); }
   // A rolling update's first step: every session, and every one opened from now on, gets a
   // `reconnect` event and ends OK, so that its client moves to another replica with what it holds.
   // How many sessions it told.
@@ -243,6 +250,7 @@ class WorldService final : public WorldServiceBase {
   PlayerPositions players_;
   SessionDrain drain_;
   LiveCalls live_calls_;
+  FinishGate finish_gate_;
   Bytes info_bytes_;        // the WorldInfo every GetWorldInfo answers with
   Bytes definition_bytes_;  // the same with the definition (include_definition); null: kept
   // Edits' preparation (their generated chunks), one at a time, after every chunk in a

@@ -134,6 +134,7 @@ TEST_P(WatchMetricsTest, SidePortResponsesAreCountedByRouteClassAndTilesByCacheH
   EXPECT_EQ(sample(page, "chunkforge_http_responses_total{route=\"other\",code=\"404\"}"), 2)
       << "one series, not a path each";
   EXPECT_GT(sample(page, "chunkforge_memory_limit_bytes"), 0);
+  EXPECT_EQ(sample(page, "chunkforge_calls_finish_waiting"), 0);
   EXPECT_EQ(sample(page, "chunkforge_queue_max_jobs"), static_cast<double>(Limits{}.max_queued_jobs));
 }
 
