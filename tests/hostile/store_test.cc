@@ -3,7 +3,7 @@
 // stopped) under readers of edited chunks, the SQLite file deleted under a stream of edits, and
 // request ids with NUL bytes or reused with other contents, on both stores. Each runs the
 // harness's bounds; the edit-loss checks are plain assertions.
-#include <signal.h>
+#include <signal.h>  // NOLINT(modernize-deprecated-headers): kill() is POSIX's, not in <csignal>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -47,7 +47,8 @@ grpc::Status edit(Stub& stub, const v1::EditRequest& request, v1::EditResponse* 
 }
 
 // GetChunk with the layers named (another cache key than the plain chunk: a miss).
-grpc::Status get_chunk(Stub& stub, int64_t x, int64_t z, std::vector<uint32_t> layers = {}, v1::Chunk* out = nullptr) {
+grpc::Status get_chunk(Stub& stub, int64_t x, int64_t z, const std::vector<uint32_t>& layers = {},
+                       v1::Chunk* out = nullptr) {
   grpc::ClientContext context;
   v1::GetChunkRequest request;
   request.mutable_coord()->set_x(x);
@@ -98,12 +99,12 @@ TEST(HostileScenario, PostgresStoppedUnderSession) {
   for (int64_t x : {0, 1, 2}) ASSERT_TRUE(edit(*stub, add_one(x, 0, 1)).ok());
   std::atomic<int> edits_ok{0}, edits_unavailable{0}, reads_unavailable{0};
   std::atomic<double> slowest_edit{0};
-  scenario.attack(6s, [&](std::stop_token stop) {
+  scenario.attack(6s, [&](const std::stop_token& stop) {
     const pid_t postmaster = postmaster_of(pg);
     kill(postmaster, SIGINT);  // fast shutdown: connections closed; edits from here on must fail
     const std::string alive = "/proc/" + std::to_string(postmaster);
     for (int k = 0; k < 250 && std::filesystem::exists(alive); ++k) std::this_thread::sleep_for(20ms);
-    std::jthread session([&](std::stop_token) {
+    std::jthread session([&](const std::stop_token&) {
       grpc::ClientContext context;
       auto call = stub->Session(&context);
       v1::SessionUpdate update;
@@ -161,12 +162,13 @@ TEST(HostileScenario, PostgresHung) {
   std::atomic<int> reads_unavailable{0}, edits_unavailable{0};
   std::atomic<double> slowest_edit{0};
   std::string last_edit;
-  scenario.attack(6s, [&](std::stop_token stop) {
+  scenario.attack(6s, [&](const std::stop_token& stop) {
     resume.emplace(Resume{postmaster});
     signal_cluster(postmaster, SIGSTOP);
     std::vector<std::jthread> readers;
+    readers.reserve(2);
     for (int r = 0; r < 2; ++r) {
-      readers.emplace_back([&, r](std::stop_token) {
+      readers.emplace_back([&, r](const std::stop_token&) {
         for (uint32_t k = 0; !stop.stop_requested(); ++k) {
           const grpc::Status status = get_chunk(*stub, r, 0, {k % 4, (k / 4) % 4});
           reads_unavailable += status.error_code() == grpc::StatusCode::UNAVAILABLE;
@@ -207,9 +209,9 @@ TEST(HostileScenario, SqliteFileDeleted) {
     // under a sanitizer acknowledged four in two seconds.
     std::atomic<size_t> acknowledged_before{0};
     const auto attack_time = std::chrono::milliseconds(static_cast<int>(5000 * time_scale()));
-    scenario.attack(attack_time, [&](std::stop_token stop) {
+    scenario.attack(attack_time, [&](const std::stop_token& stop) {
       std::atomic<bool> deleted{false};
-      std::jthread remover([&](std::stop_token) {
+      std::jthread remover([&](const std::stop_token&) {
         const auto give_up = Clock::now() + attack_time * 7 / 10;
         while (acknowledged_before < 12 && Clock::now() < give_up && !stop.stop_requested()) {
           std::this_thread::sleep_for(10ms);
@@ -261,7 +263,7 @@ void request_ids(const std::string& name, const std::vector<std::string>& store_
   auto stub = stub_of(scenario.server());
   std::atomic<int> wrong{0}, rounds{0};
   std::string first_wrong;
-  scenario.attack(3s, [&](std::stop_token stop) {
+  scenario.attack(3s, [&](const std::stop_token& stop) {
     for (int k = 0; !stop.stop_requested() && k < 200; ++k) {
       const std::string id = std::string("nul\0", 4) + std::to_string(k);
       v1::EditResponse a, b, again;

@@ -66,6 +66,7 @@ TEST(FinishGateTest, ConcurrentCallsEachFinishOnceAndNoneIsLeftWaiting) {
   };
   {
     std::vector<std::jthread> threads;
+    threads.reserve(kThreads);
     for (int t = 0; t < kThreads; ++t) {
       threads.emplace_back([&, t] {
         for (int c = 0; c < kCalls; ++c) {
