@@ -63,6 +63,7 @@ void SessionReactor::OnWriteDone(bool ok) {
 }
 
 void SessionReactor::OnCancel() {
+  client_left();
   std::lock_guard lock(state_->mutex);
   cancelled_ = true;  // a write in flight ends first; OnWriteDone then finishes
   if (!in_flight()) finish({grpc::StatusCode::CANCELLED, "session cancelled"});

@@ -106,11 +106,13 @@ class StreamCall : public GrpcReactor {
     slots_ = nullptr;
     static_cast<Reactor*>(this)->released();
     close_call(service_.metrics(), method_, status, started_);
-    service_.finish_gate().finish([this, status] { this->Finish(status); });
+    pass_.finish([this, status] { this->Finish(status); });
   }
 
+  // For OnCancel, before the mutex: a call whose status waits in the finish gate goes at once.
+  void client_left() { pass_.client_left(); }
   // For OnDone, without the mutex: the call's place in the finish gate goes to the next call.
-  void done_finishing() { service_.finish_gate().done(); }
+  void done_finishing() { pass_.done(); }
 
   // For OnDone: late work, room and stall callbacks find no reactor from now on.
   void detach() {
@@ -126,6 +128,7 @@ class StreamCall : public GrpcReactor {
   const std::string peer_;  // the client's connection: what its writes are charged to
   const uint64_t client_;   // the same, as the generation queue's client (client_of)
   bool finished_ = false;
+  FinishGate::Pass pass_{service_.finish_gate()};  // the call's way through the service's gate
 
  private:
   // The budget's call when a write has waited past its stall timeout: the client stopped

@@ -46,6 +46,7 @@ class RegionReactor final : public StreamCall<RegionReactor, grpc::ServerWriteRe
   }
 
   void OnCancel() override {
+    client_left();
     std::lock_guard lock(state_->mutex);
     if (!in_flight()) finish({grpc::StatusCode::CANCELLED, "stream cancelled"});
   }

@@ -9,7 +9,12 @@ namespace chunkforge::server {
 
 UnaryCall::UnaryCall(WorldService& service, grpc::CallbackServerContext* context, grpc::ByteBuffer* response,
                      Metrics::Method method)
-    : service_(service), held_(service.live_calls()), context_(context), response_(response), method_(method) {
+    : service_(service),
+      held_(service.live_calls()),
+      context_(context),
+      response_(response),
+      method_(method),
+      pass_(service.finish_gate()) {
   live_->context = context;
 }
 
@@ -57,7 +62,7 @@ void UnaryCall::fail(const grpc::Status& status) { end(status); }
 
 void UnaryCall::end(const grpc::Status& status) {
   close_call(service_.metrics(), method_, status, started_);
-  service_.finish_gate().finish([this, status] { Finish(status); });
+  pass_.finish([this, status] { Finish(status); });
 }
 
 void UnaryCall::OnDone() {
@@ -66,7 +71,7 @@ void UnaryCall::OnDone() {
     live_->context = nullptr;
   }
   charge_.release();  // written, or the call is over: gRPC holds the answer no longer
-  service_.finish_gate().done();
+  pass_.done();
   delete this;
 }
 

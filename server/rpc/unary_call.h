@@ -28,6 +28,7 @@
 #include "budget/output_budget.h"
 #include "generation/chunk_cache.h"
 #include "metrics/metrics.h"
+#include "rpc/finish_gate.h"
 #include "rpc/live_calls.h"
 
 namespace chunkforge::server {
@@ -64,7 +65,10 @@ class UnaryCall : public grpc::ServerUnaryReactor {
 
  protected:
   ~UnaryCall() override = default;  // OnDone deletes
-  void OnCancel() override { cancelled_ = true; }
+  void OnCancel() override {
+    cancelled_ = true;
+    pass_.client_left();
+  }
   void OnDone() override;
 
  private:
@@ -87,6 +91,7 @@ class UnaryCall : public grpc::ServerUnaryReactor {
   std::atomic<bool> cancelled_{false};
   std::shared_ptr<Live> live_ = std::make_shared<Live>();
   OutputBudget::Charge charge_;
+  FinishGate::Pass pass_;  // the call's way through the service's FinishGate
 };
 
 }  // namespace chunkforge::server
