@@ -6,7 +6,7 @@
 // counts against its connection's bound (Limits::max_calls_per_connection). So clients whose
 // calls end at once (requests refused as invalid) could open new streams faster than gRPC
 // finished the old calls, each held with its arena and request until OnDone: 11,000 such calls
-// held at once grew a server by 300 MiB (docs/server.md, "Calls finished, not yet done"). Past
+// held at once grew a server by 265 MiB (docs/server.md, "Calls finished, not yet done"). Past
 // `max`, a call's Finish waits here, in arrival order, with its stream still open: its
 // connection then opens no more than its bound, and the place goes on at the next OnDone. A
 // call whose client has left (reset its stream) holds no stream, so holding it back would hold
